@@ -1,0 +1,73 @@
+// swift-tools-version:6.1
+// The OpenCat workspace: depends on every package by path, hosts the conformance suite and the tools.
+// `swift test` here runs every package's own tests as well as the conformance suite.
+import PackageDescription
+
+let swiftSettings: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+let package = Package(
+    name: "OpenCatWorkspace",
+    platforms: [.macOS(.v15), .iOS(.v18)],
+    products: [
+        .executable(name: "opencat", targets: ["opencat"]),
+    ],
+    dependencies: [
+        .package(path: "Packages/OpenCatCore"),
+        .package(path: "Packages/StoreAdapters"),
+        .package(path: "Packages/MockStores"),
+        .package(path: "Packages/KeyServerClient"),
+        .package(path: "Packages/ChippiPayClient"),
+        .package(path: "Packages/LLMKeyResolver"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
+        .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+    ],
+    targets: [
+        .executableTarget(
+            name: "opencat",
+            dependencies: [
+                .product(name: "OpenCatCore", package: "OpenCatCore"),
+                .product(name: "StoreAdapters", package: "StoreAdapters"),
+                .product(name: "MockStores", package: "MockStores"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Tools/opencat",
+            swiftSettings: swiftSettings
+        ),
+        // Each package's own test target, run from the workspace so that one `swift test` covers everything.
+        .testTarget(
+            name: "OpenCatCoreTests",
+            dependencies: [
+                .product(name: "OpenCatCore", package: "OpenCatCore"),
+                .product(name: "AuraLogicExample", package: "OpenCatCore"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Packages/OpenCatCore/Tests/OpenCatCoreTests",
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "StoreAdaptersTests",
+            dependencies: [
+                .product(name: "StoreAdapters", package: "StoreAdapters"),
+                .product(name: "OpenCatCore", package: "OpenCatCore"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Packages/StoreAdapters/Tests/StoreAdaptersTests",
+            swiftSettings: swiftSettings
+        ),
+    ]
+)

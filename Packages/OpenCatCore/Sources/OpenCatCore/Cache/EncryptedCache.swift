@@ -1,0 +1,329 @@
+import Crypto
+public import Foundation
+import GRDB
+public import Logging
+
+/// A small persistent store on SQLite (GRDB) whose every value is sealed with AES-256-GCM.
+///
+/// - Values are JSON, sealed with a key derived from the ``KeyProvider``'s key and bound (as AES-GCM
+///   associated data) to the slot they were written to, so a value moved to another slot fails to open.
+/// - Slot names are replaced by an HMAC of the name, so the file holds no plaintext user, product or
+///   transaction id, and no proof.
+/// - An outbox keeps work that must not be lost (purchase proofs still to be delivered): entries are written
+///   durably, delivered at most once (an entry marked delivered is never handed out again, and enqueueing the
+///   same id again is a no-op), and survive restarts.
+/// - A file that cannot be opened, fails SQLite's integrity check, or was sealed with another key is moved
+///   aside (`<name>.corrupt-<timestamp>`) and a new one is created. Outbox entries that can still be opened
+///   are carried over; the rest stay in the quarantined file. ``recovery`` reports what happened.
+public final class EncryptedCache: Sendable {
+    /// What happened when a damaged cache was replaced.
+    public struct Recovery: Sendable, Hashable {
+        /// Where the damaged file was moved.
+        public var quarantinedFile: URL
+        /// Why it was replaced.
+        public var reason: String
+        /// Outbox entries carried over into the new file.
+        public var salvagedOutboxEntries: Int
+        /// Outbox entries that could not be opened; they remain in the quarantined file.
+        public var unrecoverableOutboxEntries: Int
+    }
+
+    /// One outbox entry.
+    public struct OutboxEntry: Sendable, Hashable {
+        /// The caller's identifier for the entry (for example `apple:2000000123`).
+        public var id: String
+        /// The payload, opened.
+        public var payload: Data
+        /// Failed delivery attempts so far.
+        public var attempts: Int
+    }
+
+    /// The state of an outbox entry.
+    public enum OutboxState: String, Sendable {
+        /// Waiting for delivery.
+        case pending
+        /// Delivered; kept so the same id is never delivered again.
+        case delivered
+        /// Refused for good by its destination; kept for diagnosis.
+        case rejected
+    }
+
+    /// The cache file.
+    public let fileURL: URL
+    /// Set when the file was damaged and replaced while opening.
+    public let recovery: Recovery?
+
+    private let database: DatabaseQueue
+    private let sealingKey: SymmetricKey
+    private let namingKey: SymmetricKey
+    private let logger: Logger
+
+    private static let canarySlot = "opencat.cache.canary"
+    private static let canaryValue = "opencat-cache-v1"
+
+    /// Opens (or creates) a cache, replacing a damaged file.
+    /// - Parameters:
+    ///   - fileURL: the SQLite file.
+    ///   - keyProvider: supplies the sealing key.
+    ///   - logger: receives cache events (never values).
+    ///   - now: the date used to name a quarantined file.
+    /// - Throws: ``OpenCatError`` with code `cache` only when no usable file can be created at all.
+    public init(fileURL: URL, keyProvider: any KeyProvider, logger: Logger, now: Date = Date()) throws {
+        self.fileURL = fileURL
+        self.logger = logger
+        let master: SymmetricKey
+        do { master = try keyProvider.cacheKey() } catch {
+            throw OpenCatError(.cache, "the cache key is unavailable", underlying: error)
+        }
+        sealingKey = HKDF<SHA256>.deriveKey(
+            inputKeyMaterial: master, info: Data("opencat.cache.seal.v1".utf8), outputByteCount: 32)
+        namingKey = HKDF<SHA256>.deriveKey(
+            inputKeyMaterial: master, info: Data("opencat.cache.name.v1".utf8), outputByteCount: 32)
+        try FileManager.default.createDirectory(
+            at: fileURL.deletingLastPathComponent(), withIntermediateDirectories: true)
+
+        do {
+            database = try Self.openDatabase(fileURL, sealingKey: sealingKey, namingKey: namingKey)
+            recovery = nil
+        } catch {
+            let reason = Self.describe(error)
+            let quarantined = Self.quarantineURL(for: fileURL, now: now)
+            try? Self.moveAside(fileURL, to: quarantined)
+            logger.error("cache damaged; quarantined and rebuilt", metadata: ["reason": "\(reason)"])
+            do {
+                database = try Self.openDatabase(fileURL, sealingKey: sealingKey, namingKey: namingKey)
+            } catch {
+                throw OpenCatError(.cache, "cannot create a new cache file: \(Self.describe(error))")
+            }
+            let (salvaged, lost) = Self.salvageOutbox(from: quarantined, into: database, sealingKey: sealingKey, namingKey: namingKey)
+            recovery = Recovery(
+                quarantinedFile: quarantined, reason: reason, salvagedOutboxEntries: salvaged,
+                unrecoverableOutboxEntries: lost)
+        }
+        try? FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: fileURL.path)
+    }
+
+    // MARK: Values
+
+    /// Reads a value.
+    /// - Returns: the value, or `nil` if absent or if it cannot be opened (a damaged value is removed and
+    ///   logged: cached values can always be fetched again).
+    public func value<Value: Decodable>(_ type: Value.Type, forKey key: String) -> Value? {
+        let slot = slotName(key)
+        let sealed: Data?
+        do {
+            sealed = try database.read { db in try Data.fetchOne(db, sql: "SELECT value FROM kv WHERE slot = ?", arguments: [slot]) }
+        } catch {
+            logger.warning("cache read failed", metadata: ["error": "\(Self.describe(error))"])
+            return nil
+        }
+        guard let sealed else {
+            logger.debug("cache miss", metadata: ["slot": "\(slot.prefix(12))"])
+            return nil
+        }
+        do {
+            let plain = try open(sealed, slot: slot)
+            logger.debug("cache hit", metadata: ["slot": "\(slot.prefix(12))"])
+            return try JSONCoding.decoder.decode(Value.self, from: plain)
+        } catch {
+            logger.warning("cache value unreadable; dropped", metadata: ["slot": "\(slot.prefix(12))"])
+            _ = try? database.write { db in try db.execute(sql: "DELETE FROM kv WHERE slot = ?", arguments: [slot]) }
+            return nil
+        }
+    }
+
+    /// Writes a value durably.
+    /// - Throws: ``OpenCatError`` (`cache`) if it cannot be written.
+    public func setValue<Value: Encodable>(_ value: Value, forKey key: String) throws {
+        let slot = slotName(key)
+        do {
+            let sealed = try seal(try JSONCoding.encoder.encode(value), slot: slot)
+            try database.write { db in
+                try db.execute(
+                    sql: "INSERT INTO kv(slot, value) VALUES (?, ?) ON CONFLICT(slot) DO UPDATE SET value = excluded.value",
+                    arguments: [slot, sealed])
+            }
+        } catch {
+            throw OpenCatError(.cache, "cannot write to the cache: \(Self.describe(error))")
+        }
+    }
+
+    /// Removes a value.
+    public func removeValue(forKey key: String) throws {
+        let slot = slotName(key)
+        try database.write { db in try db.execute(sql: "DELETE FROM kv WHERE slot = ?", arguments: [slot]) }
+    }
+
+    // MARK: Outbox
+
+    /// Adds an entry unless one with the same id exists (pending, delivered or rejected).
+    /// - Returns: whether the entry was added.
+    @discardableResult
+    public func enqueue(id: String, payload: Data) throws -> Bool {
+        let slot = slotName("outbox:" + id)
+        do {
+            let sealed = try seal(try JSONCoding.encoder.encode(SealedOutbox(id: id, payload: payload)), slot: slot)
+            return try database.write { db in
+                try db.execute(
+                    sql: "INSERT OR IGNORE INTO outbox(slot, payload, state, attempts, seq) VALUES (?, ?, 'pending', 0, (SELECT IFNULL(MAX(seq), 0) + 1 FROM outbox))",
+                    arguments: [slot, sealed])
+                return db.changesCount > 0
+            }
+        } catch {
+            throw OpenCatError(.cache, "cannot write to the outbox: \(Self.describe(error))")
+        }
+    }
+
+    /// The pending entries, oldest first. Entries that cannot be opened are skipped (and logged), never deleted.
+    public func pendingOutbox() throws -> [OutboxEntry] {
+        let rows = try database.read { db in
+            try Row.fetchAll(db, sql: "SELECT slot, payload, attempts FROM outbox WHERE state = 'pending' ORDER BY seq")
+        }
+        return rows.compactMap { row in
+            let slot: String = row["slot"]
+            guard let plain = try? open(row["payload"], slot: slot),
+                let entry = try? JSONCoding.decoder.decode(SealedOutbox.self, from: plain)
+            else {
+                logger.error("outbox entry unreadable; kept in place", metadata: ["slot": "\(slot.prefix(12))"])
+                return nil
+            }
+            return OutboxEntry(id: entry.id, payload: entry.payload, attempts: row["attempts"])
+        }
+    }
+
+    /// The state of an entry, or `nil` if there is none with that id.
+    public func outboxState(id: String) throws -> OutboxState? {
+        let slot = slotName("outbox:" + id)
+        return try database.read { db in
+            try String.fetchOne(db, sql: "SELECT state FROM outbox WHERE slot = ?", arguments: [slot])
+        }.flatMap(OutboxState.init(rawValue:))
+    }
+
+    /// Marks an entry delivered or rejected. Its payload is erased; the id stays (as an HMAC) so the entry is
+    /// never delivered again.
+    public func complete(id: String, as state: OutboxState) throws {
+        let slot = slotName("outbox:" + id)
+        try database.write { db in
+            try db.execute(sql: "UPDATE outbox SET state = ?, payload = X'' WHERE slot = ?", arguments: [state.rawValue, slot])
+        }
+    }
+
+    /// Counts a failed delivery attempt.
+    public func recordFailedAttempt(id: String) throws {
+        let slot = slotName("outbox:" + id)
+        try database.write { db in try db.execute(sql: "UPDATE outbox SET attempts = attempts + 1 WHERE slot = ?", arguments: [slot]) }
+    }
+
+    // MARK: Internals
+
+    private struct SealedOutbox: Codable {
+        var id: String
+        var payload: Data
+    }
+
+    private func slotName(_ key: String) -> String { Self.slotName(key, namingKey: namingKey) }
+
+    private static func slotName(_ key: String, namingKey: SymmetricKey) -> String {
+        HMAC<SHA256>.authenticationCode(for: Data(key.utf8), using: namingKey).map { String(format: "%02x", $0) }.joined()
+    }
+
+    private func seal(_ plain: Data, slot: String) throws -> Data { try Self.seal(plain, slot: slot, key: sealingKey) }
+    private func open(_ sealed: Data, slot: String) throws -> Data { try Self.openSealed(sealed, slot: slot, key: sealingKey) }
+
+    private static func seal(_ plain: Data, slot: String, key: SymmetricKey) throws -> Data {
+        guard let combined = try AES.GCM.seal(plain, using: key, authenticating: Data(slot.utf8)).combined else {
+            throw OpenCatError(.cache, "sealing produced no output")
+        }
+        return combined
+    }
+
+    private static func openSealed(_ sealed: Data, slot: String, key: SymmetricKey) throws -> Data {
+        try AES.GCM.open(AES.GCM.SealedBox(combined: sealed), using: key, authenticating: Data(slot.utf8))
+    }
+
+    private static func openDatabase(_ url: URL, sealingKey: SymmetricKey, namingKey: SymmetricKey) throws -> DatabaseQueue {
+        var configuration = Configuration()
+        configuration.label = "OpenCatCache"
+        let queue = try DatabaseQueue(path: url.path, configuration: configuration)
+        try queue.write { db in
+            let check = try String.fetchOne(db, sql: "PRAGMA quick_check")
+            guard check == "ok" else { throw OpenCatError(.cache, "integrity check failed: \(check ?? "no answer")") }
+            try db.execute(sql: """
+                CREATE TABLE IF NOT EXISTS kv (slot TEXT PRIMARY KEY NOT NULL, value BLOB NOT NULL);
+                CREATE TABLE IF NOT EXISTS outbox (
+                    slot TEXT PRIMARY KEY NOT NULL, payload BLOB NOT NULL, state TEXT NOT NULL,
+                    attempts INTEGER NOT NULL, seq INTEGER NOT NULL);
+                """)
+            let slot = slotName(canarySlot, namingKey: namingKey)
+            if let sealed = try Data.fetchOne(db, sql: "SELECT value FROM kv WHERE slot = ?", arguments: [slot]) {
+                guard (try? openSealed(sealed, slot: slot, key: sealingKey)) == Data(canaryValue.utf8) else {
+                    throw OpenCatError(.cache, "the cache was sealed with a different key")
+                }
+            } else {
+                let existing = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM kv") ?? 0
+                guard existing == 0 else { throw OpenCatError(.cache, "the cache has no key check value") }
+                try db.execute(
+                    sql: "INSERT INTO kv(slot, value) VALUES (?, ?)",
+                    arguments: [slot, try seal(Data(canaryValue.utf8), slot: slot, key: sealingKey)])
+            }
+        }
+        return queue
+    }
+
+    private static func salvageOutbox(
+        from quarantined: URL, into database: DatabaseQueue, sealingKey: SymmetricKey, namingKey: SymmetricKey
+    ) -> (salvaged: Int, lost: Int) {
+        var configuration = Configuration()
+        configuration.readonly = true
+        guard let old = try? DatabaseQueue(path: quarantined.path, configuration: configuration),
+            let rows = try? old.read({ db in
+                try Row.fetchAll(db, sql: "SELECT slot, payload, attempts FROM outbox WHERE state = 'pending' ORDER BY seq")
+            })
+        else { return (0, 0) }
+        var salvaged = 0
+        var lost = 0
+        for row in rows {
+            let slot: String = row["slot"]
+            let payload: Data = row["payload"]
+            guard (try? openSealed(payload, slot: slot, key: sealingKey)) != nil else {
+                lost += 1
+                continue
+            }
+            let inserted: Bool? = try? database.write { db in
+                try db.execute(
+                    sql: "INSERT OR IGNORE INTO outbox(slot, payload, state, attempts, seq) VALUES (?, ?, 'pending', ?, (SELECT IFNULL(MAX(seq), 0) + 1 FROM outbox))",
+                    arguments: [slot, payload, row["attempts"] as Int])
+                return db.changesCount > 0
+            }
+            if inserted == true { salvaged += 1 } else { lost += 1 }
+        }
+        return (salvaged, lost)
+    }
+
+    private static func quarantineURL(for url: URL, now: Date) -> URL {
+        let stamp = Int64(now.timeIntervalSince1970 * 1000)
+        var candidate = url.appendingPathExtension("corrupt-\(stamp)")
+        var suffix = 1
+        while FileManager.default.fileExists(atPath: candidate.path) {
+            candidate = url.appendingPathExtension("corrupt-\(stamp)-\(suffix)")
+            suffix += 1
+        }
+        return candidate
+    }
+
+    private static func moveAside(_ url: URL, to destination: URL) throws {
+        try FileManager.default.moveItem(at: url, to: destination)
+        for sidecar in ["-wal", "-shm", "-journal"] {
+            let path = url.path + sidecar
+            if FileManager.default.fileExists(atPath: path) {
+                try? FileManager.default.moveItem(atPath: path, toPath: destination.path + sidecar)
+            }
+        }
+    }
+
+    static func describe(_ error: any Error) -> String {
+        if let error = error as? OpenCatError { return error.message }
+        if let error = error as? DatabaseError { return "SQLite error \(error.resultCode.rawValue)" }
+        return String(describing: type(of: error))
+    }
+}

@@ -1,0 +1,141 @@
+public import Foundation
+import Synchronization
+
+/// A clock that moves only when told to: the test clock for everything that waits or reads the date.
+///
+/// Two modes:
+/// - **manual** (default): `sleep` suspends until ``advance(by:)`` (or ``advance(toDate:)``) moves time past
+///   the deadline. Use it to drive expiry timers and to observe what is waiting.
+/// - **auto-advancing**: `sleep` returns at once after moving time forward by the requested amount. Use it for
+///   retry and back-off logic: the code runs at full speed and ``recordedSleeps`` shows every wait.
+///
+/// Every requested sleep is recorded in ``recordedSleeps`` in both modes.
+public final class ManualClock: WallClock, Sendable {
+    /// A point on a ``ManualClock``: the time elapsed since the clock was created.
+    public struct Instant: InstantProtocol, Sendable {
+        /// Time since the clock's start.
+        public var offset: Duration
+
+        /// Creates an instant at an offset from the clock's start.
+        public init(offset: Duration) { self.offset = offset }
+
+        public func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
+        public func duration(to other: Instant) -> Duration { other.offset - offset }
+        public static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.offset < rhs.offset }
+    }
+
+    private struct Sleeper {
+        var id: UInt64
+        var deadline: Instant
+        var continuation: CheckedContinuation<Void, any Error>
+    }
+
+    private struct State {
+        var now = Instant(offset: .zero)
+        var sleepers: [Sleeper] = []
+        var cancelledBeforeRegistration: Set<UInt64> = []
+        var nextID: UInt64 = 0
+        var recordedSleeps: [Duration] = []
+    }
+
+    private let state = Mutex(State())
+    private let epoch: Date
+    private let autoAdvance: Bool
+
+    /// Creates a clock.
+    /// - Parameters:
+    ///   - start: the calendar date the clock shows at creation (default 2023-11-14T22:13:20Z).
+    ///   - autoAdvance: whether `sleep` moves time forward by itself instead of suspending.
+    public init(start: Date = Date(timeIntervalSince1970: 1_700_000_000), autoAdvance: Bool = false) {
+        self.epoch = start
+        self.autoAdvance = autoAdvance
+    }
+
+    public var now: Instant { state.withLock { $0.now } }
+    public var minimumResolution: Duration { .zero }
+    public var currentDate: Date { epoch.addingTimeInterval(Self.seconds(now.offset)) }
+
+    /// Every duration passed to `sleep` so far, in order.
+    public var recordedSleeps: [Duration] { state.withLock { $0.recordedSleeps } }
+
+    /// How many tasks are suspended in `sleep` right now.
+    public var sleeperCount: Int { state.withLock { $0.sleepers.count } }
+
+    public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
+        try Task.checkCancellation()
+        if autoAdvance {
+            let due: [Sleeper] = state.withLock { state in
+                state.recordedSleeps.append(max(.zero, state.now.duration(to: deadline)))
+                if deadline > state.now { state.now = deadline }
+                return Self.takeDue(&state)
+            }
+            due.forEach { $0.continuation.resume() }
+            return
+        }
+        let id: UInt64 = state.withLock { state in
+            state.recordedSleeps.append(max(.zero, state.now.duration(to: deadline)))
+            defer { state.nextID += 1 }
+            return state.nextID
+        }
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                let outcome: Result<Void, any Error>? = state.withLock { state in
+                    if state.cancelledBeforeRegistration.remove(id) != nil { return .failure(CancellationError()) }
+                    if deadline <= state.now { return .success(()) }
+                    state.sleepers.append(Sleeper(id: id, deadline: deadline, continuation: continuation))
+                    return nil
+                }
+                if let outcome { continuation.resume(with: outcome) }
+            }
+        } onCancel: {
+            let sleeper: Sleeper? = state.withLock { state in
+                if let index = state.sleepers.firstIndex(where: { $0.id == id }) {
+                    return state.sleepers.remove(at: index)
+                }
+                state.cancelledBeforeRegistration.insert(id)
+                return nil
+            }
+            sleeper?.continuation.resume(throwing: CancellationError())
+        }
+    }
+
+    /// Moves time forward and wakes every sleeper whose deadline has been reached, earliest first.
+    /// - Parameter duration: how far to move; negative values are ignored.
+    public func advance(by duration: Duration) {
+        let due: [Sleeper] = state.withLock { state in
+            if duration > .zero { state.now = state.now.advanced(by: duration) }
+            return Self.takeDue(&state)
+        }
+        due.forEach { $0.continuation.resume() }
+    }
+
+    /// Moves time forward to a calendar date (no effect if the date is not in the future).
+    public func advance(toDate date: Date) {
+        let seconds = date.timeIntervalSince(currentDate)
+        guard seconds > 0 else { return }
+        advance(by: .nanoseconds(Int64((seconds * 1_000_000_000).rounded(.up))))
+    }
+
+    /// Waits (by yielding, never by sleeping) until at least `count` tasks are suspended in `sleep`.
+    /// - Returns: `false` if that did not happen within `maxYields` scheduler turns.
+    @discardableResult
+    public func waitForSleepers(_ count: Int = 1, maxYields: Int = 100_000) async -> Bool {
+        for _ in 0..<maxYields {
+            if sleeperCount >= count { return true }
+            await Task.yield()
+        }
+        return sleeperCount >= count
+    }
+
+    private static func takeDue(_ state: inout State) -> [Sleeper] {
+        let now = state.now
+        let due = state.sleepers.filter { $0.deadline <= now }.sorted { $0.deadline < $1.deadline }
+        state.sleepers.removeAll { $0.deadline <= now }
+        return due
+    }
+
+    static func seconds(_ duration: Duration) -> TimeInterval {
+        let parts = duration.components
+        return TimeInterval(parts.seconds) + TimeInterval(parts.attoseconds) / 1e18
+    }
+}

@@ -1,0 +1,71 @@
+public import Foundation
+public import HTTPTypes
+import HTTPTypesFoundation
+import Synchronization
+
+#if canImport(FoundationNetworking)
+public import FoundationNetworking
+#endif
+
+/// The production ``HTTPTransport``: one `URLSession` data task per request, cancelled with its task.
+public final class URLSessionTransport: HTTPTransport, @unchecked Sendable {
+    // `@unchecked`: URLSession is thread-safe but not annotated Sendable on every platform.
+    private let session: URLSession
+
+    /// Creates a transport.
+    /// - Parameter session: the session to use (default: an ephemeral session with no cache and no cookies).
+    public init(session: URLSession? = nil) {
+        if let session {
+            self.session = session
+        } else {
+            let configuration = URLSessionConfiguration.ephemeral
+            configuration.urlCache = nil
+            configuration.httpCookieStorage = nil
+            configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+            self.session = URLSession(configuration: configuration)
+        }
+    }
+
+    public func send(_ request: HTTPRequest, body: Data?) async throws -> HTTPTransportResponse {
+        guard var urlRequest = URLRequest(httpRequest: request) else {
+            throw HTTPTransportError(.invalidRequest, "the request has no valid URL")
+        }
+        urlRequest.httpBody = body
+        // Timeouts are enforced by HTTPClient through the injected clock; keep URLSession's own one generous.
+        urlRequest.timeoutInterval = 300
+        let taskBox = Mutex<URLSessionDataTask?>(nil)
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HTTPTransportResponse, any Error>) in
+                let task = session.dataTask(with: urlRequest) { data, response, error in
+                    if let error {
+                        continuation.resume(throwing: Self.map(error))
+                        return
+                    }
+                    guard let httpResponse = (response as? HTTPURLResponse)?.httpResponse else {
+                        continuation.resume(throwing: HTTPTransportError(.invalidResponse, "not an HTTP response"))
+                        return
+                    }
+                    continuation.resume(returning: HTTPTransportResponse(head: httpResponse, body: data ?? Data()))
+                }
+                taskBox.withLock { $0 = task }
+                task.resume()
+            }
+        } onCancel: {
+            taskBox.withLock { $0?.cancel() }
+        }
+    }
+
+    private static func map(_ error: any Error) -> any Error {
+        let nsError = error as NSError
+        guard nsError.domain == NSURLErrorDomain else {
+            return HTTPTransportError(.connectionFailed, "transport error \(nsError.domain) \(nsError.code)")
+        }
+        switch nsError.code {
+        case NSURLErrorCancelled: return CancellationError()
+        case NSURLErrorTimedOut: return HTTPTransportError(.timeout, "the request timed out")
+        case NSURLErrorBadURL, NSURLErrorUnsupportedURL:
+            return HTTPTransportError(.invalidRequest, "unsupported URL (NSURLError \(nsError.code))")
+        default: return HTTPTransportError(.connectionFailed, "connection failed (NSURLError \(nsError.code))")
+        }
+    }
+}
