@@ -6,8 +6,11 @@ import Synchronization
 /// Two modes:
 /// - **manual** (default): `sleep` suspends until ``advance(by:)`` (or ``advance(toDate:)``) moves time past
 ///   the deadline. Use it to drive expiry timers and to observe what is waiting.
-/// - **auto-advancing**: `sleep` returns at once after moving time forward by the requested amount. Use it for
-///   retry and back-off logic: the code runs at full speed and ``recordedSleeps`` shows every wait.
+/// - **auto-advancing**: when a sleeper is the earliest one left after the scheduler has settled (a number of
+///   `Task.yield()` turns in which it was not cancelled), time jumps to its deadline. Use it for retry and
+///   back-off logic over in-process doubles: the code runs at full speed, ``recordedSleeps`` shows every wait,
+///   and a timeout raced against an operation that answers at once is cancelled before it can fire. (For real
+///   I/O, which takes wall time, use manual mode and ``advance(by:)``.)
 ///
 /// Every requested sleep is recorded in ``recordedSleeps`` in both modes.
 public final class ManualClock: WallClock, Sendable {
@@ -41,6 +44,7 @@ public final class ManualClock: WallClock, Sendable {
     private let state = Mutex(State())
     private let epoch: Date
     private let autoAdvance: Bool
+    private let settleYields = 64
 
     /// Creates a clock.
     /// - Parameters:
@@ -63,15 +67,6 @@ public final class ManualClock: WallClock, Sendable {
 
     public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
         try Task.checkCancellation()
-        if autoAdvance {
-            let due: [Sleeper] = state.withLock { state in
-                state.recordedSleeps.append(max(.zero, state.now.duration(to: deadline)))
-                if deadline > state.now { state.now = deadline }
-                return Self.takeDue(&state)
-            }
-            due.forEach { $0.continuation.resume() }
-            return
-        }
         let id: UInt64 = state.withLock { state in
             state.recordedSleeps.append(max(.zero, state.now.duration(to: deadline)))
             defer { state.nextID += 1 }
@@ -85,7 +80,11 @@ public final class ManualClock: WallClock, Sendable {
                     state.sleepers.append(Sleeper(id: id, deadline: deadline, continuation: continuation))
                     return nil
                 }
-                if let outcome { continuation.resume(with: outcome) }
+                if let outcome {
+                    continuation.resume(with: outcome)
+                } else if autoAdvance {
+                    Task { await self.autoAdvance(toward: id) }
+                }
             }
         } onCancel: {
             let sleeper: Sleeper? = state.withLock { state in
@@ -107,6 +106,29 @@ public final class ManualClock: WallClock, Sendable {
             return Self.takeDue(&state)
         }
         due.forEach { $0.continuation.resume() }
+    }
+
+    /// Auto-advance driver for one sleeper: once the scheduler has settled and the sleeper is still waiting
+    /// and is the earliest, jump to its deadline.
+    private func autoAdvance(toward id: UInt64) async {
+        while true {
+            for _ in 0..<settleYields { await Task.yield() }
+            enum Step { case gone, wait, advance([Sleeper]) }
+            let step: Step = state.withLock { state in
+                // Gone: resumed by an advance, or cancelled.
+                guard let mine = state.sleepers.first(where: { $0.id == id }) else { return .gone }
+                guard state.sleepers.allSatisfy({ $0.deadline >= mine.deadline }) else { return .wait }
+                if mine.deadline > state.now { state.now = mine.deadline }
+                return .advance(Self.takeDue(&state))
+            }
+            switch step {
+            case .gone: return
+            case .wait: continue
+            case .advance(let due):
+                due.forEach { $0.continuation.resume() }
+                return
+            }
+        }
     }
 
     /// Moves time forward to a calendar date (no effect if the date is not in the future).

@@ -1,0 +1,31 @@
+/// The outcome of ``OpenCat/purchase(productID:)``. A cancelled purchase throws `purchaseCancelled` instead.
+public struct PurchaseResult: Sendable, Hashable {
+    /// Where the purchase stands.
+    public enum Status: String, Sendable, Hashable {
+        /// Verified (standalone) or accepted by the server (server mode); entitlements are updated.
+        case completed
+        /// The store has not completed the payment yet (Ask to Buy, slow payment methods). The transaction
+        /// updates stream will deliver it when it completes.
+        case pending
+        /// The store completed the purchase but it could not be verified or posted yet (offline). It is kept in
+        /// the durable outbox and delivered on the next sync.
+        case awaitingSync
+    }
+
+    /// Where the purchase stands.
+    public var status: Status
+    /// The verified transaction, when ``status`` is `completed`.
+    public var transaction: TransactionInfo?
+    /// The customer info after the purchase.
+    public var customerInfo: CustomerInfo
+}
+
+/// What ``OpenCat/syncPendingPurchases()`` did.
+public struct SyncReport: Sendable, Hashable {
+    /// Purchases delivered (verified or posted) in this sync.
+    public var delivered: Int
+    /// Purchases still waiting (the store or server was unreachable).
+    public var stillPending: Int
+    /// Purchases refused for good (forged, for another app, …).
+    public var rejected: Int
+}

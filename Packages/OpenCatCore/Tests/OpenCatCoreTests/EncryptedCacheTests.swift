@@ -1,0 +1,92 @@
+import Crypto
+import Foundation
+import Logging
+import OpenCatCore
+import Testing
+
+struct EncryptedCacheTests {
+    let directory = Fixture.temporaryDirectory()
+    var file: URL { directory.appendingPathComponent("cache.sqlite") }
+    let key = StaticKeyProvider(key: SymmetricKey(size: .bits256))
+    let logger = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
+
+    @Test func valuesSurviveReopening() throws {
+        do {
+            let cache = try EncryptedCache(fileURL: file, keyProvider: key, logger: logger)
+            try cache.setValue(["a": 1], forKey: "numbers")
+        }
+        let reopened = try EncryptedCache(fileURL: file, keyProvider: key, logger: logger)
+        #expect(reopened.value([String: Int].self, forKey: "numbers") == ["a": 1])
+        #expect(reopened.recovery == nil)
+    }
+
+    @Test func theFileHoldsNeitherKeysNorValuesInPlaintext() throws {
+        let cache = try EncryptedCache(fileURL: file, keyProvider: key, logger: logger)
+        try cache.setValue("user-4242-plaintext-value", forKey: "customer:user-4242")
+        try cache.enqueue(id: "apple:2000000999", payload: Data("eyJhbGciOiJFUzI1NiJ9.payload".utf8))
+        let raw = try Data(contentsOf: file)
+        for needle in ["user-4242", "2000000999", "eyJhbGciOiJFUzI1NiJ9", "customer:"] {
+            #expect(raw.range(of: Data(needle.utf8)) == nil, "found \(needle)")
+        }
+    }
+
+    @Test func theOutboxDeliversEachIdAtMostOnceAndSurvivesReopening() throws {
+        do {
+            let cache = try EncryptedCache(fileURL: file, keyProvider: key, logger: logger)
+            #expect(try cache.enqueue(id: "t1", payload: Data("one".utf8)))
+            #expect(try !cache.enqueue(id: "t1", payload: Data("duplicate".utf8)))
+            #expect(try cache.enqueue(id: "t2", payload: Data("two".utf8)))
+        }
+        let cache = try EncryptedCache(fileURL: file, keyProvider: key, logger: logger)
+        #expect(try cache.pendingOutbox().map(\.id) == ["t1", "t2"])
+        #expect(try cache.pendingOutbox().first?.payload == Data("one".utf8))
+        try cache.complete(id: "t1", as: .delivered)
+        #expect(try cache.pendingOutbox().map(\.id) == ["t2"])
+        #expect(try !cache.enqueue(id: "t1", payload: Data("again".utf8)))
+        #expect(try cache.outboxState(id: "t1") == .delivered)
+    }
+
+    @Test func aGarbageFileIsQuarantinedAndRebuilt() throws {
+        try Data(repeating: 0x5A, count: 8192).write(to: file)
+        let cache = try EncryptedCache(fileURL: file, keyProvider: key, logger: logger)
+        let recovery = try #require(cache.recovery)
+        #expect(FileManager.default.fileExists(atPath: recovery.quarantinedFile.path))
+        #expect(try Data(contentsOf: recovery.quarantinedFile) == Data(repeating: 0x5A, count: 8192))
+        try cache.setValue(1, forKey: "works")
+        #expect(cache.value(Int.self, forKey: "works") == 1)
+    }
+
+    @Test func aCacheSealedWithAnotherKeyIsQuarantinedAndItsOutboxReported() throws {
+        do {
+            let cache = try EncryptedCache(fileURL: file, keyProvider: key, logger: logger)
+            try cache.enqueue(id: "t1", payload: Data("proof".utf8))
+        }
+        let other = StaticKeyProvider(key: SymmetricKey(size: .bits256))
+        let cache = try EncryptedCache(fileURL: file, keyProvider: other, logger: logger)
+        let recovery = try #require(cache.recovery)
+        #expect(recovery.unrecoverableOutboxEntries == 1)
+        #expect(recovery.salvagedOutboxEntries == 0)
+        #expect(FileManager.default.fileExists(atPath: recovery.quarantinedFile.path))
+        #expect(try cache.pendingOutbox().isEmpty)
+        // The original key still opens the quarantined file: nothing was lost.
+        let original = try EncryptedCache(fileURL: recovery.quarantinedFile, keyProvider: key, logger: logger)
+        #expect(try original.pendingOutbox().map(\.id) == ["t1"])
+    }
+
+    @Test func theFileKeyProviderCreatesA32ByteOwnerOnlyKeyAndReusesIt() throws {
+        let url = directory.appendingPathComponent("keys/cache.key")
+        let provider = FileKeyProvider(fileURL: url)
+        let first = try provider.cacheKey()
+        let attributes = try FileManager.default.attributesOfItem(atPath: url.path)
+        #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
+        #expect(try Data(contentsOf: url).count == 32)
+        #expect(try provider.cacheKey() == first)
+    }
+
+    @Test func aKeyFileOfTheWrongLengthIsAClearError() throws {
+        let url = directory.appendingPathComponent("short.key")
+        try Data([1, 2, 3]).write(to: url)
+        let error = #expect(throws: OpenCatError.self) { try FileKeyProvider(fileURL: url).cacheKey() }
+        #expect(error?.code == .cache)
+    }
+}
