@@ -1,1 +1,5 @@
-import OpenCatCore
+/// ChippiPayClient's version, from VERSION. The package's API arrives with its issue; this module is the buildable start.
+public enum ChippiPayClientVersion {
+    /// The semantic version string.
+    public static let string = "0.1.0"
+}

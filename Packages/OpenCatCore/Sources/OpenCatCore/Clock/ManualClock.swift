@@ -10,7 +10,9 @@ import Synchronization
 ///   `Task.yield()` turns in which it was not cancelled), time jumps to its deadline. Use it for retry and
 ///   back-off logic over in-process doubles: the code runs at full speed, ``recordedSleeps`` shows every wait,
 ///   and a timeout raced against an operation that answers at once is cancelled before it can fire. (For real
-///   I/O, which takes wall time, use manual mode and ``advance(by:)``.)
+///   I/O, which takes wall time, pass `holdsDuringExternalWork: true`: then nothing is advanced automatically
+///   while an operation runs inside ``waitingOnExternalWork(_:)`` — ``HTTPClient`` wraps every transport call in
+///   it — and whatever plays the remote side moves time on purpose, as MockStores' fault injection does.)
 ///
 /// Every requested sleep is recorded in ``recordedSleeps`` in both modes.
 public final class ManualClock: WallClock, Sendable {
@@ -39,20 +41,35 @@ public final class ManualClock: WallClock, Sendable {
         var cancelledBeforeRegistration: Set<UInt64> = []
         var nextID: UInt64 = 0
         var recordedSleeps: [Duration] = []
+        var externalWork = 0
     }
 
     private let state = Mutex(State())
     private let epoch: Date
     private let autoAdvance: Bool
+    private let holdsDuringExternalWork: Bool
     private let settleYields = 64
 
     /// Creates a clock.
     /// - Parameters:
     ///   - start: the calendar date the clock shows at creation (default 2023-11-14T22:13:20Z).
-    ///   - autoAdvance: whether `sleep` moves time forward by itself instead of suspending.
-    public init(start: Date = Date(timeIntervalSince1970: 1_700_000_000), autoAdvance: Bool = false) {
+    ///   - autoAdvance: whether waiting sleepers move time forward by themselves.
+    ///   - holdsDuringExternalWork: whether automatic advancing pauses while external work (real I/O) runs.
+    public init(
+        start: Date = Date(timeIntervalSince1970: 1_700_000_000), autoAdvance: Bool = false,
+        holdsDuringExternalWork: Bool = false
+    ) {
         self.epoch = start
         self.autoAdvance = autoAdvance
+        self.holdsDuringExternalWork = holdsDuringExternalWork
+    }
+
+    public func waitingOnExternalWork<Result: Sendable>(
+        _ operation: @Sendable () async throws -> Result
+    ) async throws -> Result {
+        state.withLock { $0.externalWork += 1 }
+        defer { state.withLock { $0.externalWork -= 1 } }
+        return try await operation()
     }
 
     public var now: Instant { state.withLock { $0.now } }
@@ -117,6 +134,7 @@ public final class ManualClock: WallClock, Sendable {
             let step: Step = state.withLock { state in
                 // Gone: resumed by an advance, or cancelled.
                 guard let mine = state.sleepers.first(where: { $0.id == id }) else { return .gone }
+                if holdsDuringExternalWork && state.externalWork > 0 { return .wait }
                 guard state.sleepers.allSatisfy({ $0.deadline >= mine.deadline }) else { return .wait }
                 if mine.deadline > state.now { state.now = mine.deadline }
                 return .advance(Self.takeDue(&state))

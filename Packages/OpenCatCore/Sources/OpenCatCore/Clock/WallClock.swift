@@ -7,9 +7,23 @@ public import Foundation
 public protocol WallClock: Clock<Duration> {
     /// The current calendar date according to this clock.
     var currentDate: Date { get }
+
+    /// Runs an operation that waits on something other than this clock (network I/O). Real clocks just run
+    /// it; a ``ManualClock`` can hold its automatic advancing meanwhile, so a timeout raced against real I/O
+    /// fires only when a test moves time on purpose.
+    func waitingOnExternalWork<Result: Sendable>(
+        _ operation: @Sendable () async throws -> Result
+    ) async throws -> Result
 }
 
 extension WallClock {
+    /// Runs the operation (real clocks need nothing more).
+    public func waitingOnExternalWork<Result: Sendable>(
+        _ operation: @Sendable () async throws -> Result
+    ) async throws -> Result {
+        try await operation()
+    }
+
     /// Suspends until the given calendar date (returns at once if it is in the past).
     /// - Throws: `CancellationError` if the task is cancelled while waiting.
     public func sleep(untilDate date: Date) async throws {

@@ -86,7 +86,7 @@ public struct HTTPClient: Sendable {
         let transport = self.transport
         let clock = self.clock
         return try await withThrowingTaskGroup(of: HTTPTransportResponse?.self) { group in
-            group.addTask { try await transport.send(request, body: body) }
+            group.addTask { try await clock.waitingOnExternalWork { try await transport.send(request, body: body) } }
             group.addTask {
                 try await clock.sleep(for: timeout)
                 return nil
