@@ -36,9 +36,26 @@ let package = Package(
                 .product(name: "OpenCatCore", package: "OpenCatCore"),
                 .product(name: "StoreAdapters", package: "StoreAdapters"),
                 .product(name: "MockStores", package: "MockStores"),
+                .product(name: "KeyServerClient", package: "KeyServerClient"),
+                .product(name: "ChippiPayClient", package: "ChippiPayClient"),
+                .product(name: "LLMKeyResolver", package: "LLMKeyResolver"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "X509", package: "swift-certificates"),
             ],
             path: "Tools/opencat",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "AppleJWSBenchmark",
+            dependencies: [
+                .product(name: "OpenCatCore", package: "OpenCatCore"),
+                .product(name: "StoreAdapters", package: "StoreAdapters"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+            ],
+            path: "Tools/Benchmarks/AppleJWSBenchmark",
             swiftSettings: swiftSettings
         ),
         // Each package's own test target, run from the workspace so that one `swift test` covers everything.
@@ -67,6 +84,21 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Packages/StoreAdapters/Tests/StoreAdaptersTests",
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "MockStoresTests",
+            dependencies: [
+                .product(name: "MockStores", package: "MockStores"),
+                .product(name: "OpenCatCore", package: "OpenCatCore"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Packages/MockStores/Tests/MockStoresTests",
             swiftSettings: swiftSettings
         ),
     ]

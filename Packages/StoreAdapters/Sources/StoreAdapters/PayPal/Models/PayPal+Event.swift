@@ -1,0 +1,72 @@
+public import Foundation
+
+extension PayPal {
+    /// A PayPal webhook event notification, as delivered and checked by ``PayPalWebhookVerifier``.
+    ///
+    /// See <https://developer.paypal.com/api/rest/webhooks/event-names/> and the `event` schema of the Webhooks v1
+    /// API. The `resource` is kept exactly as received (``resource``); for `checkout-order` and `capture`
+    /// resources it is also decoded.
+    public struct Event: Sendable, Hashable {
+        /// The event id (`WH-…`).
+        public var id: String
+        /// The event type, such as `CHECKOUT.ORDER.APPROVED` or `PAYMENT.CAPTURE.COMPLETED`.
+        public var eventType: String
+        /// The resource type, such as `checkout-order` or `capture`.
+        public var resourceType: String?
+        /// The event version.
+        public var eventVersion: String?
+        /// The resource version.
+        public var resourceVersion: String?
+        /// A summary for humans.
+        public var summary: String?
+        /// When it was created (RFC 3339).
+        public var createTime: String?
+        /// The resource, exactly as received (JSON bytes).
+        public var resource: Data?
+        /// ``resource`` read as an order, for `checkout-order` resources (`nil` if it cannot be read as one).
+        public var order: Order?
+        /// ``resource`` read as a capture, for `capture` resources (`nil` if it cannot be read as one).
+        public var capture: Capture?
+
+        /// Reads an event from its JSON payload.
+        /// - Parameter payload: the request body, byte for byte.
+        /// - Throws: `DecodingError` if it is not an event.
+        public init(payload: Data) throws {
+            let envelope = try JSONDecoder().decode(Envelope.self, from: payload)
+            self.id = envelope.id
+            self.eventType = envelope.eventType
+            self.resourceType = envelope.resourceType
+            self.eventVersion = envelope.eventVersion
+            self.resourceVersion = envelope.resourceVersion
+            self.summary = envelope.summary
+            self.createTime = envelope.createTime
+            self.resource = JSONMemberSlicer.value(at: ["resource"], in: payload)
+            if let resource {
+                switch envelope.resourceType {
+                case "checkout-order": self.order = try? JSONDecoder().decode(Order.self, from: resource)
+                case "capture": self.capture = try? JSONDecoder().decode(Capture.self, from: resource)
+                default: break
+                }
+            }
+        }
+
+        private struct Envelope: Decodable {
+            var id: String
+            var eventType: String
+            var resourceType: String?
+            var eventVersion: String?
+            var resourceVersion: String?
+            var summary: String?
+            var createTime: String?
+
+            enum CodingKeys: String, CodingKey {
+                case id, summary
+                case eventType = "event_type"
+                case resourceType = "resource_type"
+                case eventVersion = "event_version"
+                case resourceVersion = "resource_version"
+                case createTime = "create_time"
+            }
+        }
+    }
+}

@@ -1,0 +1,128 @@
+import Foundation
+import HTTPTypes
+import Logging
+import OpenCatCore
+
+/// The PayPal REST plumbing shared by ``PayPalAdapter`` and ``PayPalWebhookVerifier``: bearer tokens from one
+/// ``PayPalAccessTokenProvider`` (refreshed once when the API answers 401), and PayPal's error bodies mapped to
+/// ``StoreAdapterError``.
+struct PayPalAPI: Sendable {
+    let http: StoreHTTP
+    let baseURL: URL
+    let tokens: PayPalAccessTokenProvider
+    let logger: Logger
+
+    init(configuration: PayPalAdapter.Configuration) {
+        let http = StoreHTTP(client: configuration.httpClient, store: .paypal)
+        self.http = http
+        self.baseURL = configuration.baseURL
+        self.logger = configuration.logger
+        self.tokens = PayPalAccessTokenProvider(
+            http: http,
+            baseURL: configuration.baseURL,
+            clientId: configuration.clientId,
+            clientSecret: configuration.clientSecret,
+            margin: configuration.tokenRefreshMargin,
+            logger: configuration.logger
+        )
+    }
+
+    /// Sends an authenticated JSON request; on 401 the token is replaced and the request sent once more.
+    func send(
+        _ method: HTTPRequest.Method,
+        path: String,
+        headers: [(HTTPField.Name, String)] = [],
+        body: Data? = nil
+    ) async throws -> HTTPTransportResponse {
+        var retriedWithFreshToken = false
+        while true {
+            let token = try await tokens.token()
+            var request = Self.request(method, baseURL: baseURL, path: path)
+            request.headerFields[.authorization] = "Bearer \(token.revealed)"
+            request.headerFields[.accept] = "application/json"
+            if body != nil { request.headerFields[.contentType] = "application/json" }
+            for (name, value) in headers { request.headerFields[name] = value }
+            let response = try await http.send(request, body: body)
+            guard response.status.code == 401, !retriedWithFreshToken else { return response }
+            logger.debug("paypal rejected the access token; fetching a new one")
+            await tokens.invalidate(token)
+            retriedWithFreshToken = true
+        }
+    }
+
+    /// The shared error for a PayPal error response.
+    /// - Parameter subject: what was asked for, for the message (`"order"`, `"webhook verification"`).
+    func error(for response: HTTPTransportResponse, subject: String) -> StoreAdapterError {
+        let body = try? JSONDecoder().decode(PayPal.ErrorResponse.self, from: response.body)
+        let reason = body?.reason
+        let status = response.status.code
+        let issues = body?.issues ?? []
+        if status == 404 || body?.name == "RESOURCE_NOT_FOUND" || issues.contains("INVALID_RESOURCE_ID") {
+            return StoreAdapterError(
+                .notFound,
+                store: .paypal,
+                "PayPal does not know this \(subject)",
+                storeReason: reason,
+                httpStatus: status
+            )
+        }
+        if let common = http.commonError(for: response, reason: reason) { return common }
+        if body?.name == "RATE_LIMIT_REACHED" {
+            return StoreAdapterError(
+                .rateLimited,
+                store: .paypal,
+                "PayPal is rate limiting requests",
+                storeReason: reason,
+                httpStatus: status
+            )
+        }
+        if status == 422 || body?.name == "UNPROCESSABLE_ENTITY" {
+            return StoreAdapterError(
+                .notPaid,
+                store: .paypal,
+                "PayPal could not complete the payment of this \(subject)",
+                storeReason: reason,
+                httpStatus: status
+            )
+        }
+        if (400...499).contains(status) {
+            return StoreAdapterError(
+                .invalidProof,
+                store: .paypal,
+                "PayPal rejected the request for this \(subject) (HTTP \(status))",
+                storeReason: reason,
+                httpStatus: status
+            )
+        }
+        return StoreAdapterError(
+            .malformedResponse,
+            store: .paypal,
+            "unexpected HTTP status \(status)",
+            storeReason: reason,
+            httpStatus: status
+        )
+    }
+
+    /// A request to `baseURL` + `path` (the base URL's own path is kept as a prefix).
+    static func request(_ method: HTTPRequest.Method, baseURL: URL, path: String) -> HTTPRequest {
+        let components = URLComponents(url: baseURL, resolvingAgainstBaseURL: false)
+        var authority = components?.percentEncodedHost ?? ""
+        if authority.contains(":") { authority = "[\(authority)]" }
+        if let port = components?.port { authority += ":\(port)" }
+        var prefix = components?.percentEncodedPath ?? ""
+        while prefix.hasSuffix("/") { prefix.removeLast() }
+        return HTTPRequest(
+            method: method,
+            scheme: components?.scheme ?? "https",
+            authority: authority,
+            path: prefix + path
+        )
+    }
+}
+
+extension HTTPField.Name {
+    /// `PayPal-Request-Id`: makes a PayPal `POST` idempotent.
+    static let paypalRequestId = HTTPField.Name("PayPal-Request-Id")!
+    /// `Prefer`: `return=representation` asks PayPal for the whole resource.
+    static let paypalPrefer = HTTPField.Name("Prefer")!
+}

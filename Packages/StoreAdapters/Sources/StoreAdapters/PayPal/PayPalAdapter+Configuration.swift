@@ -1,0 +1,79 @@
+public import Foundation
+public import Logging
+public import OpenCatCore
+
+extension PayPalAdapter {
+    /// What a ``PayPalAdapter`` (and a ``PayPalWebhookVerifier``) needs: the REST app's credentials, the
+    /// environment, where the API is, and whether approved orders are captured.
+    public struct Configuration: Sendable {
+        /// PayPal's two environments.
+        public enum Environment: String, Sendable, Hashable, Codable, CaseIterable {
+            /// `https://api-m.sandbox.paypal.com`: test accounts, no real money.
+            case sandbox
+            /// `https://api-m.paypal.com`: real money.
+            case live
+
+            /// The environment's REST API base URL.
+            public var baseURL: URL {
+                switch self {
+                case .sandbox: URL(string: "https://api-m.sandbox.paypal.com")!
+                case .live: URL(string: "https://api-m.paypal.com")!
+                }
+            }
+        }
+
+        /// The REST app's client id.
+        public var clientId: String
+        /// The REST app's secret.
+        public var clientSecret: Secret<String>
+        /// Sandbox or live; decides the default ``baseURL`` and the result's
+        /// ``VerifiedPurchase/environment``.
+        public var environment: Environment
+        /// The API's base URL (override for MockStores on 127.0.0.1). A path prefix is kept.
+        public var baseURL: URL
+        /// Whether an `APPROVED` order with intent `CAPTURE` is captured during verification (with an idempotent
+        /// `PayPal-Request-Id`). When `false`, such an order is reported as pending.
+        public var captureApproved: Bool
+        /// The webhook's id in the PayPal app (needed by ``PayPalWebhookVerifier``).
+        public var webhookId: String?
+        /// How long before `expires_in` runs out a cached access token is replaced.
+        public var tokenRefreshMargin: Duration
+        /// The HTTP client (its clock also times the access token's expiry).
+        public var httpClient: HTTPClient
+        /// Where the adapter logs (never credentials, tokens, ids or bodies). Off by default.
+        public var logger: Logger
+
+        /// Creates a configuration.
+        /// - Parameters:
+        ///   - clientId: see ``clientId``.
+        ///   - clientSecret: see ``clientSecret``.
+        ///   - environment: see ``environment``.
+        ///   - baseURL: see ``baseURL`` (default: the environment's).
+        ///   - captureApproved: see ``captureApproved``.
+        ///   - webhookId: see ``webhookId``.
+        ///   - tokenRefreshMargin: see ``tokenRefreshMargin``.
+        ///   - httpClient: see ``httpClient``.
+        ///   - logger: see ``logger``.
+        public init(
+            clientId: String,
+            clientSecret: Secret<String>,
+            environment: Environment,
+            baseURL: URL? = nil,
+            captureApproved: Bool = true,
+            webhookId: String? = nil,
+            tokenRefreshMargin: Duration = .seconds(60),
+            httpClient: HTTPClient = HTTPClient(),
+            logger: Logger = Logger(label: "dev.opencat.paypal", factory: { _ in SwiftLogNoOpLogHandler() })
+        ) {
+            self.clientId = clientId
+            self.clientSecret = clientSecret
+            self.environment = environment
+            self.baseURL = baseURL ?? environment.baseURL
+            self.captureApproved = captureApproved
+            self.webhookId = webhookId
+            self.tokenRefreshMargin = tokenRefreshMargin
+            self.httpClient = httpClient
+            self.logger = logger
+        }
+    }
+}

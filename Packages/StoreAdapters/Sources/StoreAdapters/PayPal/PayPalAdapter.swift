@@ -1,0 +1,297 @@
+public import Foundation
+import HTTPTypes
+import Logging
+public import OpenCatCore
+
+/// Verifies PayPal Checkout payments: reads an order with `GET /v2/checkout/orders/{id}` (OAuth 2.0 client
+/// credentials, token cached) and maps it to a ``VerifiedPurchase``; captures approved orders.
+///
+/// The proof is a ``PurchaseProof`` of kind ``PurchaseProof/Kind/paypalOrder`` whose token is the order id.
+/// OpenCat orders carry one purchase unit: `reference_id` is the product id and `custom_id` the app's user id.
+///
+/// How an order maps (by its status, then its first purchase unit's first capture):
+/// - `COMPLETED`, capture `COMPLETED` → ``VerifiedPurchase/State/active``.
+/// - `COMPLETED`, capture `PENDING` → ``VerifiedPurchase/State/pending``.
+/// - `COMPLETED`, capture `DECLINED` or `FAILED` → throws ``StoreAdapterError/Code/notPaid``.
+/// - `COMPLETED`, capture `REFUNDED` → ``VerifiedPurchase/State/refunded``; the refunded amount is the sum of the
+///   completed refunds listed, else the capture's amount.
+/// - `COMPLETED`, capture `PARTIALLY_REFUNDED` → ``VerifiedPurchase/State/refunded`` with the completed refunds'
+///   sum as ``VerifiedPurchase/refundedAmount``.
+/// - `COMPLETED` with an authorization but no capture → ``VerifiedPurchase/State/pending`` (not captured yet).
+/// - `APPROVED` with intent `CAPTURE` → captured (`POST …/capture` with
+///   `PayPal-Request-Id: opencat-capture-<order id>`, so a repeat cannot charge twice), then mapped again with
+///   ``VerifiedPurchase/finalizedByAdapter`` set. With capturing off, or intent `AUTHORIZE` → pending.
+/// - `CREATED`, `SAVED`, `PAYER_ACTION_REQUIRED` → ``VerifiedPurchase/State/pending``: the buyer has not approved
+///   yet, but nothing failed and they still can (like Steam's `Init`). Access is not granted either way.
+/// - `VOIDED` → throws ``StoreAdapterError/Code/notPaid``.
+/// - anything else → throws ``StoreAdapterError/Code/malformedResponse``: an unknown state never grants access.
+///
+/// The product is checked *before* an approved order is captured: an order without `reference_id` is an
+/// ``StoreAdapterError/Code/invalidProof``, one for another product than ``PurchaseProof/productId`` a
+/// ``StoreAdapterError/Code/productMismatch``. Amounts are PayPal's decimal strings, kept exact. The environment
+/// is the configured one (sandbox or live). The transaction id is the capture id (the order id if there is none).
+///
+/// Errors: 404 / `RESOURCE_NOT_FOUND` → ``StoreAdapterError/Code/notFound``; 401 (after one token refresh) /
+/// 403 / `invalid_client` → ``StoreAdapterError/Code/unauthorized``; 429 / `RATE_LIMIT_REACHED` →
+/// ``StoreAdapterError/Code/rateLimited``; 5xx after retries → ``StoreAdapterError/Code/storeUnavailable``;
+/// 422 `UNPROCESSABLE_ENTITY` (`ORDER_NOT_APPROVED`, `INSTRUMENT_DECLINED`, …) →
+/// ``StoreAdapterError/Code/notPaid``, except `ORDER_ALREADY_CAPTURED` / `ORDER_COMPLETION_IN_PROGRESS` on
+/// capture, which re-read the order; other 4xx → ``StoreAdapterError/Code/invalidProof``. The store reason is
+/// `NAME/ISSUE (debug_id …)`; PayPal's `message` and descriptions are never copied.
+public struct PayPalAdapter: StoreAdapter {
+    /// The configuration.
+    public let configuration: Configuration
+    let api: PayPalAPI
+
+    /// Always ``Store/paypal``.
+    public var store: Store { .paypal }
+
+    /// Creates an adapter.
+    /// - Parameter configuration: credentials, environment, base URL and HTTP client.
+    public init(configuration: Configuration) {
+        self.configuration = configuration
+        self.api = PayPalAPI(configuration: configuration)
+    }
+
+    /// A webhook verifier that shares this adapter's access token cache.
+    /// - Parameter webhookId: the webhook's id (default: ``Configuration/webhookId``).
+    public func webhookVerifier(webhookId: String? = nil) -> PayPalWebhookVerifier {
+        PayPalWebhookVerifier(api: api, webhookId: webhookId ?? configuration.webhookId)
+    }
+
+    /// Verifies an order, capturing it first if it is approved and ``Configuration/captureApproved`` is set.
+    /// - Parameter proof: a ``PurchaseProof/Kind/paypalOrder`` proof.
+    /// - Returns: the normalized purchase.
+    /// - Throws: ``StoreAdapterError``.
+    public func verify(_ proof: PurchaseProof) async throws -> VerifiedPurchase {
+        guard proof.store == .paypal, proof.kind == .paypalOrder else {
+            throw StoreAdapterError(
+                .invalidProof,
+                store: .paypal,
+                "a \(proof.store) \(proof.kind) proof cannot be verified with PayPal"
+            )
+        }
+        let id = try Self.orderId(from: proof.token)
+        var order = try await fetchOrder(id: id)
+        _ = try Self.productId(of: order, expected: proof.productId)
+        var finalized = false
+        if order.status == .approved, configuration.captureApproved, (order.intent ?? .capture) == .capture {
+            order = try await capture(orderId: id)
+            finalized = true
+        }
+        let purchase = try Self.purchase(
+            from: order,
+            expectedProductId: proof.productId,
+            environment: configuration.environment,
+            finalizedByAdapter: finalized,
+            verifiedAt: api.http.client.clock.currentDate
+        )
+        configuration.logger.debug(
+            "paypal order verified",
+            metadata: [
+                "state": "\(purchase.state)", "captured": "\(finalized)", "environment": "\(purchase.environment)",
+            ]
+        )
+        return purchase
+    }
+
+    /// Reads an order.
+    /// - Parameter id: the order id.
+    /// - Returns: the order.
+    /// - Throws: ``StoreAdapterError``.
+    public func order(id: Secret<String>) async throws -> PayPal.Order {
+        try await fetchOrder(id: try Self.orderId(from: id))
+    }
+
+    private func fetchOrder(id: String) async throws -> PayPal.Order {
+        let response = try await api.send(.get, path: "/v2/checkout/orders/\(id)")
+        guard response.status.code == 200 else { throw api.error(for: response, subject: "order") }
+        return try api.http.decode(PayPal.Order.self, from: response.body)
+    }
+
+    /// Captures an approved order, idempotently: the `PayPal-Request-Id` is derived from the order id, so a
+    /// retried or repeated capture cannot charge twice.
+    private func capture(orderId id: String) async throws -> PayPal.Order {
+        let response = try await api.send(
+            .post,
+            path: "/v2/checkout/orders/\(id)/capture",
+            headers: [
+                (.paypalRequestId, Self.captureRequestId(orderId: id)), (.paypalPrefer, "return=representation"),
+            ],
+            body: Data("{}".utf8)
+        )
+        switch response.status.code {
+        case 200, 201:
+            let order = try api.http.decode(PayPal.Order.self, from: response.body)
+            // A minimal representation has no purchase units: read the whole order.
+            return order.purchaseUnits?.isEmpty == false ? order : try await fetchOrder(id: id)
+        case 422:
+            let body = try? JSONDecoder().decode(PayPal.ErrorResponse.self, from: response.body)
+            let issues = body?.issues ?? []
+            if issues.contains("ORDER_ALREADY_CAPTURED") || issues.contains("ORDER_COMPLETION_IN_PROGRESS") {
+                return try await fetchOrder(id: id)
+            }
+            throw api.error(for: response, subject: "order")
+        default:
+            throw api.error(for: response, subject: "order")
+        }
+    }
+
+    /// The `PayPal-Request-Id` of an order's capture: `opencat-capture-<order id>`.
+    static func captureRequestId(orderId: String) -> String { "opencat-capture-\(orderId)" }
+
+    /// Maps an order to the normalized result (see the table on ``PayPalAdapter``). Never captures.
+    /// - Parameters:
+    ///   - order: the order.
+    ///   - expectedProductId: the product the app expects, if any.
+    ///   - environment: the environment the order was read from.
+    ///   - finalizedByAdapter: whether the adapter captured it during this verification.
+    ///   - verifiedAt: when PayPal answered.
+    /// - Returns: the normalized purchase.
+    /// - Throws: ``StoreAdapterError`` (`notPaid`, `invalidProof`, `productMismatch`, `malformedResponse`).
+    public static func purchase(
+        from order: PayPal.Order,
+        expectedProductId: String?,
+        environment: Configuration.Environment,
+        finalizedByAdapter: Bool = false,
+        verifiedAt: Date? = nil
+    ) throws -> VerifiedPurchase {
+        let productId = try productId(of: order, expected: expectedProductId)
+        let unit = order.purchaseUnits?.first
+        let capture = unit?.payments?.captures?.first
+        var refundedAmount: Money?
+        let state: VerifiedPurchase.State
+        switch order.status {
+        case .completed:
+            guard let capture else {
+                guard unit?.payments?.authorizations?.isEmpty == false else {
+                    throw StoreAdapterError(
+                        .malformedResponse,
+                        store: .paypal,
+                        "a completed order without captures or authorizations",
+                        storeReason: order.status.rawValue
+                    )
+                }
+                state = .pending
+                break
+            }
+            switch capture.status {
+            case .completed:
+                state = .active
+            case .pending:
+                state = .pending
+            case .declined, .failed:
+                throw StoreAdapterError(
+                    .notPaid,
+                    store: .paypal,
+                    "the payment was \(capture.status.rawValue.lowercased())",
+                    storeReason: ["CAPTURE_\(capture.status)", capture.statusDetails?.reason].compactMap { $0 }
+                        .joined(separator: "/")
+                )
+            case .refunded:
+                state = .refunded
+                refundedAmount = try completedRefunds(of: unit) ?? exact(capture.amount)
+            case .partiallyRefunded:
+                state = .refunded
+                refundedAmount = try completedRefunds(of: unit)
+            default:
+                throw StoreAdapterError(
+                    .malformedResponse,
+                    store: .paypal,
+                    "unknown capture status",
+                    storeReason: capture.status.rawValue
+                )
+            }
+        case .approved, .created, .saved, .payerActionRequired:
+            state = .pending
+        case .voided:
+            throw StoreAdapterError(
+                .notPaid,
+                store: .paypal,
+                "the order was voided",
+                storeReason: order.status.rawValue
+            )
+        default:
+            throw StoreAdapterError(
+                .malformedResponse,
+                store: .paypal,
+                "unknown order status",
+                storeReason: order.status.rawValue
+            )
+        }
+        guard let dateText = capture?.createTime ?? order.createTime, let purchaseDate = PayPalDate.parse(dateText)
+        else {
+            throw StoreAdapterError(.malformedResponse, store: .paypal, "the order has no readable create_time")
+        }
+        return VerifiedPurchase(
+            store: .paypal,
+            transactionId: capture?.id ?? order.id,
+            productId: productId,
+            purchaser: unit?.customId ?? capture?.customId,
+            purchaseDate: purchaseDate,
+            state: state,
+            environment: environment == .sandbox ? .sandbox : .production,
+            price: try exact(capture?.amount ?? unit?.amount),
+            refundedAmount: refundedAmount,
+            finalizedByAdapter: finalizedByAdapter,
+            storeStatus: capture.map { "\(order.status)/\($0.status)" } ?? order.status.rawValue,
+            verifiedAt: verifiedAt
+        )
+    }
+
+    /// The product of an order's first purchase unit, checked against the expected one.
+    private static func productId(of order: PayPal.Order, expected: String?) throws -> String {
+        guard let productId = order.purchaseUnits?.first?.referenceId, !productId.isEmpty else {
+            throw StoreAdapterError(
+                .invalidProof,
+                store: .paypal,
+                "the order has no purchase unit reference_id: it was not made for a product",
+                storeReason: "purchase_units[0].reference_id missing"
+            )
+        }
+        if let expected, expected != productId {
+            throw StoreAdapterError(
+                .productMismatch,
+                store: .paypal,
+                "the order is for another product",
+                storeReason: "purchase_units[0].reference_id"
+            )
+        }
+        return productId
+    }
+
+    /// The sum of a unit's completed refunds, or `nil` if none is listed.
+    private static func completedRefunds(of unit: PayPal.PurchaseUnit?) throws -> Money? {
+        let amounts = try (unit?.payments?.refunds ?? []).filter { $0.status == .completed }.compactMap {
+            try exact($0.amount)
+        }
+        guard let first = amounts.first else { return nil }
+        guard amounts.allSatisfy({ $0.currency == first.currency }) else {
+            throw StoreAdapterError(.malformedResponse, store: .paypal, "refunds in several currencies")
+        }
+        return Money(amount: amounts.reduce(Decimal(0)) { $0 + $1.amount }, currency: first.currency)
+    }
+
+    /// An exact amount; an unreadable decimal string is a malformed response.
+    private static func exact(_ money: PayPal.Money?) throws -> Money? {
+        guard let money else { return nil }
+        guard let exact = money.exact else {
+            throw StoreAdapterError(.malformedResponse, store: .paypal, "an amount is not a decimal number")
+        }
+        return exact
+    }
+
+    /// The order id in a token: letters, digits, `-` and `_`, at most 64 characters (it goes into a URL path).
+    static func orderId(from token: Secret<String>) throws -> String {
+        let id = token.revealed
+        guard !id.isEmpty, id.utf8.count <= 64,
+            id.utf8.allSatisfy({ byte in
+                (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
+                    || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_")
+            })
+        else {
+            throw StoreAdapterError(.invalidProof, store: .paypal, "the token is not a PayPal order id")
+        }
+        return id
+    }
+}

@@ -1,0 +1,125 @@
+public import Foundation
+
+extension Stripe {
+    /// A Stripe webhook event, as delivered to an endpoint and checked by ``StripeWebhookVerifier``.
+    ///
+    /// See <https://docs.stripe.com/api/events/object>. The event's `data.object` is kept as the exact bytes that
+    /// were signed (``EventData/object``); for `payment_intent.*` and `charge.*` events it is also decoded.
+    public struct Event: Sendable, Hashable {
+        /// An event type such as `payment_intent.succeeded` (raw value; unknown values survive).
+        ///
+        /// See <https://docs.stripe.com/api/events/types>.
+        public struct EventType: RawRepresentable, Sendable, Hashable, Codable, CustomStringConvertible {
+            /// The wire value.
+            public let rawValue: String
+            /// Wraps a wire value.
+            public init(rawValue: String) { self.rawValue = rawValue }
+            /// The wire value.
+            public var description: String { rawValue }
+
+            /// A PaymentIntent succeeded.
+            public static let paymentIntentSucceeded = EventType(rawValue: "payment_intent.succeeded")
+            /// A PaymentIntent started processing.
+            public static let paymentIntentProcessing = EventType(rawValue: "payment_intent.processing")
+            /// A payment attempt failed.
+            public static let paymentIntentPaymentFailed = EventType(rawValue: "payment_intent.payment_failed")
+            /// A PaymentIntent was cancelled.
+            public static let paymentIntentCanceled = EventType(rawValue: "payment_intent.canceled")
+            /// A PaymentIntent needs customer action.
+            public static let paymentIntentRequiresAction = EventType(rawValue: "payment_intent.requires_action")
+            /// A PaymentIntent's funds were authorized and wait for capture.
+            public static let paymentIntentAmountCapturableUpdated = EventType(
+                rawValue: "payment_intent.amount_capturable_updated"
+            )
+            /// A charge was refunded (fully or partly).
+            public static let chargeRefunded = EventType(rawValue: "charge.refunded")
+            /// A charge was disputed.
+            public static let chargeDisputeCreated = EventType(rawValue: "charge.dispute.created")
+
+            /// The part before the first dot (`payment_intent`, `charge`, …).
+            public var resource: String { String(rawValue.prefix { $0 != "." }) }
+        }
+
+        /// The event's `data`.
+        public struct EventData: Sendable, Hashable {
+            /// The object the event is about, exactly as received (JSON bytes).
+            public var object: Data
+            /// For `*.updated` events: the changed fields' previous values, exactly as received.
+            public var previousAttributes: Data?
+
+            /// Creates event data.
+            public init(object: Data, previousAttributes: Data? = nil) {
+                self.object = object
+                self.previousAttributes = previousAttributes
+            }
+        }
+
+        /// The event id (`evt_…`).
+        public var id: String
+        /// The event type.
+        public var type: EventType
+        /// Creation time, in seconds since 1970.
+        public var created: Int64
+        /// `true` for live-mode events.
+        public var livemode: Bool
+        /// The API version the event was rendered with, if known.
+        public var apiVersion: String?
+        /// The event's data.
+        public var data: EventData
+        /// `data.object` read as a PaymentIntent, for `payment_intent.*` events (`nil` if it cannot be read as one).
+        public var paymentIntent: PaymentIntent?
+        /// `data.object` read as a Charge, for `charge.*` events other than disputes (`nil` if it cannot be read).
+        public var charge: Charge?
+
+        /// ``created`` as a date.
+        public var createdDate: Date { Date(timeIntervalSince1970: TimeInterval(created)) }
+
+        /// Reads an event from its JSON payload.
+        /// - Parameter payload: the request body, byte for byte.
+        /// - Throws: `DecodingError` if it is not an event.
+        public init(payload: Data) throws {
+            let envelope = try JSONDecoder().decode(Envelope.self, from: payload)
+            guard let object = JSONMemberSlicer.value(at: ["data", "object"], in: payload) else {
+                throw DecodingError.dataCorrupted(
+                    .init(codingPath: [], debugDescription: "the event has no data.object")
+                )
+            }
+            self.id = envelope.id
+            self.type = envelope.type
+            self.created = envelope.created
+            self.livemode = envelope.livemode
+            self.apiVersion = envelope.apiVersion
+            self.data = EventData(
+                object: object,
+                previousAttributes: JSONMemberSlicer.value(at: ["data", "previous_attributes"], in: payload)
+            )
+            switch envelope.type.resource {
+            case "payment_intent":
+                self.paymentIntent = try? JSONDecoder().decode(PaymentIntent.self, from: object)
+            case "charge" where !envelope.type.rawValue.hasPrefix("charge.dispute."):
+                self.charge = try? JSONDecoder().decode(Charge.self, from: object)
+            default:
+                break
+            }
+        }
+
+        /// The fields read by the decoder (the raw `data` is sliced from the payload).
+        private struct Envelope: Decodable {
+            struct EnvelopeData: Decodable {
+                struct ObjectShape: Decodable {}
+                var object: ObjectShape
+            }
+            var id: String
+            var type: EventType
+            var created: Int64
+            var livemode: Bool
+            var apiVersion: String?
+            var data: EnvelopeData
+
+            enum CodingKeys: String, CodingKey {
+                case id, type, created, livemode, data
+                case apiVersion = "api_version"
+            }
+        }
+    }
+}

@@ -1,0 +1,58 @@
+public import Foundation
+public import Logging
+public import OpenCatCore
+
+extension StripeAdapter {
+    /// What a ``StripeAdapter`` needs: the secret key, the pinned API version, where the API is, and how the
+    /// integration marks a PaymentIntent's product and purchaser.
+    public struct Configuration: Sendable {
+        /// The API version OpenCat's models are written against, sent as `Stripe-Version` on every request.
+        public static let defaultAPIVersion = "2024-06-20"
+        /// Stripe's API.
+        public static let productionBaseURL = URL(string: "https://api.stripe.com")!
+
+        /// The secret (`sk_…`) or restricted (`rk_…`) key. Restricted keys need read access to PaymentIntents and
+        /// Charges.
+        public var secretKey: Secret<String>
+        /// Sent as `Stripe-Version`, so that an account's default version cannot change the response shape.
+        public var apiVersion: String
+        /// The API's base URL (override for MockStores on 127.0.0.1). A path prefix is kept.
+        public var baseURL: URL
+        /// The PaymentIntent `metadata` key that holds the product id.
+        public var productMetadataKey: String
+        /// The PaymentIntent `metadata` key that holds the app's user id (reported as the purchaser).
+        public var purchaserMetadataKey: String
+        /// The HTTP client. The adapter makes its retry policy honour `Stripe-Should-Retry` unless the policy
+        /// already names an override header.
+        public var httpClient: HTTPClient
+        /// Where the adapter logs (never keys, ids or bodies). Off by default.
+        public var logger: Logger
+
+        /// Creates a configuration.
+        /// - Parameters:
+        ///   - secretKey: see ``secretKey``.
+        ///   - apiVersion: see ``apiVersion``.
+        ///   - baseURL: see ``baseURL``.
+        ///   - productMetadataKey: see ``productMetadataKey``.
+        ///   - purchaserMetadataKey: see ``purchaserMetadataKey``.
+        ///   - httpClient: see ``httpClient``.
+        ///   - logger: see ``logger``.
+        public init(
+            secretKey: Secret<String>,
+            apiVersion: String = Configuration.defaultAPIVersion,
+            baseURL: URL = Configuration.productionBaseURL,
+            productMetadataKey: String = "product_id",
+            purchaserMetadataKey: String = "app_user_id",
+            httpClient: HTTPClient = HTTPClient(),
+            logger: Logger = Logger(label: "dev.opencat.stripe", factory: { _ in SwiftLogNoOpLogHandler() })
+        ) {
+            self.secretKey = secretKey
+            self.apiVersion = apiVersion
+            self.baseURL = baseURL
+            self.productMetadataKey = productMetadataKey
+            self.purchaserMetadataKey = purchaserMetadataKey
+            self.httpClient = httpClient
+            self.logger = logger
+        }
+    }
+}

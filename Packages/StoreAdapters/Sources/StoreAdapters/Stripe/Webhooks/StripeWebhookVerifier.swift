@@ -1,0 +1,173 @@
+import Crypto
+public import Foundation
+public import Logging
+public import OpenCatCore
+
+/// Checks that a webhook delivery comes from Stripe, then reads the event.
+///
+/// Stripe signs each delivery with the endpoint's signing secret (`whsec_…`): the `Stripe-Signature` header
+/// carries `t=<unix seconds>` and one or more `v1=<hex>` signatures, each the HMAC-SHA256 of
+/// `"<t>.<raw body>"`. A delivery is genuine when **any** `v1` matches under **any** configured secret (Stripe
+/// sends several while a secret is being rolled), compared in constant time, and when `t` is within
+/// ``tolerance`` of now (this rejects replays). See <https://docs.stripe.com/webhooks#verify-manually>.
+///
+/// ```swift
+/// let verifier = StripeWebhookVerifier(secret: Secret(endpointSecret))
+/// let event = try verifier.verify(payload: body, signatureHeader: headers["Stripe-Signature"])
+/// ```
+///
+/// The payload must be the request body exactly as received: any re-serialization breaks the signature.
+public struct StripeWebhookVerifier: Sendable {
+    /// The header Stripe signs deliveries in.
+    public static let signatureHeaderName = "Stripe-Signature"
+    /// Stripe's default tolerance between the signature's timestamp and now.
+    public static let defaultTolerance: Duration = .seconds(300)
+
+    /// The largest accepted distance between the signature's timestamp and now (either way); `nil` disables the
+    /// check (not recommended: it allows replays).
+    public var tolerance: Duration?
+    private let secrets: [Secret<String>]
+    private let clock: any WallClock
+    private let logger: Logger
+
+    /// Creates a verifier for one endpoint secret.
+    /// - Parameters:
+    ///   - secret: the endpoint's signing secret (`whsec_…`).
+    ///   - tolerance: see ``tolerance``.
+    ///   - clock: where "now" comes from when no explicit date is passed.
+    ///   - logger: receives one debug line per rejected delivery (the reason only).
+    public init(
+        secret: Secret<String>,
+        tolerance: Duration? = StripeWebhookVerifier.defaultTolerance,
+        clock: any WallClock = SystemClock(),
+        logger: Logger = Logger(label: "dev.opencat.stripe.webhooks", factory: { _ in SwiftLogNoOpLogHandler() })
+    ) {
+        self.init(secrets: [secret], tolerance: tolerance, clock: clock, logger: logger)
+    }
+
+    /// Creates a verifier that accepts signatures made with any of several secrets (while rolling a secret).
+    /// - Parameters:
+    ///   - secrets: the endpoint's signing secrets.
+    ///   - tolerance: see ``tolerance``.
+    ///   - clock: where "now" comes from when no explicit date is passed.
+    ///   - logger: receives one debug line per rejected delivery (the reason only).
+    public init(
+        secrets: [Secret<String>],
+        tolerance: Duration? = StripeWebhookVerifier.defaultTolerance,
+        clock: any WallClock = SystemClock(),
+        logger: Logger = Logger(label: "dev.opencat.stripe.webhooks", factory: { _ in SwiftLogNoOpLogHandler() })
+    ) {
+        self.secrets = secrets
+        self.tolerance = tolerance
+        self.clock = clock
+        self.logger = logger
+    }
+
+    /// Verifies a delivery at the clock's current date and reads its event.
+    /// - Parameters:
+    ///   - payload: the request body, byte for byte.
+    ///   - signatureHeader: the `Stripe-Signature` header's value (`nil` if absent).
+    /// - Returns: the event.
+    /// - Throws: ``StripeWebhookError``.
+    public func verify(payload: Data, signatureHeader: String?) throws(StripeWebhookError) -> Stripe.Event {
+        try verify(payload: payload, signatureHeader: signatureHeader, now: clock.currentDate)
+    }
+
+    /// Verifies a delivery at a given date and reads its event.
+    /// - Parameters:
+    ///   - payload: the request body, byte for byte.
+    ///   - signatureHeader: the `Stripe-Signature` header's value (`nil` if absent).
+    ///   - now: the date to check the timestamp against.
+    /// - Returns: the event.
+    /// - Throws: ``StripeWebhookError``.
+    public func verify(payload: Data, signatureHeader: String?, now: Date) throws(StripeWebhookError) -> Stripe.Event {
+        try verifySignature(payload: payload, signatureHeader: signatureHeader, now: now)
+        do {
+            return try Stripe.Event(payload: payload)
+        } catch {
+            logger.debug("stripe webhook rejected", metadata: ["reason": "\(StripeWebhookError.Code.malformedPayload)"])
+            throw StripeWebhookError(
+                .malformedPayload,
+                "the signed payload is not a Stripe event (\(StoreHTTP.summary(of: error)))"
+            )
+        }
+    }
+
+    /// Verifies a delivery's signature and timestamp only.
+    /// - Parameters:
+    ///   - payload: the request body, byte for byte.
+    ///   - signatureHeader: the `Stripe-Signature` header's value (`nil` if absent).
+    ///   - now: the date to check the timestamp against.
+    /// - Returns: the signing time from the header.
+    /// - Throws: ``StripeWebhookError``.
+    @discardableResult
+    public func verifySignature(payload: Data, signatureHeader: String?, now: Date) throws(StripeWebhookError) -> Date {
+        do {
+            return try checkSignature(payload: payload, signatureHeader: signatureHeader, now: now)
+        } catch {
+            logger.debug("stripe webhook rejected", metadata: ["reason": "\(error.code)"])
+            throw error
+        }
+    }
+
+    private func checkSignature(payload: Data, signatureHeader: String?, now: Date) throws(StripeWebhookError) -> Date {
+        let header = try StripeSignatureHeader(parsing: signatureHeader)
+        var signedPayload = Data("\(header.timestamp).".utf8)
+        signedPayload.append(payload)
+        let candidates = header.signatures.compactMap(Self.bytes(fromHex:))
+        var matched = false
+        for secret in secrets {
+            let key = SymmetricKey(data: Data(secret.revealed.utf8))
+            let expected = Data(HMAC<SHA256>.authenticationCode(for: signedPayload, using: key))
+            for candidate in candidates where Self.constantTimeEquals(candidate, expected) { matched = true }
+        }
+        guard matched else {
+            throw StripeWebhookError(.signatureMismatch, "no v1 signature matches the payload")
+        }
+        let signedAt = Date(timeIntervalSince1970: TimeInterval(header.timestamp))
+        if let tolerance {
+            let limit =
+                TimeInterval(tolerance.components.seconds)
+                + TimeInterval(tolerance.components.attoseconds) / 1e18
+            let age = now.timeIntervalSince(signedAt)
+            guard abs(age) <= limit else {
+                throw StripeWebhookError(
+                    .timestampOutsideTolerance,
+                    "the signature's timestamp is \(Int64(age.rounded())) s from now (tolerance \(tolerance))"
+                )
+            }
+        }
+        return signedAt
+    }
+
+    /// Decodes a hex string (either case); `nil` for anything else.
+    static func bytes(fromHex hex: String) -> Data? {
+        let digits = Array(hex.utf8)
+        guard !digits.isEmpty, digits.count.isMultiple(of: 2) else { return nil }
+        var bytes = Data(capacity: digits.count / 2)
+        var index = 0
+        while index < digits.count {
+            guard let high = nibble(digits[index]), let low = nibble(digits[index + 1]) else { return nil }
+            bytes.append(high << 4 | low)
+            index += 2
+        }
+        return bytes
+    }
+
+    private static func nibble(_ digit: UInt8) -> UInt8? {
+        switch digit {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): digit - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+
+    /// Compares two byte strings in time that depends only on their lengths.
+    static func constantTimeEquals(_ lhs: Data, _ rhs: Data) -> Bool {
+        guard lhs.count == rhs.count else { return false }
+        var difference: UInt8 = 0
+        for (left, right) in zip(lhs, rhs) { difference |= left ^ right }
+        return difference == 0
+    }
+}

@@ -1,0 +1,87 @@
+import Foundation
+import HTTPTypes
+import OpenCatCore
+import Synchronization
+
+/// An in-process HTTPTransport double: answers requests from a script of (matcher, reply) steps, records every
+/// request, and fails loudly (throws) on a request no step matches.
+final class ScriptedTransport: HTTPTransport {
+    struct Recorded: Sendable {
+        var request: HTTPRequest
+        var body: Data?
+        var bodyText: String { body.map { String(decoding: $0, as: UTF8.self) } ?? "" }
+        var path: String { request.path ?? "" }
+    }
+
+    enum Reply: Sendable {
+        case response(status: Int, headers: [String: String] = [:], body: Data)
+        case transportError(HTTPTransportError.Code)
+        /// Never answers (until cancelled): exercises timeouts.
+        case hang
+    }
+
+    struct Step: Sendable {
+        var method: HTTPRequest.Method
+        /// Matched against the path without the query string, as a prefix unless `exact`.
+        var path: String
+        var exact: Bool
+        /// How many times this step may answer (nil: any number of times).
+        var times: Int?
+        var reply: Reply
+    }
+
+    private struct State {
+        var steps: [Step] = []
+        var recorded: [Recorded] = []
+    }
+
+    private let state = Mutex(State())
+
+    init() {}
+
+    /// Adds a JSON reply for a method and path prefix.
+    func on(_ method: HTTPRequest.Method, _ path: String, exact: Bool = false, times: Int? = nil, status: Int = 200, headers: [String: String] = [:], json: String) {
+        add(Step(method: method, path: path, exact: exact, times: times, reply: .response(status: status, headers: headers.merging(["Content-Type": "application/json"]) { a, _ in a }, body: Data(json.utf8))))
+    }
+
+    func add(_ step: Step) { state.withLock { $0.steps.append(step) } }
+
+    func on(_ method: HTTPRequest.Method, _ path: String, exact: Bool = false, times: Int? = nil, reply: Reply) {
+        add(Step(method: method, path: path, exact: exact, times: times, reply: reply))
+    }
+
+    var requests: [Recorded] { state.withLock { $0.recorded } }
+
+    func requests(matching pathFragment: String) -> [Recorded] { requests.filter { $0.path.contains(pathFragment) } }
+
+    func send(_ request: HTTPRequest, body: Data?) async throws -> HTTPTransportResponse {
+        let reply: Reply = try state.withLock { state in
+            state.recorded.append(Recorded(request: request, body: body))
+            let path = String((request.path ?? "").prefix { $0 != "?" })
+            guard let index = state.steps.firstIndex(where: { step in
+                step.method == request.method && (step.exact ? path == step.path : path.hasPrefix(step.path)) && (step.times ?? 1) > 0
+            }) else {
+                throw HTTPTransportError(.invalidRequest, "ScriptedTransport: no step for \(request.method) \(path)")
+            }
+            if let times = state.steps[index].times { state.steps[index].times = times - 1 }
+            return state.steps[index].reply
+        }
+        switch reply {
+        case .response(let status, let headers, let body):
+            var fields = HTTPFields()
+            for (name, value) in headers { if let name = HTTPField.Name(name) { fields[name] = value } }
+            return HTTPTransportResponse(head: HTTPResponse(status: .init(code: status), headerFields: fields), body: body)
+        case .transportError(let code):
+            throw HTTPTransportError(code, "scripted \(code)")
+        case .hang:
+            while true { try await Task.sleep(for: .seconds(3600)) }
+        }
+    }
+}
+
+extension HTTPClient {
+    /// A client over a scripted transport on an auto-advancing test clock, with deterministic back-off.
+    static func scripted(_ transport: ScriptedTransport, clock: ManualClock = ManualClock(autoAdvance: true), maxAttempts: Int = 3) -> HTTPClient {
+        HTTPClient(transport: transport, retryPolicy: RetryPolicy(maxAttempts: maxAttempts, jitter: .none), clock: clock, timeout: .seconds(10))
+    }
+}

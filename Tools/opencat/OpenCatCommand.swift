@@ -1,0 +1,31 @@
+import ArgumentParser
+import ChippiPayClient
+import KeyServerClient
+import LLMKeyResolver
+import MockStores
+import OpenCatCore
+import StoreAdapters
+
+/// `opencat`: the OpenCat command-line tool.
+@main
+struct OpenCatCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "opencat",
+        abstract: "OpenCat: verify store purchases, run the store conformance suite, serve mock stores.",
+        subcommands: [ConformanceCommand.self, VerifyCommand.self, VersionCommand.self]
+    )
+}
+
+/// `opencat version`: every package's version.
+struct VersionCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "version", abstract: "Print every package's version.")
+
+    func run() {
+        let versions = [
+            ("OpenCatCore", OpenCatCoreVersion.string), ("StoreAdapters", StoreAdaptersVersion.string),
+            ("MockStores", MockStoresVersion.string), ("KeyServerClient", KeyServerClientVersion.string),
+            ("ChippiPayClient", ChippiPayClientVersion.string), ("LLMKeyResolver", LLMKeyResolverVersion.string),
+        ]
+        for (name, version) in versions { print("\(name) \(version)") }
+    }
+}

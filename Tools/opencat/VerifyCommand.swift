@@ -1,0 +1,366 @@
+import ArgumentParser
+import Crypto
+import Foundation
+import OpenCatCore
+import StoreAdapters
+import SwiftASN1
+import X509
+
+/// `opencat verify <store> …`: verify one proof and print the normalized result as JSON.
+struct VerifyCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "verify",
+        abstract: "Verify one purchase proof and print the normalized result as JSON.",
+        discussion: """
+            Secrets (API keys, client secrets, private keys, webhook secrets) are read from files, never from \
+            arguments, so they do not show in the process list or shell history. Exit status 0 means genuine; \
+            anything else prints a one-line reason to standard error.
+            """,
+        subcommands: [
+            VerifyApple.self, VerifyGoogle.self, VerifyStripe.self, VerifyPayPal.self, VerifySteam.self,
+            VerifyStripeWebhook.self,
+        ])
+}
+
+/// Shared output and error handling of the verify subcommands.
+enum VerifyOutput {
+    static var encoder: JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .iso8601
+        return encoder
+    }
+
+    /// Runs a verification: prints the result as JSON, or a one-line reason and a non-zero exit.
+    static func run(_ body: () async throws -> VerifiedPurchase) async throws {
+        do {
+            let purchase = try await body()
+            print(String(decoding: try encoder.encode(purchase), as: UTF8.self))
+        } catch let error as StoreAdapterError {
+            FileHandle.standardError.write(Data("not verified: \(error.code): \(error.message)\(error.storeReason.map { " (store: \($0))" } ?? "")\n".utf8))
+            throw ExitCode(2)
+        } catch let error as ValidationError {
+            throw error
+        } catch {
+            FileHandle.standardError.write(Data("error: \(error)\n".utf8))
+            throw ExitCode(1)
+        }
+    }
+
+    static func readSecret(_ path: String, what: String) throws -> Secret<String> {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw ValidationError("cannot read the \(what) file \(path)")
+        }
+        return Secret(String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+    }
+
+    static func url(_ text: String?) throws -> URL? {
+        guard let text else { return nil }
+        guard let url = URL(string: text), url.scheme != nil, url.host != nil else {
+            throw ValidationError("not an absolute URL: \(text)")
+        }
+        return url
+    }
+}
+
+struct VerifyApple: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "apple",
+        abstract: "Verify an App Store signed transaction (offline) or look a transaction up (App Store Server API).")
+
+    @Option(name: .customLong("jws"), help: "File holding a signed transaction (compact JWS). Verified offline.")
+    var jwsFile: String?
+
+    @Option(name: .customLong("transaction-id"), help: "A transaction id to look up with the App Store Server API.")
+    var transactionId: String?
+
+    @Option(name: .customLong("root"), help: "A trusted root certificate (PEM or DER). Repeatable.")
+    var roots: [String] = []
+
+    @Option(name: .customLong("bundle-id"), help: "The app's bundle id (required for lookups; checked when given).")
+    var bundleId: String?
+
+    @Option(name: .customLong("at"), help: "When the chain must be valid: signed-date (default), now, or an ISO 8601 date.")
+    var at: String = "signed-date"
+
+    @Option(name: .customLong("product-id"), help: "The product the purchase must be for.")
+    var productId: String?
+
+    @Option(name: .customLong("issuer-id"), help: "App Store Connect API issuer id (lookups).")
+    var issuerId: String?
+
+    @Option(name: .customLong("key-id"), help: "App Store Connect API key id (lookups).")
+    var keyId: String?
+
+    @Option(name: .customLong("key-file"), help: "The .p8 private key file (lookups).")
+    var keyFile: String?
+
+    @Option(name: .customLong("base-url"), help: "Production API base URL override.")
+    var baseURL: String?
+
+    @Option(name: .customLong("sandbox-base-url"), help: "Sandbox API base URL override.")
+    var sandboxBaseURL: String?
+
+    func validate() throws {
+        guard (jwsFile == nil) != (transactionId == nil) else {
+            throw ValidationError("give exactly one of --jws FILE or --transaction-id ID")
+        }
+        guard !roots.isEmpty else { throw ValidationError("give at least one --root CERT (Apple Root CA - G3 in production)") }
+    }
+
+    func run() async throws {
+        let rootCertificates = try roots.map(Self.certificate(at:))
+        let validationTime: AppleJWSVerifier.ValidationTime
+        switch at {
+        case "signed-date": validationTime = .signedDate
+        case "now": validationTime = .now
+        default:
+            guard let date = try? Date(at, strategy: .iso8601) else {
+                throw ValidationError("--at takes signed-date, now or an ISO 8601 date")
+            }
+            validationTime = .fixed(date)
+        }
+        var credentials: AppleStoreAdapter.APICredentials?
+        if let issuerId, let keyId, let keyFile {
+            credentials = try AppleStoreAdapter.APICredentials(
+                issuerId: issuerId, keyId: keyId, privateKeyPEM: VerifyOutput.readSecret(keyFile, what: "key"))
+        } else if transactionId != nil {
+            throw ValidationError("a lookup needs --issuer-id, --key-id and --key-file")
+        }
+        let token = try jwsFile.map { try VerifyOutput.readSecret($0, what: "JWS") }
+        // Without --bundle-id the offline check accepts the bundle id the payload names (signature, chain and
+        // OIDs are still verified); a lookup needs the real one for its API token.
+        guard let expectedBundleId = bundleId ?? token.flatMap({ Self.payloadBundleId(of: $0.revealed) }) else {
+            throw ValidationError("give --bundle-id (the JWS payload names none)")
+        }
+        let configuration = AppleStoreAdapter.Configuration(
+            bundleId: expectedBundleId, rootCertificates: rootCertificates, validationTime: validationTime,
+            apiCredentials: credentials,
+            productionBaseURL: try VerifyOutput.url(baseURL) ?? AppleStoreAdapter.Configuration.defaultProductionBaseURL,
+            sandboxBaseURL: try VerifyOutput.url(sandboxBaseURL) ?? AppleStoreAdapter.Configuration.defaultSandboxBaseURL)
+        let proof: PurchaseProof
+        if let token {
+            proof = PurchaseProof(store: .apple, kind: .appleSignedTransaction, token: token, productId: productId)
+        } else {
+            proof = PurchaseProof(
+                store: .apple, kind: .appleTransactionId, token: Secret(transactionId ?? ""), productId: productId,
+                transactionId: transactionId)
+        }
+        let adapter = AppleStoreAdapter(configuration: configuration)
+        try await VerifyOutput.run { try await adapter.verify(proof) }
+    }
+
+    /// The `bundleId` of a JWS payload, read without verifying anything.
+    static func payloadBundleId(of jws: String) -> String? {
+        let parts = jws.split(separator: ".")
+        guard parts.count == 3 else { return nil }
+        var base64 = parts[1].replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
+        guard let data = Data(base64Encoded: base64),
+            let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+        else { return nil }
+        return object["bundleId"] as? String
+    }
+
+    static func certificate(at path: String) throws -> Certificate {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw ValidationError("cannot read the certificate \(path)")
+        }
+        let text = String(decoding: data, as: UTF8.self)
+        do {
+            if text.contains("-----BEGIN CERTIFICATE-----") { return try Certificate(pemEncoded: text) }
+            return try Certificate(derEncoded: Array(data))
+        } catch {
+            throw ValidationError("\(path) is not a PEM or DER certificate")
+        }
+    }
+}
+
+struct VerifyGoogle: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "google", abstract: "Verify a Google Play purchase token with the Play Developer API.")
+
+    @Option(name: .customLong("package"), help: "The app's package name.")
+    var packageName: String
+
+    @Option(name: .customLong("service-account"), help: "The service account's JSON key file.")
+    var serviceAccountFile: String
+
+    @Option(name: .customLong("token-file"), help: "File holding the purchase token.")
+    var tokenFile: String
+
+    @Option(name: .customLong("product-id"), help: "The product id (required for one-time products).")
+    var productId: String?
+
+    @Flag(name: .customLong("subscription"), help: "The token is a subscription's (subscriptionsv2).")
+    var subscription = false
+
+    @Flag(name: .customLong("no-acknowledge"), help: "Do not acknowledge an unacknowledged purchase.")
+    var noAcknowledge = false
+
+    @Option(name: .customLong("base-url"), help: "API base URL override.")
+    var baseURL: String?
+
+    @Option(name: .customLong("token-url"), help: "OAuth token endpoint override.")
+    var tokenURL: String?
+
+    func run() async throws {
+        guard let keyData = FileManager.default.contents(atPath: serviceAccountFile) else {
+            throw ValidationError("cannot read \(serviceAccountFile)")
+        }
+        let account = try GoogleServiceAccount(jsonData: keyData)
+        let configuration = try GooglePlayAdapter.Configuration(
+            packageName: packageName, serviceAccount: account,
+            baseURL: try VerifyOutput.url(baseURL) ?? GooglePlayAdapter.Configuration.defaultBaseURL,
+            tokenURL: try VerifyOutput.url(tokenURL), acknowledge: !noAcknowledge)
+        let proof = PurchaseProof(
+            store: .google, kind: subscription ? .googleSubscriptionPurchaseToken : .googleProductPurchaseToken,
+            token: try VerifyOutput.readSecret(tokenFile, what: "purchase token"), productId: productId,
+            context: ["packageName": packageName])
+        let adapter = GooglePlayAdapter(configuration: configuration)
+        try await VerifyOutput.run { try await adapter.verify(proof) }
+    }
+}
+
+struct VerifyStripe: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "stripe", abstract: "Verify a Stripe PaymentIntent.")
+
+    @Option(name: .customLong("secret-key-file"), help: "File holding the secret key (sk_…/rk_…).")
+    var secretKeyFile: String
+
+    @Option(name: .customLong("payment-intent"), help: "The PaymentIntent id (pi_…).")
+    var paymentIntent: String
+
+    @Option(name: .customLong("product-id"), help: "The product the payment must be for.")
+    var productId: String?
+
+    @Option(name: .customLong("base-url"), help: "API base URL override.")
+    var baseURL: String?
+
+    func run() async throws {
+        let adapter = StripeAdapter(configuration: .init(
+            secretKey: try VerifyOutput.readSecret(secretKeyFile, what: "secret key"),
+            baseURL: try VerifyOutput.url(baseURL) ?? StripeAdapter.Configuration.productionBaseURL))
+        let proof = PurchaseProof(store: .stripe, kind: .stripePaymentIntent, token: Secret(paymentIntent), productId: productId)
+        try await VerifyOutput.run { try await adapter.verify(proof) }
+    }
+}
+
+struct VerifyPayPal: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "paypal", abstract: "Verify a PayPal order (Orders v2), capturing it if approved.")
+
+    @Option(name: .customLong("client-id"), help: "The REST app's client id.")
+    var clientId: String
+
+    @Option(name: .customLong("client-secret-file"), help: "File holding the client secret.")
+    var clientSecretFile: String
+
+    @Option(name: .customLong("order"), help: "The order id.")
+    var order: String
+
+    @Option(name: .customLong("product-id"), help: "The product the order must be for (purchase unit reference_id).")
+    var productId: String?
+
+    @Flag(name: .customLong("sandbox"), help: "Use the sandbox.")
+    var sandbox = false
+
+    @Flag(name: .customLong("no-capture"), help: "Do not capture an approved order.")
+    var noCapture = false
+
+    @Option(name: .customLong("base-url"), help: "API base URL override.")
+    var baseURL: String?
+
+    func run() async throws {
+        let adapter = PayPalAdapter(configuration: .init(
+            clientId: clientId, clientSecret: try VerifyOutput.readSecret(clientSecretFile, what: "client secret"),
+            environment: sandbox ? .sandbox : .live, baseURL: try VerifyOutput.url(baseURL), captureApproved: !noCapture))
+        let proof = PurchaseProof(store: .paypal, kind: .paypalOrder, token: Secret(order), productId: productId)
+        try await VerifyOutput.run { try await adapter.verify(proof) }
+    }
+}
+
+struct VerifySteam: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "steam", abstract: "Verify a Steam microtransaction (QueryTxn), finalizing it if approved.")
+
+    @Option(name: .customLong("app-id"), help: "The Steam app id.")
+    var appId: UInt32
+
+    @Option(name: .customLong("key-file"), help: "File holding the publisher Web API key.")
+    var keyFile: String
+
+    @Option(name: .customLong("order-id"), help: "The partner order id.")
+    var orderId: String?
+
+    @Option(name: .customLong("transaction-id"), help: "Steam's transaction id.")
+    var transactionId: String?
+
+    @Option(name: .customLong("product-id"), help: "The item id the order must be for.")
+    var productId: String?
+
+    @Flag(name: .customLong("sandbox"), help: "Use ISteamMicroTxnSandbox.")
+    var sandbox = false
+
+    @Flag(name: .customLong("no-finalize"), help: "Do not finalize an approved order.")
+    var noFinalize = false
+
+    @Option(name: .customLong("base-url"), help: "API base URL override.")
+    var baseURL: String?
+
+    func validate() throws {
+        guard (orderId == nil) != (transactionId == nil) else {
+            throw ValidationError("give exactly one of --order-id or --transaction-id")
+        }
+    }
+
+    func run() async throws {
+        let adapter = SteamAdapter(configuration: .init(
+            appId: appId, publisherKey: try VerifyOutput.readSecret(keyFile, what: "publisher key"), sandbox: sandbox,
+            baseURL: try VerifyOutput.url(baseURL) ?? SteamAdapter.Configuration.defaultBaseURL,
+            finalizeApproved: !noFinalize))
+        let proof = PurchaseProof(
+            store: .steam, kind: orderId != nil ? .steamOrder : .steamTransaction,
+            token: Secret(orderId ?? transactionId ?? ""), productId: productId)
+        try await VerifyOutput.run { try await adapter.verify(proof) }
+    }
+}
+
+struct VerifyStripeWebhook: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "stripe-webhook", abstract: "Verify a Stripe webhook delivery's Stripe-Signature header.")
+
+    @Option(name: .customLong("secret-file"), help: "File holding the endpoint's signing secret (whsec_…).")
+    var secretFile: String
+
+    @Option(name: .customLong("signature"), help: "The Stripe-Signature header value.")
+    var signature: String
+
+    @Option(name: .customLong("payload"), help: "File holding the raw request body, byte for byte.")
+    var payloadFile: String
+
+    @Option(name: .customLong("now"), help: "The current time as Unix seconds (default: the system clock).")
+    var now: Int64?
+
+    @Option(name: .customLong("tolerance"), help: "Allowed clock difference in seconds (default 300).")
+    var tolerance: Int64 = 300
+
+    func run() async throws {
+        guard let payload = FileManager.default.contents(atPath: payloadFile) else {
+            throw ValidationError("cannot read \(payloadFile)")
+        }
+        let verifier = StripeWebhookVerifier(
+            secret: try VerifyOutput.readSecret(secretFile, what: "webhook secret"), tolerance: .seconds(tolerance))
+        let date = now.map { Date(timeIntervalSince1970: TimeInterval($0)) } ?? Date()
+        let event: Stripe.Event
+        do {
+            event = try verifier.verify(payload: payload, signatureHeader: signature, now: date)
+        } catch {
+            FileHandle.standardError.write(Data("not verified: \(error.code): \(error.message)\n".utf8))
+            throw ExitCode(2)
+        }
+        let summary = ["id": event.id, "type": event.type.rawValue, "livemode": "\(event.livemode)", "verified": "true"]
+        print(String(decoding: try VerifyOutput.encoder.encode(summary), as: UTF8.self))
+    }
+}
