@@ -78,7 +78,7 @@ struct BenchmarkChain {
     }
 }
 
-func measure(_ iterations: Int, _ body: () async throws -> Void) async rethrows -> Double {
+func measure(_ iterations: Int, _ body: @Sendable () async throws -> Void) async rethrows -> Double {
     let clock = ContinuousClock()
     let start = clock.now
     for _ in 0..<iterations { try await body() }

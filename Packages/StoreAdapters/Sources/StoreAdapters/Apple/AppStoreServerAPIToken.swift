@@ -1,0 +1,40 @@
+import Crypto
+import Foundation
+import OpenCatCore
+
+/// The bearer token of App Store Server API requests: a JWT signed with ES256.
+///
+/// Header `{alg: ES256, kid, typ: JWT}`; claims `{iss, iat, exp, aud: "appstoreconnect-v1", bid}`, `exp` at most
+/// 60 minutes after `iat`.
+enum AppStoreServerAPIToken {
+    static let audience = "appstoreconnect-v1"
+    static let maximumLifetime: Duration = .seconds(3600)
+
+    struct Header: Codable, Equatable {
+        var alg: String
+        var kid: String
+        var typ: String
+    }
+
+    struct Claims: Codable, Equatable {
+        var iss: String
+        var iat: Int64
+        var exp: Int64
+        var aud: String
+        var bid: String
+    }
+
+    static func make(credentials: AppleStoreAdapter.APICredentials, bundleId: String, now: Date) throws -> String {
+        let issuedAt = Int64(now.timeIntervalSince1970.rounded(.down))
+        let lifetime = min(max(credentials.tokenLifetime, .seconds(1)), maximumLifetime).components.seconds
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let header = try encoder.encode(Header(alg: "ES256", kid: credentials.keyId, typ: "JWT"))
+        let claims = try encoder.encode(
+            Claims(iss: credentials.issuerId, iat: issuedAt, exp: issuedAt + lifetime, aud: audience, bid: bundleId)
+        )
+        let signingInput = AppleBase64.encodeURL(header) + "." + AppleBase64.encodeURL(claims)
+        let signature = try credentials.privateKey.revealed.signature(for: Data(signingInput.utf8))
+        return signingInput + "." + AppleBase64.encodeURL(signature.rawRepresentation)
+    }
+}

@@ -1,0 +1,60 @@
+/// Base64 for compact JWS: the URL-safe alphabet without padding (RFC 7515 §2), decoded straight from the
+/// UTF-8 bytes of a segment without intermediate strings.
+enum AppleBase64 {
+    private static let urlAlphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+
+    private static let urlTable: [UInt8] = {
+        var table = [UInt8](repeating: 0xFF, count: 256)
+        for (index, byte) in urlAlphabet.enumerated() { table[Int(byte)] = UInt8(index) }
+        return table
+    }()
+
+    /// Decodes unpadded base64url.
+    /// - Returns: `nil` for characters outside the alphabet, padding, or an impossible length.
+    static func decodeURL(_ input: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
+        let count = input.count
+        guard count % 4 != 1 else { return nil }
+        let outputCount = count * 3 / 4
+        var valid = true
+        let output = urlTable.withUnsafeBufferPointer { table in
+            [UInt8](unsafeUninitializedCapacity: outputCount) { buffer, initialized in
+                var accumulator: UInt32 = 0
+                var bits: UInt32 = 0
+                var written = 0
+                for byte in input {
+                    let value = table[Int(byte)]
+                    if value == 0xFF {
+                        valid = false
+                        break
+                    }
+                    accumulator = (accumulator << 6) | UInt32(value)
+                    bits += 6
+                    if bits >= 8 {
+                        bits -= 8
+                        buffer[written] = UInt8(truncatingIfNeeded: accumulator >> bits)
+                        written += 1
+                    }
+                }
+                initialized = valid ? written : 0
+            }
+        }
+        return valid ? output : nil
+    }
+
+    /// Encodes bytes as unpadded base64url.
+    static func encodeURL<Bytes: Sequence>(_ input: Bytes) -> String where Bytes.Element == UInt8 {
+        var output = [UInt8]()
+        var accumulator: UInt32 = 0
+        var bits = 0
+        for byte in input {
+            accumulator = (accumulator << 8) | UInt32(byte)
+            bits += 8
+            while bits >= 6 {
+                bits -= 6
+                output.append(urlAlphabet[Int((accumulator >> UInt32(bits)) & 0x3F)])
+            }
+        }
+        if bits > 0 { output.append(urlAlphabet[Int((accumulator << UInt32(6 - bits)) & 0x3F)]) }
+        return String(decoding: output, as: UTF8.self)
+    }
+}

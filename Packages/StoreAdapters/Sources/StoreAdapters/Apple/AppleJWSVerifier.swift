@@ -1,0 +1,246 @@
+import Crypto
+public import Foundation
+public import Logging
+public import OpenCatCore
+import SwiftASN1
+public import X509
+
+/// Verifies App Store signed data (compact JWS, ES256, `x5c` chain) and decodes its payload.
+///
+/// For each JWS: the `x5c` leaf → intermediate chain is validated with swift-certificates against the
+/// caller-supplied roots (never the root inside `x5c`), with RFC 5280 rules at the ``ValidationTime`` and Apple's
+/// OIDs (1.2.840.113635.100.6.2.1 on the intermediate, 1.2.840.113635.100.6.11.1 on the leaf); then the ES256
+/// signature (raw R‖S) is checked with the leaf's key.
+///
+/// **Chain cache.** A validated chain is remembered (keyed by the SHA-256 of the protected header, which carries
+/// the chain; bounded, least recently used first out; honoured only while the validation time is inside every
+/// certificate's validity), so verifying many transactions signed by the same leaf costs one ECDSA verification
+/// each. The verifier is a value type whose copies share one cache; it is safe to use from many tasks.
+///
+/// Every failure is a ``StoreAdapterError`` with code `invalidProof` and, in `storeReason`, the check that failed
+/// (`malformedJWS`, `unsupportedAlgorithm`, `missingX5C`, `invalidChainLength`, `malformedCertificate`,
+/// `untrustedChain`, `intermediateOIDMissing`, `leafOIDMissing`, `certificateExpired`, `certificateNotYetValid`,
+/// `chainPolicyFailed`, `unsupportedLeafKey`, `malformedSignature`, `invalidSignature`). Messages never contain
+/// the JWS.
+public struct AppleJWSVerifier: Sendable {
+    /// The instant at which the certificate chain must be valid.
+    public enum ValidationTime: Sendable, Hashable {
+        /// The payload's `signedDate` (the current time if it has none): offline verification, as Apple's own
+        /// libraries do, since App Store signing certificates expire while signed transactions stay valid.
+        case signedDate
+        /// The current time of the verifier's clock.
+        case now
+        /// A fixed instant (reproducible checks).
+        case fixed(Date)
+    }
+
+    /// Counters of the chain cache.
+    public struct Statistics: Sendable, Hashable {
+        /// Full chain validations performed (cache misses that reached swift-certificates).
+        public var chainValidations: Int
+        /// Verifications that reused a cached chain.
+        public var cacheHits: Int
+        /// Verifications that found no usable cached chain.
+        public var cacheMisses: Int
+        /// Chains cached right now.
+        public var cachedChains: Int
+    }
+
+    private struct Header: Decodable {
+        var alg: String?
+        var x5c: [String]?
+    }
+
+    /// The roots chains must lead to.
+    public let rootCertificates: [Certificate]
+    /// When chains must be valid.
+    public let validationTime: ValidationTime
+    private let clock: any WallClock
+    private let validator: AppleChainValidator
+    private let cache: AppleChainCache
+
+    /// Creates a verifier.
+    /// - Parameters:
+    ///   - rootCertificates: the trusted roots (Apple Root CA - G3 in production; see ``AppleRootCAG3``). A root
+    ///     whose fingerprint differs from G3's is accepted but logged as a warning.
+    ///   - validationTime: when chains must be valid (default: the payload's `signedDate`).
+    ///   - clock: the source of "now".
+    ///   - chainCacheCapacity: how many verified chains to remember (0 disables the cache).
+    ///   - logger: where the root warning goes; nothing secret is ever logged.
+    public init(
+        rootCertificates: [Certificate],
+        validationTime: ValidationTime = .signedDate,
+        clock: any WallClock = SystemClock(),
+        chainCacheCapacity: Int = 32,
+        logger: Logger = Logger(label: "dev.opencat.apple", factory: { _ in SwiftLogNoOpLogHandler() })
+    ) {
+        self.rootCertificates = rootCertificates
+        self.validationTime = validationTime
+        self.clock = clock
+        self.validator = AppleChainValidator(roots: rootCertificates)
+        self.cache = AppleChainCache(capacity: chainCacheCapacity)
+        if rootCertificates.isEmpty {
+            logger.warning("no App Store root certificate is configured: every signed payload will be rejected")
+        }
+        for root in rootCertificates where !AppleRootCAG3.matches(root) {
+            logger.warning(
+                "a configured App Store root certificate is not Apple Root CA - G3",
+                metadata: [
+                    "sha256": "\(AppleRootCAG3.sha256Fingerprint(of: root) ?? "unknown")",
+                    "expected": "\(AppleRootCAG3.sha256Fingerprint)",
+                    "subject": "\(root.subject)",
+                ]
+            )
+        }
+    }
+
+    /// The chain cache's counters.
+    public var statistics: Statistics {
+        let counters = cache.statistics
+        return Statistics(
+            chainValidations: counters.validations,
+            cacheHits: counters.hits,
+            cacheMisses: counters.misses,
+            cachedChains: counters.entries
+        )
+    }
+
+    /// Verifies a JWS and decodes its payload.
+    /// - Parameters:
+    ///   - jws: the compact JWS.
+    ///   - type: the payload type (``JWSTransactionDecodedPayload``, ``JWSRenewalInfoDecodedPayload``,
+    ///     ``ResponseBodyV2DecodedPayload``).
+    /// - Returns: the payload, once chain and signature are verified.
+    /// - Throws: ``StoreAdapterError`` `invalidProof`, with the failed check in `storeReason`.
+    public func verify<Payload: DecodedSignedData>(_ jws: String, as type: Payload.Type = Payload.self) async throws
+        -> Payload
+    {
+        let parts = try AppleCompactJWS(jws)
+        let payloadBytes = try Self.payloadBytes(of: parts)
+        let payload: Payload
+        do {
+            payload = try JSONDecoder().decode(Payload.self, from: Data(payloadBytes))
+        } catch {
+            throw AppleJWSCheck.malformedJWS.error(
+                "the JWS payload is not a readable \(Payload.self): \(StoreHTTP.summary(of: error))"
+            )
+        }
+        try await checkSignature(of: parts, at: validationDate(signedDate: payload.signedDate))
+        return payload
+    }
+
+    /// Verifies a JWS and returns its payload as JSON bytes, without decoding it into a model.
+    ///
+    /// The lean path for throughput (a warm verification is then little more than one ECDSA check): in
+    /// ``ValidationTime/signedDate`` mode only the payload's top-level `signedDate` is read. In a tight loop, call it
+    /// from a nonisolated async context: called from an actor (the main actor included), every call hops executors,
+    /// which costs more than the verification.
+    /// - Parameter jws: the compact JWS.
+    /// - Returns: the verified payload (UTF-8 JSON).
+    /// - Throws: ``StoreAdapterError`` `invalidProof`, with the failed check in `storeReason`.
+    public func verifyPayload(_ jws: String) async throws -> Data {
+        let parts = try AppleCompactJWS(jws)
+        let payloadBytes = try Self.payloadBytes(of: parts)
+        let signedDate: Date?
+        if case .signedDate = validationTime {
+            signedDate = try Self.signedDate(in: payloadBytes)
+        } else {
+            signedDate = nil
+        }
+        try await checkSignature(of: parts, at: validationDate(signedDate: signedDate))
+        return Data(payloadBytes)
+    }
+
+    /// Verifies a JWS held as a ``Secret`` and decodes its payload; see ``verify(_:as:)``.
+    public func verify<Payload: DecodedSignedData>(_ jws: Secret<String>, as type: Payload.Type = Payload.self)
+        async throws -> Payload
+    {
+        try await verify(jws.revealed, as: type)
+    }
+
+    /// The instant the chain must be valid at, for a payload signed at `signedDate`.
+    public func validationDate(signedDate: Date?) -> Date {
+        switch validationTime {
+        case .signedDate: return signedDate ?? clock.currentDate
+        case .now: return clock.currentDate
+        case .fixed(let date): return date
+        }
+    }
+
+    private static func payloadBytes(of parts: AppleCompactJWS) throws -> [UInt8] {
+        guard let bytes = parts.decoded(parts.payload) else {
+            throw AppleJWSCheck.malformedJWS.error("the JWS payload is not base64url")
+        }
+        return bytes
+    }
+
+    /// The payload's `signedDate`, scanned cheaply, or decoded when the scan cannot decide.
+    private static func signedDate(in payload: [UInt8]) throws -> Date? {
+        switch payload.withUnsafeBufferPointer(AppleSignedDateScanner.scan) {
+        case .found(let milliseconds): return AppleMilliseconds.date(milliseconds)
+        case .absent: return nil
+        case .undetermined:
+            struct SignedDateOnly: DecodedSignedData {
+                var signedDate: Date?
+                init(from decoder: any Decoder) throws {
+                    signedDate = try decoder.container(keyedBy: CodingKeys.self).decodeAppStoreDateIfPresent(
+                        forKey: .signedDate
+                    )
+                }
+                enum CodingKeys: String, CodingKey { case signedDate }
+            }
+            do {
+                return try JSONDecoder().decode(SignedDateOnly.self, from: Data(payload)).signedDate
+            } catch {
+                throw AppleJWSCheck.malformedJWS.error(
+                    "the JWS payload is not a readable JSON object: \(StoreHTTP.summary(of: error))"
+                )
+            }
+        }
+    }
+
+    /// Checks the chain (cached or validated now) and the ES256 signature.
+    private func checkSignature(of parts: AppleCompactJWS, at time: Date) async throws {
+        let publicKey = try await signingKey(of: parts, at: time)
+        guard let signatureBytes = parts.decoded(parts.signature), signatureBytes.count == 64,
+            let signature = try? P256.Signing.ECDSASignature(rawRepresentation: signatureBytes)
+        else {
+            throw AppleJWSCheck.malformedSignature.error("the JWS signature is not a 64-byte ES256 signature")
+        }
+        guard parts.isSigned(with: signature, by: publicKey) else {
+            throw AppleJWSCheck.invalidSignature.error("the JWS signature does not match its header and payload")
+        }
+    }
+
+    /// The leaf key of the JWS's chain, from the cache or after validating the chain.
+    private func signingKey(of parts: AppleCompactJWS, at time: Date) async throws -> P256.Signing.PublicKey {
+        let key = parts.withBytes(parts.header) { cache.key(forHeader: UnsafeRawBufferPointer($0)) }
+        if let cached = cache.publicKey(for: key, at: time) { return cached }
+
+        guard let headerBytes = parts.decoded(parts.header),
+            let header = try? JSONDecoder().decode(Header.self, from: Data(headerBytes))
+        else {
+            throw AppleJWSCheck.malformedJWS.error("the JWS header is not base64url JSON")
+        }
+        guard header.alg == "ES256" else {
+            throw AppleJWSCheck.unsupportedAlgorithm.error("the JWS algorithm is not ES256")
+        }
+        guard let x5c = header.x5c, !x5c.isEmpty else {
+            throw AppleJWSCheck.missingX5C.error("the JWS header has no x5c certificate chain")
+        }
+        guard x5c.count == 3 else {
+            throw AppleJWSCheck.invalidChainLength.error("the x5c chain has \(x5c.count) certificates, expected 3")
+        }
+        let certificates = try x5c.prefix(2).map { encoded in
+            guard let der = Data(base64Encoded: encoded), let certificate = try? Certificate(derEncoded: Array(der))
+            else {
+                throw AppleJWSCheck.malformedCertificate.error("an x5c entry is not a base64 DER certificate")
+            }
+            return certificate
+        }
+        cache.recordValidation()
+        let validated = try await validator.validate(leaf: certificates[0], intermediate: certificates[1], at: time)
+        cache.insert(validated.publicKey, for: key, validFrom: validated.notValidBefore, until: validated.notValidAfter)
+        return validated.publicKey
+    }
+}

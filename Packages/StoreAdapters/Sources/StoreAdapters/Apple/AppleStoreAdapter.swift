@@ -1,0 +1,295 @@
+public import Foundation
+public import Logging
+public import OpenCatCore
+
+/// Verifies App Store (StoreKit 2) purchases.
+///
+/// - ``PurchaseProof/Kind/appleSignedTransaction``: the app's signed transaction (JWS) is verified offline with
+///   ``AppleJWSVerifier`` (chain to the configured roots, Apple's OIDs, ES256), then checked for bundle id,
+///   environment and product.
+/// - ``PurchaseProof/Kind/appleTransactionId``: the transaction is fetched with the App Store Server API
+///   (`GET /inApps/v1/transactions/{id}`, ES256 bearer token; production first, then the sandbox when Apple
+///   answers 4040010), and its signed transaction verified the same way.
+///
+/// Refunds (`revocationDate`) and expiry are states of the result, not errors. App Store Server Notifications V2
+/// are verified with ``verifyNotification(signedPayload:)``.
+public struct AppleStoreAdapter: StoreAdapter {
+    /// Always ``Store/apple``.
+    public var store: Store { .apple }
+    /// The configuration.
+    public let configuration: Configuration
+    /// The JWS verifier (and its chain cache) this adapter uses.
+    public let verifier: AppleJWSVerifier
+    private let logger: Logger
+    private let http: StoreHTTP
+
+    /// Creates the adapter.
+    /// - Parameters:
+    ///   - configuration: app, roots, validation time, optional API credentials and HTTP client.
+    ///   - logger: where diagnostics go (never a JWS, key or transaction id); a no-op logger by default.
+    public init(
+        configuration: Configuration,
+        logger: Logger = Logger(label: "dev.opencat.apple", factory: { _ in SwiftLogNoOpLogHandler() })
+    ) {
+        self.configuration = configuration
+        self.logger = logger
+        self.http = StoreHTTP(client: configuration.httpClient, store: .apple)
+        self.verifier = AppleJWSVerifier(
+            rootCertificates: configuration.rootCertificates,
+            validationTime: configuration.validationTime,
+            clock: configuration.httpClient.clock,
+            chainCacheCapacity: configuration.chainCacheCapacity,
+            logger: logger
+        )
+    }
+
+    /// Verifies a signed transaction or looks a transaction id up, then checks app, environment and product.
+    /// - Throws: ``StoreAdapterError``: `invalidProof` (bad JWS, chain, OID or signature; the failed check is in
+    ///   `storeReason`), `wrongApplication`, `productMismatch`, and for look-ups `notFound`, `unauthorized`,
+    ///   `rateLimited`, `storeUnavailable`, `timeout`, `network`, `malformedResponse`.
+    public func verify(_ proof: PurchaseProof) async throws -> VerifiedPurchase {
+        guard proof.store == .apple else {
+            throw StoreAdapterError(
+                .invalidProof,
+                store: .apple,
+                "the proof is not an App Store proof",
+                storeReason: "wrongStore"
+            )
+        }
+        switch proof.kind {
+        case .appleSignedTransaction:
+            return try await verifySignedTransaction(proof.token, expectedProductId: proof.productId)
+        case .appleTransactionId:
+            let transaction = try await lookUpTransaction(id: proof.token)
+            return try purchase(transaction: transaction, renewalInfo: nil, expectedProductId: proof.productId)
+        default:
+            throw StoreAdapterError(
+                .invalidProof,
+                store: .apple,
+                "the App Store adapter does not take \(proof.kind) proofs",
+                storeReason: "unsupportedProofKind"
+            )
+        }
+    }
+
+    /// Verifies a signed transaction offline, optionally with its subscription's signed renewal info (which
+    /// decides between grace period, billing retry and expired).
+    /// - Parameters:
+    ///   - signedTransaction: the `JWSTransaction`.
+    ///   - signedRenewalInfo: the matching `JWSRenewalInfo`, if known.
+    ///   - expectedProductId: the product the caller expects, checked when given.
+    /// - Returns: the normalized purchase.
+    /// - Throws: ``StoreAdapterError`` `invalidProof`, `wrongApplication` or `productMismatch`.
+    public func verifySignedTransaction(
+        _ signedTransaction: Secret<String>,
+        signedRenewalInfo: Secret<String>? = nil,
+        expectedProductId: String? = nil
+    ) async throws -> VerifiedPurchase {
+        let transaction = try await verifiedTransaction(signedTransaction)
+        let renewalInfo = try await signedRenewalInfo.asyncMap { try await verifiedRenewalInfo($0, for: transaction) }
+        return try purchase(transaction: transaction, renewalInfo: renewalInfo, expectedProductId: expectedProductId)
+    }
+
+    /// Fetches a transaction with the App Store Server API and verifies its signed transaction.
+    ///
+    /// Production is asked first and the sandbox when Apple answers 4040010 (transaction id not found), unless
+    /// ``Configuration/environment`` restricts to one.
+    /// - Parameter transactionId: the App Store transaction id (digits).
+    /// - Returns: the verified transaction, checked for bundle id and environment.
+    /// - Throws: ``StoreAdapterError``: `notFound` (4040010), `invalidProof` (4000006, or a bad signed
+    ///   transaction), `rateLimited` (4290000), `storeUnavailable` (5000000, 5000001), `unauthorized` (401, or no
+    ///   credentials configured), `timeout`, `network`, `malformedResponse`, `wrongApplication`.
+    public func lookUpTransaction(id transactionId: Secret<String>) async throws -> JWSTransactionDecodedPayload {
+        guard let credentials = configuration.apiCredentials else {
+            throw StoreAdapterError(
+                .unauthorized,
+                store: .apple,
+                "no App Store Server API credentials are configured",
+                storeReason: "notConfigured"
+            )
+        }
+        let id = transactionId.revealed
+        guard !id.isEmpty, id.utf8.count <= 64, id.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else {
+            throw StoreAdapterError(
+                .invalidProof,
+                store: .apple,
+                "the transaction id is not an App Store transaction id",
+                storeReason: "invalidTransactionId"
+            )
+        }
+        let api = AppStoreServerAPI(http: http, credentials: credentials, bundleId: configuration.bundleId)
+        let environments: [(VerifiedPurchase.Environment, URL)]
+        switch configuration.environment {
+        case .production?: environments = [(.production, configuration.productionBaseURL)]
+        case .sandbox?: environments = [(.sandbox, configuration.sandboxBaseURL)]
+        case nil:
+            environments = [(.production, configuration.productionBaseURL), (.sandbox, configuration.sandboxBaseURL)]
+        }
+        for (index, (environment, baseURL)) in environments.enumerated() {
+            let signed: Secret<String>
+            do {
+                signed = try await api.transactionInfo(transactionId: id, baseURL: baseURL)
+            } catch let error as StoreAdapterError
+                where error.storeReason == String(AppStoreServerAPI.ErrorCode.transactionIdNotFound)
+                && index < environments.count - 1
+            {
+                logger.debug(
+                    "App Store transaction not found; asking the next environment",
+                    metadata: ["tried": "\(environment)"]
+                )
+                continue
+            }
+            return try await verifiedTransaction(signed)
+        }
+        throw StoreAdapterError(.notFound, store: .apple, "the App Store does not know this transaction")
+    }
+
+    /// Verifies an App Store Server Notification V2 and the signed transaction and renewal info it carries.
+    /// - Parameter signedPayload: the `signedPayload` of the POST body (see ``AppStore/ResponseBodyV2``).
+    /// - Returns: the decoded notification, with the normalized purchase when it carries a transaction.
+    /// - Throws: ``StoreAdapterError`` `invalidProof` (any JWS fails verification) or `wrongApplication`
+    ///   (another bundle id or `appAppleId`, or an environment other than the configured one).
+    public func verifyNotification(signedPayload: Secret<String>) async throws -> VerifiedAppStoreNotification {
+        let payload = try await verifier.verify(signedPayload, as: ResponseBodyV2DecodedPayload.self)
+        let bundleId: String?
+        let appAppleId: Int64?
+        let rawEnvironment: String?
+        if let data = payload.data {
+            (bundleId, appAppleId, rawEnvironment) = (data.bundleId, data.appAppleId, data.rawEnvironment)
+        } else if let summary = payload.summary {
+            (bundleId, appAppleId, rawEnvironment) = (summary.bundleId, summary.appAppleId, summary.rawEnvironment)
+        } else if let token = payload.externalPurchaseToken {
+            (bundleId, appAppleId, rawEnvironment) = (token.bundleId, token.appAppleId, token.environment.rawValue)
+        } else {
+            (bundleId, appAppleId, rawEnvironment) = (nil, nil, nil)
+        }
+        let environment = ApplePurchaseMapping.environment(rawEnvironment)
+        try checkApplication(bundleId: bundleId, environment: environment, what: "notification")
+        if let expected = configuration.appAppleId, environment == .production, appAppleId != expected {
+            throw StoreAdapterError(
+                .wrongApplication,
+                store: .apple,
+                "the notification belongs to another App Store app",
+                storeReason: "appAppleIdMismatch"
+            )
+        }
+        let transaction = try await payload.data?.signedTransactionInfo.asyncMap { try await verifiedTransaction($0) }
+        let renewalInfo = try await payload.data?.signedRenewalInfo.asyncMap {
+            try await verifiedRenewalInfo($0, for: transaction)
+        }
+        var normalized = try transaction.map {
+            try purchase(transaction: $0, renewalInfo: renewalInfo, expectedProductId: nil)
+        }
+        if let status = payload.data?.rawStatus { normalized?.storeStatus = String(status) }
+        return VerifiedAppStoreNotification(
+            payload: payload,
+            transaction: transaction,
+            renewalInfo: renewalInfo,
+            purchase: normalized,
+            environment: environment
+        )
+    }
+
+    /// Verifies an App Store Server Notification V2 from the raw POST body (`{"signedPayload": "…"}`).
+    /// - Throws: ``StoreAdapterError`` `invalidProof` if the body is not such JSON, else as
+    ///   ``verifyNotification(signedPayload:)``.
+    public func verifyNotification(body: Data) async throws -> VerifiedAppStoreNotification {
+        guard let decoded = try? JSONDecoder().decode(AppStore.ResponseBodyV2.self, from: body) else {
+            throw StoreAdapterError(
+                .invalidProof,
+                store: .apple,
+                "the notification body has no signedPayload",
+                storeReason: "malformedJWS"
+            )
+        }
+        return try await verifyNotification(signedPayload: decoded.signedPayload)
+    }
+
+    // MARK: - Checks
+
+    /// The reference time for expiry: the fixed validation time when one is configured, else the clock's now.
+    private var now: Date {
+        if case .fixed(let date) = configuration.validationTime { return date }
+        return configuration.httpClient.clock.currentDate
+    }
+
+    private func verifiedTransaction(_ jws: Secret<String>) async throws -> JWSTransactionDecodedPayload {
+        let transaction = try await verifier.verify(jws, as: JWSTransactionDecodedPayload.self)
+        try checkApplication(
+            bundleId: transaction.bundleId,
+            environment: ApplePurchaseMapping.environment(transaction.rawEnvironment),
+            what: "transaction"
+        )
+        return transaction
+    }
+
+    private func verifiedRenewalInfo(
+        _ jws: Secret<String>,
+        for transaction: JWSTransactionDecodedPayload?
+    ) async throws -> JWSRenewalInfoDecodedPayload {
+        let renewalInfo = try await verifier.verify(jws, as: JWSRenewalInfoDecodedPayload.self)
+        if let expected = configuration.environment,
+            ApplePurchaseMapping.environment(renewalInfo.rawEnvironment) != expected
+        {
+            throw StoreAdapterError(
+                .wrongApplication,
+                store: .apple,
+                "the renewal info is not from the \(expected) environment",
+                storeReason: "environmentMismatch"
+            )
+        }
+        if let transaction, renewalInfo.originalTransactionId != transaction.originalTransactionId {
+            throw StoreAdapterError(
+                .invalidProof,
+                store: .apple,
+                "the renewal info belongs to another subscription",
+                storeReason: "renewalInfoMismatch"
+            )
+        }
+        return renewalInfo
+    }
+
+    private func checkApplication(bundleId: String?, environment: VerifiedPurchase.Environment, what: String) throws {
+        guard bundleId == configuration.bundleId else {
+            throw StoreAdapterError(
+                .wrongApplication,
+                store: .apple,
+                "the \(what) belongs to another app (bundle id)",
+                storeReason: "bundleIdMismatch"
+            )
+        }
+        if let expected = configuration.environment, environment != expected {
+            throw StoreAdapterError(
+                .wrongApplication,
+                store: .apple,
+                "the \(what) is not from the \(expected) environment",
+                storeReason: "environmentMismatch"
+            )
+        }
+    }
+
+    private func purchase(
+        transaction: JWSTransactionDecodedPayload,
+        renewalInfo: JWSRenewalInfoDecodedPayload?,
+        expectedProductId: String?
+    ) throws -> VerifiedPurchase {
+        let purchase = try ApplePurchaseMapping.purchase(transaction: transaction, renewalInfo: renewalInfo, now: now)
+        if let expectedProductId, expectedProductId != purchase.productId {
+            throw StoreAdapterError(
+                .productMismatch,
+                store: .apple,
+                "the transaction is for another product",
+                storeReason: "productIdMismatch"
+            )
+        }
+        return purchase
+    }
+}
+
+extension Optional {
+    /// `map` for an async transform.
+    fileprivate func asyncMap<Result>(_ transform: (Wrapped) async throws -> Result) async rethrows -> Result? {
+        guard let value = self else { return nil }
+        return try await transform(value)
+    }
+}
