@@ -47,6 +47,10 @@ public struct AppleStoreAdapter: StoreAdapter {
     /// - Throws: ``StoreAdapterError``: `invalidProof` (bad JWS, chain, OID or signature; the failed check is in
     ///   `storeReason`), `wrongApplication`, `productMismatch`, and for look-ups `notFound`, `unauthorized`,
     ///   `rateLimited`, `storeUnavailable`, `timeout`, `network`, `malformedResponse`.
+    /// The ``PurchaseProof/context`` key under which a signed renewal info (JWS) may accompany a signed
+    /// transaction.
+    public static let renewalInfoContextKey = "signedRenewalInfo"
+
     public func verify(_ proof: PurchaseProof) async throws -> VerifiedPurchase {
         guard proof.store == .apple else {
             throw StoreAdapterError(
@@ -58,7 +62,11 @@ public struct AppleStoreAdapter: StoreAdapter {
         }
         switch proof.kind {
         case .appleSignedTransaction:
-            return try await verifySignedTransaction(proof.token, expectedProductId: proof.productId)
+            // A subscription's renewal info (StoreKit's `Product.SubscriptionInfo.RenewalInfo` JWS) may travel in
+            // the proof's context; it decides grace period and billing retry once the period has ended.
+            return try await verifySignedTransaction(
+                proof.token, signedRenewalInfo: proof.context[Self.renewalInfoContextKey].map(Secret.init),
+                expectedProductId: proof.productId)
         case .appleTransactionId:
             let transaction = try await lookUpTransaction(id: proof.token)
             return try purchase(transaction: transaction, renewalInfo: nil, expectedProductId: proof.productId)

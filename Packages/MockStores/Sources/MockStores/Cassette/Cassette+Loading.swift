@@ -1,0 +1,98 @@
+public import Foundation
+
+extension Cassette {
+    /// Loads, substitutes and validates one cassette file.
+    /// - Parameters:
+    ///   - url: the JSON file.
+    ///   - variables: placeholder values: `{{stripe.secretKey}}` in any string of `input`, `config` or
+    ///     `interactions` is replaced by `variables["stripe.secretKey"]`.
+    ///   - displayName: how errors and ``source`` name the file (default: its path relative to the current
+    ///     directory when inside it, else the full path).
+    /// - Returns: the cassette, with ``source`` set.
+    /// - Throws: ``CassetteError`` naming the file and the field: unreadable file, invalid JSON, a wrong type, a
+    ///   missing or unknown field, an unknown placeholder, or a rule of the format broken (see ``validate()``).
+    public static func load(
+        from url: URL, variables: [String: String] = [:], displayName: String? = nil
+    ) throws -> Cassette {
+        let name = displayName ?? Self.displayName(for: url)
+        let data: Data
+        do {
+            data = try Data(contentsOf: url)
+        } catch {
+            throw CassetteError(file: name, field: "(root)", message: "cannot read the file")
+        }
+        return try decode(data, file: name, variables: variables)
+    }
+
+    /// Decodes, substitutes and validates a cassette from JSON data.
+    /// - Parameters:
+    ///   - data: the JSON.
+    ///   - file: the name used in errors and as ``source``.
+    ///   - variables: placeholder values (see ``load(from:variables:displayName:)``).
+    /// - Throws: ``CassetteError``.
+    public static func decode(_ data: Data, file: String, variables: [String: String] = [:]) throws -> Cassette {
+        var cassette: Cassette
+        do {
+            cassette = try JSONDecoder().decode(Cassette.self, from: data)
+        } catch let error as DecodingError {
+            throw CassetteError.from(error, file: file)
+        }
+        cassette.source = file
+        do {
+            try cassette.validate()
+            cassette = try cassette.substituting(variables)
+        } catch let error as CassetteError {
+            throw CassetteError(file: file, field: error.field, message: error.message)
+        }
+        return cassette
+    }
+
+    /// Loads every cassette under a directory (recursively, sorted by path), skipping `scenarios.json` and
+    /// `*.schema.json`.
+    /// - Parameters:
+    ///   - directory: the folder.
+    ///   - variables: placeholder values.
+    /// - Returns: the cassettes in path order.
+    /// - Throws: the first ``CassetteError`` in path order.
+    public static func loadAll(in directory: URL, variables: [String: String] = [:]) throws -> [Cassette] {
+        try cassetteFiles(in: directory).map { try load(from: $0, variables: variables) }
+    }
+
+    /// Loads every cassette under a directory like ``loadAll(in:variables:)``, but keeps going after a bad file:
+    /// one result per file, in path order, so a linter or runner can report every invalid cassette at once.
+    /// - Throws: ``CassetteError`` only when the directory cannot be listed.
+    public static func loadEach(in directory: URL, variables: [String: String] = [:]) throws -> [Result<Cassette, CassetteError>] {
+        try cassetteFiles(in: directory).map { url in
+            Result { try load(from: url, variables: variables) }.mapError { error in
+                error as? CassetteError
+                    ?? CassetteError(file: displayName(for: url), field: "(root)", message: "\(error)")
+            }
+        }
+    }
+
+    /// The cassette files under a directory (recursively, sorted by path), skipping `scenarios.json` and
+    /// `*.schema.json`.
+    /// - Throws: ``CassetteError`` when the directory cannot be listed.
+    public static func cassetteFiles(in directory: URL) throws -> [URL] {
+        guard
+            let enumerator = FileManager.default.enumerator(
+                at: directory, includingPropertiesForKeys: [.isRegularFileKey], options: [.skipsHiddenFiles])
+        else {
+            throw CassetteError(file: displayName(for: directory), field: "(root)", message: "cannot list the directory")
+        }
+        var files: [URL] = []
+        for case let url as URL in enumerator {
+            let name = url.lastPathComponent
+            guard url.pathExtension == "json", name != "scenarios.json", !name.hasSuffix(".schema.json") else { continue }
+            files.append(url)
+        }
+        return files.sorted { $0.path < $1.path }
+    }
+
+    static func displayName(for url: URL) -> String {
+        let path = url.standardizedFileURL.path
+        let current = URL(fileURLWithPath: FileManager.default.currentDirectoryPath).standardizedFileURL.path
+        let prefix = current.hasSuffix("/") ? current : current + "/"
+        return path.hasPrefix(prefix) ? String(path.dropFirst(prefix.count)) : path
+    }
+}

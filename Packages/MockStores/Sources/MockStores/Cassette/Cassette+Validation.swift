@@ -1,0 +1,111 @@
+import OpenCatCore
+
+extension Cassette {
+    /// Checks the rules of the format that types alone do not express.
+    ///
+    /// `format` is `opencat-cassette/1`; `store`, `scenario`, `input.kind` and `input.token` are not empty; every
+    /// request has an upper-case method and a path that starts with `/` and carries no query; a request has at most
+    /// one of `json`/`form`/`bodyText` and a response at most one of `json`/`bodyText`; `times` ≥ 1; a response is
+    /// present unless the fault answers by itself; statuses are 100…599; a fault's kind is known and its fields
+    /// belong to it (`seconds` ≥ 0 only and always for `delay`, `retryAfter` ≥ 0 for `rateLimited`, `status` 500…599
+    /// for `serverError`); `expect` is `verified` with a `state` or `error` with a `code`, and a price amount is a
+    /// decimal string with a three-letter currency.
+    /// - Throws: ``CassetteError`` naming the field (its `file` is ``source`` or empty).
+    public func validate() throws {
+        func fail(_ field: String, _ message: String) -> CassetteError {
+            CassetteError(file: source ?? "", field: field, message: message)
+        }
+        guard format == Self.currentFormat else { throw fail("format", "expected \"\(Self.currentFormat)\"") }
+        guard !store.rawValue.isEmpty else { throw fail("store", "must not be empty") }
+        guard !scenario.isEmpty else { throw fail("scenario", "must not be empty") }
+        guard !input.kind.rawValue.isEmpty else { throw fail("input.kind", "must not be empty") }
+        guard !input.token.isEmpty else { throw fail("input.token", "must not be empty") }
+
+        for (index, interaction) in interactions.enumerated() {
+            let base = "interactions[\(index)]"
+            let request = interaction.request
+            guard !request.method.isEmpty, request.method.allSatisfy({ $0.isASCII && $0.isUppercase }) else {
+                throw fail("\(base).request.method", "expected an upper-case HTTP method")
+            }
+            guard request.path.hasPrefix("/") else { throw fail("\(base).request.path", "must start with \"/\"") }
+            guard !request.path.contains("?") else {
+                throw fail("\(base).request.path", "must not contain a query: put it in \"query\"")
+            }
+            let bodies = [request.json != nil, request.form != nil, request.bodyText != nil].filter { $0 }.count
+            guard bodies <= 1 else { throw fail("\(base).request", "give at most one of json, form, bodyText") }
+            guard interaction.times >= 1 else { throw fail("\(base).times", "must be at least 1") }
+
+            if let response = interaction.response {
+                guard (100...599).contains(response.status) else {
+                    throw fail("\(base).response.status", "expected an HTTP status between 100 and 599")
+                }
+                guard response.json == nil || response.bodyText == nil else {
+                    throw fail("\(base).response", "give at most one of json, bodyText")
+                }
+            }
+
+            if let fault = interaction.fault {
+                try validate(fault, at: "\(base).fault", fail)
+            }
+            let answersItself: [Fault.Kind] = [.timeout, .reset, .malformed, .rateLimited, .serverError]
+            if interaction.response == nil, !answersItself.contains(interaction.fault?.kind ?? .delay) {
+                throw fail("\(base).response", "missing required field")
+            }
+        }
+
+        switch expect.outcome {
+        case .verified:
+            guard let state = expect.state, !state.isEmpty else { throw fail("expect.state", "required when outcome is \"verified\"") }
+            guard expect.code == nil else { throw fail("expect.code", "only for outcome \"error\"") }
+        case .error:
+            guard let code = expect.code, !code.isEmpty else { throw fail("expect.code", "required when outcome is \"error\"") }
+            guard expect.state == nil else { throw fail("expect.state", "only for outcome \"verified\"") }
+        default:
+            throw fail("expect.outcome", "expected \"verified\" or \"error\"")
+        }
+        if let price = expect.price {
+            guard Self.isDecimalString(price.amount) else {
+                throw fail("expect.price.amount", "expected a decimal string such as \"5.00\"")
+            }
+            guard price.currency.count == 3, price.currency.allSatisfy({ $0.isASCII && $0.isUppercase }) else {
+                throw fail("expect.price.currency", "expected an ISO 4217 code such as \"USD\"")
+            }
+        }
+    }
+
+    private func validate(_ fault: Fault, at base: String, _ fail: (String, String) -> CassetteError) throws {
+        guard Fault.Kind.known.contains(fault.kind) else {
+            throw fail(
+                "\(base).kind",
+                "unknown fault \"\(fault.kind)\" (expected one of \(Fault.Kind.known.map(\.rawValue).joined(separator: ", ")))")
+        }
+        if fault.kind == .delay {
+            guard let seconds = fault.seconds else { throw fail("\(base).seconds", "required for a delay") }
+            guard seconds >= 0, seconds.isFinite else { throw fail("\(base).seconds", "must not be negative") }
+        } else if fault.seconds != nil {
+            throw fail("\(base).seconds", "only for kind \"delay\"")
+        }
+        if fault.kind == .rateLimited {
+            if let retryAfter = fault.retryAfter, retryAfter < 0 { throw fail("\(base).retryAfter", "must not be negative") }
+        } else if fault.retryAfter != nil {
+            throw fail("\(base).retryAfter", "only for kind \"rateLimited\"")
+        }
+        if fault.kind == .serverError {
+            if let status = fault.status, !(500...599).contains(status) {
+                throw fail("\(base).status", "expected a 5xx status")
+            }
+        } else if fault.status != nil {
+            throw fail("\(base).status", "only for kind \"serverError\"")
+        }
+    }
+
+    static func isDecimalString(_ text: String) -> Bool {
+        var rest = Substring(text)
+        if rest.hasPrefix("-") { rest = rest.dropFirst() }
+        let parts = rest.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count <= 2, parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy { $0.isASCII && $0.isNumber } }) else {
+            return false
+        }
+        return true
+    }
+}

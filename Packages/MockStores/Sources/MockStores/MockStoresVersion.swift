@@ -1,0 +1,5 @@
+/// MockStores's version, from VERSION. The package's API arrives with its issue; this module is the buildable start.
+public enum MockStoresVersion {
+    /// The semantic version string.
+    public static let string = "0.1.0"
+}

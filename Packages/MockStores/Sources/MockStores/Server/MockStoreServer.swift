@@ -1,0 +1,351 @@
+public import Foundation
+import Hummingbird
+public import Logging
+public import OpenCatCore
+import ServiceLifecycle
+import Synchronization
+
+/// A loopback HTTP server (Hummingbird 2 on 127.0.0.1, an ephemeral port by default) that answers like the stores'
+/// APIs from ``Cassette``s: App Store Server API, Google OAuth + androidpublisher, Stripe, PayPal, Steam
+/// ISteamMicroTxn and the OpenCat server API, with the stores' own auth checks and deterministic faults.
+///
+/// ```swift
+/// try await MockStoreServer.withRunningServer(cassettes: [cassette], credentials: credentials) { server in
+///     let adapter = StripeAdapter(configuration: .init(secretKey: key, baseURL: server.baseURL))
+///     let purchase = try await adapter.verify(cassette.proof)
+///     try server.verify()          // every request matched, every interaction used
+/// }
+/// ```
+///
+/// **Matching.** A request is answered by the first interaction, in order, that has answers left and whose method,
+/// path, query, listed headers and body match (see ``Cassette/RequestPattern``). The same request can therefore be
+/// answered differently the second time (pending, then succeeded). Unlisted headers are ignored; auth is checked
+/// separately by the interaction's store's ``MockAuthenticator``. A request that nothing matches gets `599` with a
+/// JSON body naming the nearest interaction and the first field that differed, and is kept in
+/// ``unmatchedRequests``; ``unusedInteractions`` lists interactions with answers left.
+///
+/// **Faults.** `delay` waits on the injected ``WallClock`` (so tests drive it with a `ManualClock`), `timeout` never
+/// answers (the request is held until the client closes the connection or the server stops), `reset` closes the
+/// connection without a response, `malformed` sends truncated JSON, `rateLimited` sends 429 with `Retry-After`,
+/// `serverError` a 5xx.
+///
+/// Thread-safe; every property reads a consistent snapshot.
+public final class MockStoreServer: Sendable {
+    enum Phase: Sendable {
+        case idle
+        case running(port: Int)
+        case stopping
+        case stopped
+    }
+
+    struct State: Sendable {
+        var phase = Phase.idle
+        var started = false
+        var stopRequested = false
+        var serviceGroup: ServiceGroup?
+        var runTask: Task<Void, any Error>?
+        var script = InteractionScript()
+        var authenticators: [Store: any MockAuthenticator] = [:]
+        var received: [MockRequest] = []
+        var exchanges: [MockExchange] = []
+        var unmatched: [UnmatchedRequest] = []
+        var listeningWaiters: [CheckedContinuation<URL, any Error>] = []
+        var requestWaiters: [UInt64: (count: Int, continuation: CheckedContinuation<Void, any Error>)] = [:]
+        var holds: [UInt64: CheckedContinuation<Void, any Error>] = [:]
+        var cancelledEarly: Set<UInt64> = []
+        var nextID: UInt64 = 0
+
+        mutating func makeID() -> UInt64 {
+            defer { nextID += 1 }
+            return nextID
+        }
+    }
+
+    let state: Mutex<State>
+    /// The clock that `delay` faults wait on and that auth checks read the time from.
+    public let clock: any WallClock
+    /// Where the server logs (unmatched requests at `error`, each exchange at `debug`). No-op by default.
+    public let logger: Logger
+    /// The address it binds (`127.0.0.1` by default).
+    public let host: String
+    /// The port it asked for (`0`: any free port; read ``port`` once running).
+    public let requestedPort: Int
+
+    /// Creates a server (not yet listening).
+    /// - Parameters:
+    ///   - cassettes: the interaction script, in order.
+    ///   - credentials: the credentials the auth checks accept.
+    ///   - clock: the clock for `delay` faults and `exp` checks (a `ManualClock` in tests).
+    ///   - host: the address to bind.
+    ///   - port: the port (`0`: an ephemeral port).
+    ///   - logger: where to log (no-op by default).
+    public init(
+        cassettes: [Cassette] = [], credentials: MockCredentials = MockCredentials(), clock: any WallClock = SystemClock(),
+        host: String = "127.0.0.1", port: Int = 0,
+        logger: Logger = Logger(label: "dev.opencat.mockstores", factory: { _ in SwiftLogNoOpLogHandler() })
+    ) {
+        var initial = State()
+        initial.script = InteractionScript(cassettes)
+        initial.authenticators = credentials.authenticators()
+        self.state = Mutex(initial)
+        self.clock = clock
+        self.logger = logger
+        self.host = host
+        self.requestedPort = port
+    }
+
+    // MARK: Lifecycle
+
+    /// Starts a server, runs `body` with it listening, then stops it (also when `body` throws).
+    /// - Parameters:
+    ///   - cassettes: the interaction script, in order.
+    ///   - credentials: the credentials the auth checks accept.
+    ///   - clock: the clock for `delay` faults and `exp` checks.
+    ///   - logger: where to log.
+    ///   - body: the test, given the listening server.
+    /// - Returns: what `body` returns.
+    /// - Throws: what `body` throws, or the server's error if it could not listen.
+    public static func withRunningServer<T>(
+        cassettes: [Cassette] = [], credentials: MockCredentials = MockCredentials(), clock: any WallClock = SystemClock(),
+        logger: Logger = Logger(label: "dev.opencat.mockstores", factory: { _ in SwiftLogNoOpLogHandler() }),
+        isolation: isolated (any Actor)? = #isolation,
+        _ body: (MockStoreServer) async throws -> T
+    ) async throws -> T {
+        let server = MockStoreServer(cassettes: cassettes, credentials: credentials, clock: clock, logger: logger)
+        return try await withThrowingTaskGroup(of: Void.self, returning: T.self) { group in
+            group.addTask { try await server.run() }
+            do {
+                _ = try await server.listening()
+                let result = try await body(server)
+                await server.stop()
+                try await group.waitForAll()
+                return result
+            } catch {
+                await server.stop()
+                group.cancelAll()
+                try? await group.waitForAll()
+                throw error
+            }
+        }
+    }
+
+    /// Runs the server until ``stop()`` is called or the task is cancelled. A server runs once.
+    /// - Throws: when it cannot bind, or ``MockStoreServerError/alreadyStarted``.
+    public func run() async throws {
+        let alreadyStarted = state.withLock { state in
+            defer { state.started = true }
+            return state.started
+        }
+        guard !alreadyStarted else { throw MockStoreServerError.alreadyStarted }
+
+        let app = Application(
+            responder: MockResponder(server: self),
+            configuration: ApplicationConfiguration(address: .hostname(host, port: requestedPort), serverName: nil),
+            onServerRunning: { [self] channel in didStartListening(port: channel.localAddress?.port ?? requestedPort) },
+            logger: logger)
+        let group = ServiceGroup(services: [app], gracefulShutdownSignals: [], cancellationSignals: [], logger: logger)
+        let stopAtOnce = state.withLock { state in
+            state.serviceGroup = group
+            return state.stopRequested
+        }
+        if stopAtOnce { await group.triggerGracefulShutdown() }
+        do {
+            try await group.run()
+        } catch {
+            finish(error: error)
+            throw error
+        }
+        finish(error: MockStoreServerError.notRunning)
+    }
+
+    /// Starts the server in a task of its own and returns once it listens. Prefer
+    /// ``withRunningServer(cassettes:credentials:clock:logger:isolation:_:)``, which cannot leak a running server;
+    /// call ``stop()`` when done.
+    /// - Returns: the base URL.
+    @discardableResult
+    public func start() async throws -> URL {
+        let task = Task { try await self.run() }
+        state.withLock { $0.runTask = task }
+        return try await listening()
+    }
+
+    /// Stops the server: releases held requests (timeouts, delays), closes the listener and every connection, and
+    /// returns once it has stopped. Safe to call more than once, and before the server listens.
+    public func stop() async {
+        let (holds, group, task) = state.withLock { state in
+            state.stopRequested = true
+            if case .running = state.phase { state.phase = .stopping }
+            let holds = Array(state.holds.values)
+            state.holds.removeAll()
+            return (holds, state.serviceGroup, state.runTask)
+        }
+        holds.forEach { $0.resume() }
+        await group?.triggerGracefulShutdown()
+        _ = try? await task?.value
+    }
+
+    /// Waits until the server listens.
+    /// - Returns: the base URL.
+    /// - Throws: the server's error if it stopped or could not bind first.
+    @discardableResult
+    public func listening() async throws -> URL {
+        try await withCheckedThrowingContinuation { continuation in
+            let ready: Result<URL, any Error>? = state.withLock { state in
+                switch state.phase {
+                case .running(let port): return .success(Self.url(host: host, port: port))
+                case .idle:
+                    state.listeningWaiters.append(continuation)
+                    return nil
+                case .stopping, .stopped: return .failure(MockStoreServerError.notRunning)
+                }
+            }
+            if let ready { continuation.resume(with: ready) }
+        }
+    }
+
+    private func didStartListening(port: Int) {
+        let (waiters, url) = state.withLock { state in
+            state.phase = .running(port: port)
+            defer { state.listeningWaiters.removeAll() }
+            return (state.listeningWaiters, Self.url(host: host, port: port))
+        }
+        waiters.forEach { $0.resume(returning: url) }
+    }
+
+    private func finish(error: any Error) {
+        let (listeners, requestWaiters, holds) = state.withLock { state in
+            state.phase = .stopped
+            defer {
+                state.listeningWaiters.removeAll()
+                state.requestWaiters.removeAll()
+                state.holds.removeAll()
+            }
+            return (state.listeningWaiters, Array(state.requestWaiters.values), Array(state.holds.values))
+        }
+        listeners.forEach { $0.resume(throwing: error) }
+        requestWaiters.forEach { $0.continuation.resume(throwing: MockStoreServerError.notRunning) }
+        holds.forEach { $0.resume() }
+    }
+
+    private static func url(host: String, port: Int) -> URL {
+        let authority = host.contains(":") ? "[\(host)]" : host
+        return URL(string: "http://\(authority):\(port)")!
+    }
+
+    // MARK: Address
+
+    /// The port it listens on. Stops the program if the server is not listening (a test set-up error).
+    public var port: Int {
+        guard case .running(let port) = state.withLock({ $0.phase }) else {
+            preconditionFailure("MockStoreServer is not listening: use withRunningServer or await start()")
+        }
+        return port
+    }
+
+    /// `http://127.0.0.1:PORT`: the base URL to configure clients with. Stops the program if the server is not
+    /// listening.
+    public var baseURL: URL { Self.url(host: host, port: port) }
+
+    // MARK: Script and credentials
+
+    /// Replaces the interaction script with one cassette's interactions and clears the records (received requests,
+    /// exchanges, unmatched requests). Issued access tokens stay valid.
+    public func load(_ cassette: Cassette) { load([cassette]) }
+
+    /// Replaces the interaction script with several cassettes' interactions, in order, and clears the records.
+    public func load(_ cassettes: [Cassette]) {
+        state.withLock { state in
+            state.script = InteractionScript(cassettes)
+            state.received.removeAll()
+            state.exchanges.removeAll()
+            state.unmatched.removeAll()
+        }
+    }
+
+    /// Appends a cassette's interactions after the loaded ones, keeping the records.
+    public func append(_ cassette: Cassette) {
+        state.withLock { $0.script.append(cassette) }
+    }
+
+    /// Replaces the credentials of the built-in auth checks (custom authenticators set with
+    /// ``setAuthenticator(_:for:)`` for other stores are kept).
+    public func register(_ credentials: MockCredentials) {
+        let builtIn = credentials.authenticators()
+        state.withLock { state in
+            for store in [Store.apple, .google, .stripe, .paypal, .steam, MockCredentials.openCatStore] {
+                state.authenticators[store] = builtIn[store]
+            }
+        }
+    }
+
+    /// Sets (or, with `nil`, removes) the auth check for a store's interactions.
+    public func setAuthenticator(_ authenticator: (any MockAuthenticator)?, for store: Store) {
+        state.withLock { $0.authenticators[store] = authenticator }
+    }
+
+    /// Clears the records (received requests, exchanges, unmatched requests) without touching the script.
+    public func clearRecords() {
+        state.withLock { state in
+            state.received.removeAll()
+            state.exchanges.removeAll()
+            state.unmatched.removeAll()
+        }
+    }
+
+    // MARK: Records
+
+    /// Every request received since the last ``load(_:)-(Cassette)`` or ``clearRecords()``, in arrival order.
+    public var receivedRequests: [MockRequest] { state.withLock { $0.received } }
+
+    /// How each received request was handled, in arrival order.
+    public var exchanges: [MockExchange] { state.withLock { $0.exchanges } }
+
+    /// Requests no interaction matched, with the nearest interaction.
+    public var unmatchedRequests: [UnmatchedRequest] { state.withLock { $0.unmatched } }
+
+    /// Interactions with answers left.
+    public var unusedInteractions: [InteractionReference] { state.withLock { $0.script.unused } }
+
+    /// Everything that went wrong: one line per unmatched request and per unused interaction.
+    public var problems: [String] {
+        state.withLock { state in
+            state.unmatched.map(\.description) + state.script.unused.map { "unused interaction \($0)" }
+        }
+    }
+
+    /// Throws when a request went unmatched or (unless allowed) an interaction was not used.
+    /// - Parameter allowUnused: whether interactions with answers left are acceptable.
+    /// - Throws: ``MockStoreServerError/scriptNotFollowed(_:)`` listing every problem.
+    public func verify(allowUnused: Bool = false) throws {
+        let lines = state.withLock { state in
+            state.unmatched.map(\.description)
+                + (allowUnused ? [] : state.script.unused.map { "unused interaction \($0)" })
+        }
+        if !lines.isEmpty { throw MockStoreServerError.scriptNotFollowed(lines) }
+    }
+
+    /// Waits (without sleeping) until at least `count` requests have arrived since the last reset of the records.
+    /// - Throws: `CancellationError` if cancelled; ``MockStoreServerError/notRunning`` if the server stops first.
+    public func waitForRequests(_ count: Int = 1) async throws {
+        let id = state.withLock { $0.makeID() }
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                let outcome: Result<Void, any Error>? = state.withLock { state in
+                    if state.cancelledEarly.remove(id) != nil { return .failure(CancellationError()) }
+                    if state.received.count >= count { return .success(()) }
+                    if case .stopped = state.phase { return .failure(MockStoreServerError.notRunning) }
+                    state.requestWaiters[id] = (count, continuation)
+                    return nil
+                }
+                if let outcome { continuation.resume(with: outcome) }
+            }
+        } onCancel: {
+            let waiter = state.withLock { state in
+                if let waiter = state.requestWaiters.removeValue(forKey: id) { return Optional(waiter) }
+                state.cancelledEarly.insert(id)
+                return nil
+            }
+            waiter?.continuation.resume(throwing: CancellationError())
+        }
+    }
+}

@@ -1,0 +1,25 @@
+import Foundation
+
+/// Base64url without padding (RFC 7515 §2), as JWS and JWT use it.
+enum Base64URL {
+    static func encode(_ data: Data) -> String {
+        data.base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-")
+            .replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+
+    static func encode(_ text: String) -> String { encode(Data(text.utf8)) }
+
+    static func decode(_ text: some StringProtocol) -> Data? {
+        guard text.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }) else { return nil }
+        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        switch base64.count % 4 {
+        case 0: break
+        case 2: base64 += "=="
+        case 3: base64 += "="
+        default: return nil
+        }
+        return Data(base64Encoded: base64)
+    }
+}

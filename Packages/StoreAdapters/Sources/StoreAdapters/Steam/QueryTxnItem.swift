@@ -1,0 +1,15 @@
+/// One item of a `QueryTxn` answer.
+///
+/// See <https://partner.steamgames.com/doc/webapi/ISteamMicroTxn#QueryTxn>.
+struct QueryTxnItem: Decodable, Sendable {
+    /// The game's id for the item (the partner's product id).
+    var itemid: SteamFlexibleID?
+    /// Quantity.
+    var qty: FlexibleInt64?
+    /// Total cost to the user minus VAT, in cents (199 = 1.99).
+    var amount: FlexibleInt64?
+    /// Total VAT or tax, in cents.
+    var vat: FlexibleInt64?
+    /// The item's own status (Appendix A); tells which items a `PartialRefund` refunded.
+    var itemstatus: SteamTransactionStatus?
+}
