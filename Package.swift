@@ -14,6 +14,8 @@ let package = Package(
     platforms: [.macOS(.v15), .iOS(.v18)],
     products: [
         .executable(name: "opencat", targets: ["opencat"]),
+        // Runs the conformance suite against any StoreAdapter: for adapter authors.
+        .library(name: "OpenCatConformance", targets: ["OpenCatConformance"]),
     ],
     dependencies: [
         .package(path: "Packages/OpenCatCore"),
@@ -30,12 +32,37 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
     ],
     targets: [
+        .target(
+            name: "OpenCatConformance",
+            dependencies: [
+                .product(name: "OpenCatCore", package: "OpenCatCore"),
+                .product(name: "StoreAdapters", package: "StoreAdapters"),
+                .product(name: "MockStores", package: "MockStores"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            path: "ConformanceTests/OpenCatConformance",
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "ConformanceTests",
+            dependencies: [
+                "OpenCatConformance",
+                .product(name: "OpenCatCore", package: "OpenCatCore"),
+                .product(name: "StoreAdapters", package: "StoreAdapters"),
+                .product(name: "MockStores", package: "MockStores"),
+            ],
+            path: "ConformanceTests/Suite",
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "opencat",
             dependencies: [
                 .product(name: "OpenCatCore", package: "OpenCatCore"),
                 .product(name: "StoreAdapters", package: "StoreAdapters"),
                 .product(name: "MockStores", package: "MockStores"),
+                "OpenCatConformance",
                 .product(name: "KeyServerClient", package: "KeyServerClient"),
                 .product(name: "ChippiPayClient", package: "ChippiPayClient"),
                 .product(name: "LLMKeyResolver", package: "LLMKeyResolver"),

@@ -1,20 +1,69 @@
 import ArgumentParser
+import Foundation
+import OpenCatConformance
 
-/// `opencat conformance`: runs every store adapter against every recorded scenario.
-struct ConformanceCommand: ParsableCommand {
+/// `opencat conformance`: runs every store adapter against every recorded scenario and prints the matrix.
+struct ConformanceCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "conformance",
-        abstract: "Run the store conformance suite (store x scenario matrix).")
-
-    func run() throws {
-        // The suite needs MockStores' servers and the Fixtures/ cassettes, which are not built yet.
-        print("""
-            opencat conformance: the conformance suite is not available in this version.
-            It needs the MockStores loopback servers and the Fixtures/ cassettes, which are not built yet.
-            What works today:
-              opencat verify ...      verify one purchase proof with a store adapter (see `opencat verify --help`)
-              opencat version         print every package's version
-              swift test              run every package's unit tests
+        abstract: "Run the store conformance suite and print the store x scenario matrix.",
+        discussion: """
+            Every cassette in Fixtures/ (and in each --fixtures folder) is run against its store's adapter over real \
+            HTTP to a MockStores server on 127.0.0.1, on a test clock. Exit status 0 when every applicable cell \
+            passes and every cassette is valid; 1 otherwise.
             """)
+
+    @Option(name: .customLong("store"), help: "Run only this store (repeatable).")
+    var stores: [String] = []
+
+    @Option(name: .customLong("scenario"), help: "Run only this scenario (repeatable).")
+    var scenarios: [String] = []
+
+    @Option(name: .customLong("fixtures"), help: "An extra folder of cassettes in the same format (repeatable).")
+    var extraFixtures: [String] = []
+
+    @Option(name: .customLong("catalogue"), help: "The scenario catalogue (default: Fixtures/scenarios.json).")
+    var cataloguePath: String?
+
+    @Option(name: .customLong("report"), help: "Write conformance.json and conformance.md into this folder.")
+    var reportDirectory: String = "reports"
+
+    @Option(name: .customLong("root"), help: "The OpenCat checkout (default: found from the current folder).")
+    var root: String?
+
+    func run() async throws {
+        let rootURL = try root.map { URL(fileURLWithPath: $0) } ?? Self.findRoot()
+        let fixtures = rootURL.appendingPathComponent("Fixtures")
+        let catalogue: ScenarioCatalogue
+        let extra = extraFixtures.map { URL(fileURLWithPath: $0) }
+        let suite: ConformanceSuite
+        do {
+            catalogue = try ScenarioCatalogue.load(
+                from: cataloguePath.map { URL(fileURLWithPath: $0) } ?? fixtures.appendingPathComponent("scenarios.json"))
+            suite = try ConformanceSuite(
+                catalogue: catalogue, cassetteFolders: [fixtures] + extra, stores: Set(stores), scenarios: Set(scenarios))
+        } catch {
+            FileHandle.standardError.write(Data("opencat conformance: \(error)\n".utf8))
+            throw ExitCode(1)
+        }
+        let report = await suite.run()
+        print(report.renderText())
+        let reportURL = URL(fileURLWithPath: reportDirectory, relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath))
+        try report.write(to: reportURL)
+        print("reports: \(reportURL.path)/conformance.json, conformance.md")
+        if !report.succeeded { throw ExitCode(1) }
+    }
+
+    /// The nearest folder at or above the current one that has Fixtures/scenarios.json.
+    static func findRoot() throws -> URL {
+        var url = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
+        while true {
+            if FileManager.default.fileExists(atPath: url.appendingPathComponent("Fixtures/scenarios.json").path) { return url }
+            let parent = url.deletingLastPathComponent()
+            if parent.path == url.path {
+                throw ValidationError("no Fixtures/scenarios.json here or above; pass --root")
+            }
+            url = parent
+        }
     }
 }

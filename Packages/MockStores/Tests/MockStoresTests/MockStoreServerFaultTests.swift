@@ -11,28 +11,28 @@ struct MockStoreServerFaultTests {
         .script(Self.example, [Cassette.Interaction(request: .init(method: "GET", path: "/v1/thing"), response: response, fault: fault)])
     }
 
-    @Test func aDelayWaitsOnTheServersClockThenAnswers() async throws {
+    @Test func aDelayMovesASharedTestClockThenAnswers() async throws {
         let clock = ManualClock()
         let cassette = Self.cassette(.delay(seconds: 2), response: .init(status: 200, json: ["late": true]))
         try await MockStoreServer.withRunningServer(cassettes: [cassette], clock: clock) { server in
-            let call = Task { try await Loopback.send(.get, server, "/v1/thing") }
-            #expect(await clock.waitForSleepers(1))
-            #expect(clock.recordedSleeps == [.seconds(2)])
-            clock.advance(by: .seconds(2))
-            let response = try await call.value
+            let before = clock.currentDate
+            let response = try await Loopback.send(.get, server, "/v1/thing")
             #expect(response.status.code == 200)
             #expect(response.json == ["late": true])
+            #expect(clock.currentDate.timeIntervalSince(before) == 2)
             #expect(server.exchanges.first?.fault == .delay)
         }
     }
 
-    @Test func aDelayRunsAtFullSpeedOnAnAutoAdvancingClock() async throws {
-        let clock = ManualClock(autoAdvance: true)
+    @Test func aDelayLongerThanTheClientsTimeoutMakesItTimeOut() async throws {
+        let clock = ManualClock(autoAdvance: true, holdsDuringExternalWork: true)
+        let client = HTTPClient(retryPolicy: .never, clock: clock, timeout: .seconds(10))
         let cassette = Self.cassette(.delay(seconds: 30), response: .init(status: 200))
         try await MockStoreServer.withRunningServer(cassettes: [cassette], clock: clock) { server in
-            let response = try await Loopback.send(.get, server, "/v1/thing")
-            #expect(response.status.code == 200)
-            #expect(clock.recordedSleeps == [.seconds(30)])
+            let error = await #expect(throws: HTTPTransportError.self) {
+                try await Loopback.send(.get, server, "/v1/thing", client: client)
+            }
+            #expect(error?.code == .timeout)
         }
     }
 

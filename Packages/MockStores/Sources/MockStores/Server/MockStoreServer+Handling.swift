@@ -31,9 +31,17 @@ extension MockStoreServer {
         case .respond(let response):
             return Self.hummingbirdResponse(response)
         case .delay(let duration, let response):
-            try await holdingConnection(channel) { [clock] in try await clock.sleep(for: duration) }
+            if let manual = clock as? ManualClock {
+                // A test clock shared with the client: the remote side moves time itself (the client's clock may
+                // hold its automatic advancing while it waits on this request), so the client's timeout fires if
+                // the delay is longer than it.
+                manual.advance(by: duration)
+            } else {
+                try await holdingConnection(channel) { [clock] in try await clock.sleep(for: duration) }
+            }
             return Self.hummingbirdResponse(response)
         case .hang:
+            if let manual = clock as? ManualClock { await Self.outlastClientTimeout(on: manual, channel: channel) }
             try await waitForRelease(of: channel)
             try? await channel.close()
             throw MockStoreServerError.connectionClosed
@@ -204,6 +212,13 @@ extension MockStoreServer {
     }
 
     /// Suspends until the server stops or the connection closes (returns), or the task is cancelled (throws).
+    /// Moves a shared test clock one minute on, past a client's timeout: OpenCat's `HTTPClient` fixes each
+    /// attempt's deadline before the request leaves, so one step is enough however its timer task is scheduled,
+    /// and a small step keeps short-lived credentials (a 5-minute App Store API token) valid across retries.
+    static func outlastClientTimeout(on clock: ManualClock, channel: any Channel) async {
+        clock.advance(by: .seconds(60))
+    }
+
     func waitForRelease(of channel: any Channel) async throws {
         let id = state.withLock { $0.makeID() }
         try await withTaskCancellationHandler {

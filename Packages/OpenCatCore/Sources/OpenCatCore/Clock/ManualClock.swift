@@ -42,6 +42,7 @@ public final class ManualClock: WallClock, Sendable {
         var nextID: UInt64 = 0
         var recordedSleeps: [Duration] = []
         var externalWork = 0
+        var holdWaiters: [CheckedContinuation<Void, Never>] = []
     }
 
     private let state = Mutex(State())
@@ -68,7 +69,15 @@ public final class ManualClock: WallClock, Sendable {
         _ operation: @Sendable () async throws -> Result
     ) async throws -> Result {
         state.withLock { $0.externalWork += 1 }
-        defer { state.withLock { $0.externalWork -= 1 } }
+        defer {
+            let released: [CheckedContinuation<Void, Never>] = state.withLock { state in
+                state.externalWork -= 1
+                guard state.externalWork == 0 else { return [] }
+                defer { state.holdWaiters = [] }
+                return state.holdWaiters
+            }
+            released.forEach { $0.resume() }
+        }
         return try await operation()
     }
 
@@ -130,11 +139,11 @@ public final class ManualClock: WallClock, Sendable {
     private func autoAdvance(toward id: UInt64) async {
         while true {
             for _ in 0..<settleYields { await Task.yield() }
-            enum Step { case gone, wait, advance([Sleeper]) }
+            enum Step { case gone, wait, held, advance([Sleeper]) }
             let step: Step = state.withLock { state in
                 // Gone: resumed by an advance, or cancelled.
                 guard let mine = state.sleepers.first(where: { $0.id == id }) else { return .gone }
-                if holdsDuringExternalWork && state.externalWork > 0 { return .wait }
+                if holdsDuringExternalWork && state.externalWork > 0 { return .held }
                 guard state.sleepers.allSatisfy({ $0.deadline >= mine.deadline }) else { return .wait }
                 if mine.deadline > state.now { state.now = mine.deadline }
                 return .advance(Self.takeDue(&state))
@@ -142,6 +151,16 @@ public final class ManualClock: WallClock, Sendable {
             switch step {
             case .gone: return
             case .wait: continue
+            case .held:
+                // Suspend (rather than spin) until the external work in progress has finished.
+                await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                    let stillHeld = state.withLock { state in
+                        guard state.externalWork > 0 else { return false }
+                        state.holdWaiters.append(continuation)
+                        return true
+                    }
+                    if !stillHeld { continuation.resume() }
+                }
             case .advance(let due):
                 due.forEach { $0.continuation.resume() }
                 return

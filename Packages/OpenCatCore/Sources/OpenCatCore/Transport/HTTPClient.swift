@@ -83,23 +83,7 @@ public struct HTTPClient: Sendable {
     }
 
     private func attemptOnce(_ request: HTTPRequest, body: Data?, timeout: Duration) async throws -> HTTPTransportResponse {
-        let transport = self.transport
-        let clock = self.clock
-        return try await withThrowingTaskGroup(of: HTTPTransportResponse?.self) { group in
-            group.addTask { try await clock.waitingOnExternalWork { try await transport.send(request, body: body) } }
-            group.addTask {
-                try await clock.sleep(for: timeout)
-                return nil
-            }
-            defer { group.cancelAll() }
-            guard let first = try await group.next() else {
-                throw HTTPTransportError(.invalidResponse, "no result")
-            }
-            guard let response = first else {
-                throw HTTPTransportError(.timeout, "no response within \(timeout)")
-            }
-            return response
-        }
+        try await clock.attempt(transport: transport, request: request, body: body, timeout: timeout)
     }
 
     static func isIdempotent(_ request: HTTPRequest) -> Bool {
@@ -113,5 +97,35 @@ public struct HTTPClient: Sendable {
 
     static func summary(_ request: HTTPRequest, attempt: Int) -> Logger.Metadata {
         ["method": "\(request.method.rawValue)", "host": "\(request.authority ?? "")", "attempt": "\(attempt)"]
+    }
+}
+
+extension WallClock {
+    /// One attempt against its deadline. The deadline is fixed before the request leaves, so time that passes
+    /// while the timer task is still starting (a test clock moved by the remote side) still counts.
+    func attempt(
+        transport: any HTTPTransport, request: HTTPRequest, body: Data?, timeout: Duration
+    ) async throws -> HTTPTransportResponse {
+        let clock = self
+        let deadline = now.advanced(by: timeout)
+        // The whole attempt counts as external work (not just the transport call), so a test clock that holds
+        // during external work cannot fire the timer between the response arriving and it being taken.
+        return try await waitingOnExternalWork {
+            try await withThrowingTaskGroup(of: HTTPTransportResponse?.self) { group in
+            group.addTask { try await transport.send(request, body: body) }
+            group.addTask {
+                try await clock.sleep(until: deadline, tolerance: nil)
+                return nil
+            }
+            defer { group.cancelAll() }
+            guard let first = try await group.next() else {
+                throw HTTPTransportError(.invalidResponse, "no result")
+            }
+            guard let response = first else {
+                throw HTTPTransportError(.timeout, "no response within \(timeout)")
+            }
+            return response
+            }
+        }
     }
 }
