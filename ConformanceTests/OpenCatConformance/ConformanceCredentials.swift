@@ -14,7 +14,7 @@ public struct ConformanceCredentials: Sendable {
     let googleKey: _RSA.Signing.PrivateKey
     let googleWrongKey: _RSA.Signing.PrivateKey
     /// Placeholder name → value.
-    public let variables: [String: String]
+    public private(set) var variables: [String: String]
 
     /// The Apple bundle id the App Store Server API token must name.
     public static let appleBundleId = "dev.opencat.auralogic"
@@ -48,8 +48,15 @@ public struct ConformanceCredentials: Sendable {
         ]
     }
 
-    /// The credentials the mock stores check, for a server at a base URL.
-    func mockCredentials(tokenPath: String) -> MockCredentials {
+    /// The same credentials with some placeholder values replaced (keys the mock checks included).
+    public func overriding(_ values: [String: String]) -> ConformanceCredentials {
+        var copy = self
+        copy.variables.merge(values) { $1 }
+        return copy
+    }
+
+    /// The credentials the mock stores check.
+    public func mockCredentials(tokenPath: String) -> MockCredentials {
         var credentials = MockCredentials()
         credentials.stripeSecretKey = Secret(variables["stripe.secretKey"]!)
         credentials.payPal = .init(clientId: variables["paypal.clientId"]!, clientSecret: Secret(variables["paypal.clientSecret"]!))

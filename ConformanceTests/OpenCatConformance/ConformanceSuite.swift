@@ -71,7 +71,8 @@ public struct ConformanceSuite: Sendable {
 
     /// Loads one cassette file: mints the App Store payloads it lists and fills its placeholders.
     /// - Throws: `CassetteError` (naming the file and the field) or ``ConformanceError``.
-    public func loadCassette(_ url: URL) throws -> Cassette {
+    public func loadCassette(_ url: URL, credentials: ConformanceCredentials? = nil) throws -> Cassette {
+        let credentials = credentials ?? self.credentials
         guard let data = FileManager.default.contents(atPath: url.path) else {
             throw ConformanceError("\(url.path): cannot read")
         }
@@ -208,7 +209,7 @@ public struct ConformanceSuite: Sendable {
     }
 
     /// Where the cassette's `expect` contradicts the catalogue.
-    func catalogueDisagreements(_ cassette: Cassette) -> [String] {
+    public func catalogueDisagreements(_ cassette: Cassette) -> [String] {
         guard let scenario = catalogue.scenario(cassette.scenario) else { return [] }
         var problems: [String] = []
         for (key, expected) in scenario.expect {

@@ -9,6 +9,20 @@ struct StoreHTTP: Sendable {
     let client: HTTPClient
     let store: Store
 
+    /// A request to `baseURL` + `path` (+ `?query`); the base URL's own path is kept as a prefix, so an API can
+    /// be served under a path (MockStores, a proxy).
+    static func request(_ method: HTTPRequest.Method, baseURL: URL, path: String, query: String? = nil) -> HTTPRequest {
+        let components = URLComponents(url: baseURL, resolvingAgainstBaseURL: false)
+        var authority = components?.percentEncodedHost ?? ""
+        if authority.contains(":") { authority = "[\(authority)]" }
+        if let port = components?.port { authority += ":\(port)" }
+        var prefix = components?.percentEncodedPath ?? ""
+        while prefix.hasSuffix("/") { prefix.removeLast() }
+        return HTTPRequest(
+            method: method, scheme: components?.scheme ?? "https", authority: authority,
+            path: prefix + path + (query.map { "?\($0)" } ?? ""))
+    }
+
     /// Sends a request; a transport failure becomes `timeout` or `network`.
     func send(_ request: HTTPRequest, body: Data? = nil, idempotent: Bool? = nil) async throws -> HTTPTransportResponse {
         do {

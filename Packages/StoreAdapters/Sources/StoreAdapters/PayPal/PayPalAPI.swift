@@ -37,7 +37,7 @@ struct PayPalAPI: Sendable {
         var retriedWithFreshToken = false
         while true {
             let token = try await tokens.token()
-            var request = Self.request(method, baseURL: baseURL, path: path)
+            var request = StoreHTTP.request(method, baseURL: baseURL, path: path)
             request.headerFields[.authorization] = "Bearer \(token.revealed)"
             request.headerFields[.accept] = "application/json"
             if body != nil { request.headerFields[.contentType] = "application/json" }
@@ -100,22 +100,6 @@ struct PayPalAPI: Sendable {
             "unexpected HTTP status \(status)",
             storeReason: reason,
             httpStatus: status
-        )
-    }
-
-    /// A request to `baseURL` + `path` (the base URL's own path is kept as a prefix).
-    static func request(_ method: HTTPRequest.Method, baseURL: URL, path: String) -> HTTPRequest {
-        let components = URLComponents(url: baseURL, resolvingAgainstBaseURL: false)
-        var authority = components?.percentEncodedHost ?? ""
-        if authority.contains(":") { authority = "[\(authority)]" }
-        if let port = components?.port { authority += ":\(port)" }
-        var prefix = components?.percentEncodedPath ?? ""
-        while prefix.hasSuffix("/") { prefix.removeLast() }
-        return HTTPRequest(
-            method: method,
-            scheme: components?.scheme ?? "https",
-            authority: authority,
-            path: prefix + path
         )
     }
 }

@@ -73,7 +73,7 @@ actor PayPalAccessTokenProvider {
         margin: Duration,
         logger: Logger
     ) async throws -> CachedToken {
-        var request = PayPalAPI.request(.post, baseURL: baseURL, path: "/v1/oauth2/token")
+        var request = StoreHTTP.request(.post, baseURL: baseURL, path: "/v1/oauth2/token")
         let credentials = Data("\(clientId):\(clientSecret.revealed)".utf8).base64EncodedString()
         request.headerFields[.authorization] = "Basic \(credentials)"
         request.headerFields[.contentType] = "application/x-www-form-urlencoded"

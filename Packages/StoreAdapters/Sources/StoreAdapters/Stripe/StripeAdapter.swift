@@ -84,7 +84,7 @@ public struct StripeAdapter: StoreAdapter {
         guard let id = Self.paymentIntentId(from: id.revealed) else {
             throw StoreAdapterError(.invalidProof, store: .stripe, "the token is not a PaymentIntent id")
         }
-        var request = Self.request(
+        var request = StoreHTTP.request(
             .get,
             baseURL: configuration.baseURL,
             path: "/v1/payment_intents/\(id)",
@@ -243,22 +243,6 @@ public struct StripeAdapter: StoreAdapter {
 
     private static func isASCIIAlphanumeric(_ byte: UInt8) -> Bool {
         (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
-    }
-
-    /// A request to `baseURL` + `path` (the base URL's own path is kept as a prefix).
-    static func request(_ method: HTTPRequest.Method, baseURL: URL, path: String, query: String? = nil) -> HTTPRequest {
-        let components = URLComponents(url: baseURL, resolvingAgainstBaseURL: false)
-        var authority = components?.percentEncodedHost ?? ""
-        if authority.contains(":") { authority = "[\(authority)]" }
-        if let port = components?.port { authority += ":\(port)" }
-        var prefix = components?.percentEncodedPath ?? ""
-        while prefix.hasSuffix("/") { prefix.removeLast() }
-        return HTTPRequest(
-            method: method,
-            scheme: components?.scheme ?? "https",
-            authority: authority,
-            path: prefix + path + (query.map { "?\($0)" } ?? "")
-        )
     }
 }
 

@@ -30,7 +30,7 @@ struct GooglePlayErrorTests {
         statusName: String?,
         expected: StoreAdapterError.Code
     ) async throws {
-        let logs = GoogleSteamLogCapture()
+        let logs = LogCapture()
         let harness = try Support.harness(logs: logs)
         harness.transport.on(.post, Support.tokenPath, json: Support.tokenResponse())
         harness.transport.on(
@@ -97,7 +97,7 @@ struct GooglePlayErrorTests {
     }
 
     @Test func noSecretReachesALogLineOrAnErrorDescription() async throws {
-        let logs = GoogleSteamLogCapture()
+        let logs = LogCapture()
         let harness = try Support.harness(logs: logs)
         harness.transport.on(
             .post,

@@ -65,11 +65,11 @@ enum GoogleTestSupport {
         acknowledge: Bool = true,
         transport: ScriptedTransport = ScriptedTransport(),
         wrapping: (any HTTPTransport)? = nil,
-        logs: GoogleSteamLogCapture? = nil,
+        logs: LogCapture? = nil,
         maxAttempts: Int = 1
     ) throws -> Harness {
         let clock = ManualClock()
-        let logger = logs?.logger() ?? Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
+        let logger = logs?.logger ?? Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
         let client = HTTPClient(
             transport: wrapping ?? transport,
             retryPolicy: RetryPolicy(maxAttempts: maxAttempts, jitter: .none),

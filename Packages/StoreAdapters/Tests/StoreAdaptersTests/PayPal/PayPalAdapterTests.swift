@@ -566,7 +566,7 @@ struct PayPalAdapterTests {
     // MARK: - Secrets
 
     @Test func credentialsTokensAndOrderIdNeverAppearInErrorsOrLogs() async throws {
-        let recorder = PaymentsLogRecorder()
+        let recorder = LogCapture()
         var texts: [String] = []
         let scenarios: [(tokenStatus: Int, orderStatus: Int, order: String)] = [
             (401, 200, ""),

@@ -23,7 +23,7 @@ enum PayPalTestFixtures {
         environment: PayPalAdapter.Configuration.Environment = .sandbox,
         captureApproved: Bool = true,
         webhookId: String? = "1JE4291016473214C",
-        logger: PaymentsLogRecorder? = nil
+        logger: LogCapture? = nil
     ) -> PayPalAdapter {
         var client = HTTPClient.scripted(transport, clock: clock, maxAttempts: maxAttempts)
         if let logger { client.logger = logger.logger }

@@ -190,7 +190,7 @@ struct PayPalWebhookVerifierTests {
     }
 
     @Test func rejectionsNeverShowCredentialsTokensOrSignatures() async throws {
-        let recorder = PaymentsLogRecorder()
+        let recorder = LogCapture()
         var texts: [String] = []
         for status in ["FAILURE", "SUCCESS"] {
             let adapter = Fixtures.adapter(transport(status: status), logger: recorder)

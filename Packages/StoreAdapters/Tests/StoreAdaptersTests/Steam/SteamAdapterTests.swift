@@ -341,7 +341,7 @@ struct SteamAdapterTests {
     }
 
     @Test func noSecretReachesALogLineOrAnErrorDescription() async throws {
-        let logs = GoogleSteamLogCapture()
+        let logs = LogCapture()
         let harness = Support.harness(logs: logs)
         harness.transport.on(.get, Support.queryPath, times: 1, json: Support.query(status: "Approved"))
         harness.transport.on(.post, Support.finalizePath, times: 1, json: Support.finalized)

@@ -25,12 +25,12 @@ enum SteamTestSupport {
     static func harness(
         sandbox: Bool = false,
         finalizeApproved: Bool = true,
-        logs: GoogleSteamLogCapture? = nil,
+        logs: LogCapture? = nil,
         maxAttempts: Int = 1
     ) -> Harness {
         let transport = ScriptedTransport()
         let clock = ManualClock()
-        let logger = logs?.logger() ?? Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
+        let logger = logs?.logger ?? Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
         let client = HTTPClient(
             transport: transport,
             retryPolicy: RetryPolicy(maxAttempts: maxAttempts, jitter: .none),

@@ -349,7 +349,7 @@ struct StripeAdapterTests {
     // MARK: - Secrets
 
     @Test func secretKeyAndPaymentIntentIdNeverAppearInErrorsOrLogs() async throws {
-        let recorder = PaymentsLogRecorder()
+        let recorder = LogCapture()
         var descriptions: [String] = []
         let scenarios: [(status: Int, body: String)] = [
             (404, Fixtures.error(type: "invalid_request_error", code: "resource_missing")),

@@ -13,7 +13,7 @@ enum StripeTestFixtures {
     static func adapter(
         _ transport: ScriptedTransport,
         maxAttempts: Int = 3,
-        logger: PaymentsLogRecorder? = nil
+        logger: LogCapture? = nil
     ) -> StripeAdapter {
         var client = HTTPClient.scripted(transport, maxAttempts: maxAttempts)
         if let logger { client.logger = logger.logger }

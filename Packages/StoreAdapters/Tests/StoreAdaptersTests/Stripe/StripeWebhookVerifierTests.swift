@@ -170,7 +170,7 @@ struct StripeWebhookVerifierTests {
     }
 
     @Test func rejectionsNeverShowTheSecretOrTheSignatures() {
-        let recorder = PaymentsLogRecorder()
+        let recorder = LogCapture()
         let verifier = StripeWebhookVerifier(secret: Secret(Self.secret), logger: recorder.logger)
         let good = Self.signature(Self.payload)
         let wrong = Self.signature(Self.payload, secret: "whsec_wrong")

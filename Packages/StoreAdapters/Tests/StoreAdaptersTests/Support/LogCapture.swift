@@ -1,28 +1,34 @@
 import Logging
 import Synchronization
 
-/// Records every log line (message and metadata, rendered as text) so that tests can assert that no secret was
-/// logged. Shared by the Google and Steam tests; logs at `.trace` so that nothing is filtered out.
-final class GoogleSteamLogCapture: Sendable {
+/// Captures every log line (level, message, metadata and any attached error, rendered) so tests can search them
+/// for secrets.
+final class LogCapture: Sendable {
     private let lines = Mutex<[String]>([])
 
-    /// Every line so far, as `level message key=value …`.
-    var all: [String] { lines.withLock { $0 } }
+    /// A trace-level logger writing here.
+    var logger: Logger { logger("dev.opencat.tests") }
 
-    /// A logger that writes here.
-    func logger(_ label: String = "test") -> Logger {
+    /// A trace-level logger with a label, writing here.
+    func logger(_ label: String) -> Logger {
         var logger = Logger(label: label) { _ in Handler(capture: self) }
         logger.logLevel = .trace
         return logger
     }
 
+    /// Every line so far.
+    var all: [String] { lines.withLock { $0 } }
+    /// Every line so far (alias used by the payments tests).
+    var recorded: [String] { all }
+    /// Every line, joined.
+    var text: String { all.joined(separator: "\n") }
     /// Whether any line contains the text.
     func contains(_ text: String) -> Bool { all.contains { $0.contains(text) } }
 
     fileprivate func record(_ line: String) { lines.withLock { $0.append(line) } }
 
     private struct Handler: LogHandler {
-        let capture: GoogleSteamLogCapture
+        let capture: LogCapture
         var metadata: Logger.Metadata = [:]
         var logLevel: Logger.Level = .trace
 
@@ -34,7 +40,8 @@ final class GoogleSteamLogCapture: Sendable {
         func log(event: LogEvent) {
             let merged = metadata.merging(event.metadata ?? [:]) { $1 }
             let rendered = merged.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
-            capture.record("\(event.level) \(event.message) \(rendered)")
+            let error = event.error.map { " error=\(String(describing: $0))" } ?? ""
+            capture.record("\(event.level) \(event.message) \(rendered)\(error)")
         }
     }
 }
