@@ -52,8 +52,10 @@ let package = Package(
                 .product(name: "OpenCatCore", package: "OpenCatCore"),
                 .product(name: "StoreAdapters", package: "StoreAdapters"),
                 .product(name: "MockStores", package: "MockStores"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             path: "ConformanceTests/Suite",
+            exclude: ["ExampleStore/Cassettes"],
             swiftSettings: swiftSettings
         ),
         .executableTarget(

@@ -35,6 +35,9 @@ public struct ConformanceSuite: Sendable {
     public let credentials: ConformanceCredentials
     /// How many cases run at once.
     public var parallelism: Int
+    /// Scenarios that cannot exist for stores the catalogue does not know (third-party adapters):
+    /// store → scenario → reason.
+    public var additionalNotApplicable: [String: [String: String]]
     private let cassetteFiles: [URL]
 
     /// Creates a suite.
@@ -45,17 +48,22 @@ public struct ConformanceSuite: Sendable {
     ///   - adapters: how to build each store's adapter.
     ///   - stores: run only these stores (default all).
     ///   - scenarios: run only these scenarios (default all).
+    ///   - parallelism: how many cases run at once.
+    ///   - additionalNotApplicable: for stores the catalogue does not know, scenario → reason it cannot exist.
+    ///   - variables: extra placeholder values for third-party cassettes.
     /// - Throws: ``ConformanceError`` when a folder cannot be read.
     public init(
         catalogue: ScenarioCatalogue, cassetteFolders: [URL], adapters: [ConformanceAdapterFactory] = ConformanceAdapterFactory.builtIn,
-        stores: Set<String> = [], scenarios: Set<String> = [], parallelism: Int = 1
+        stores: Set<String> = [], scenarios: Set<String> = [], parallelism: Int = 1,
+        additionalNotApplicable: [String: [String: String]] = [:], variables: [String: String] = [:]
     ) throws {
+        self.additionalNotApplicable = additionalNotApplicable
         self.catalogue = catalogue
         self.adapters = adapters
         self.storeFilter = stores
         self.scenarioFilter = scenarios
         self.parallelism = max(1, parallelism)
-        self.credentials = try ConformanceCredentials()
+        self.credentials = try ConformanceCredentials().overriding(variables)
         var files: [URL] = []
         for folder in cassetteFolders {
             var isDirectory: ObjCBool = false
@@ -114,7 +122,9 @@ public struct ConformanceSuite: Sendable {
         for store in stores {
             for scenario in scenarioIds {
                 let matching = cassettes.filter { $0.store.rawValue == store && $0.scenario == scenario }
-                if let reason = catalogue.notApplicableReason(store: Store(rawValue: store), scenario: scenario) {
+                if let reason = catalogue.notApplicableReason(store: Store(rawValue: store), scenario: scenario)
+                    ?? additionalNotApplicable[store]?[scenario]
+                {
                     if matching.isEmpty {
                         cells.append(.init(store: store, scenario: scenario, status: .notApplicable, detail: reason))
                     } else {
