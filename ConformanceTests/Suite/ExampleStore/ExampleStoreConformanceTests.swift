@@ -29,7 +29,7 @@ struct ExampleStoreConformanceTests {
     }
 
     @Test func theExampleStoreAdapterPassesTheSameCatalogue() async throws {
-        let report = await try suite().run()
+        let report = try await suite().run()
         #expect(report.succeeded, "\(report.renderText())")
         #expect(report.stores == ["examplestore"])
         #expect(report.counts.pass == 15)
@@ -40,7 +40,7 @@ struct ExampleStoreConformanceTests {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("opencat-example-\(UUID().uuidString)")
         try FileManager.default.copyItem(at: Self.cassettes, to: folder)
         try FileManager.default.removeItem(at: folder.appendingPathComponent("refunded.json"))
-        let report = await try suite(folder: folder).run()
+        let report = try await suite(folder: folder).run()
         #expect(!report.succeeded)
         #expect(report.cell(store: "examplestore", scenario: "refunded")?.detail == "no cassette for this scenario")
     }
