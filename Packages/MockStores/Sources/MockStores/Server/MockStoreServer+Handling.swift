@@ -41,7 +41,12 @@ extension MockStoreServer {
             }
             return Self.hummingbirdResponse(response)
         case .hang:
-            if let manual = clock as? ManualClock { await Self.outlastClientTimeout(on: manual, channel: channel) }
+            if let manual = clock as? ManualClock {
+                // Move a shared test clock one minute on, past the client's timeout: OpenCat's HTTPClient fixes each
+                // attempt's deadline before the request leaves, so one step is enough, and a small step keeps
+                // short-lived credentials (a 5-minute App Store API token) valid across retries.
+                manual.advance(by: .seconds(60))
+            }
             try await waitForRelease(of: channel)
             try? await channel.close()
             throw MockStoreServerError.connectionClosed
@@ -212,13 +217,6 @@ extension MockStoreServer {
     }
 
     /// Suspends until the server stops or the connection closes (returns), or the task is cancelled (throws).
-    /// Moves a shared test clock one minute on, past a client's timeout: OpenCat's `HTTPClient` fixes each
-    /// attempt's deadline before the request leaves, so one step is enough however its timer task is scheduled,
-    /// and a small step keeps short-lived credentials (a 5-minute App Store API token) valid across retries.
-    static func outlastClientTimeout(on clock: ManualClock, channel: any Channel) async {
-        clock.advance(by: .seconds(60))
-    }
-
     func waitForRelease(of channel: any Channel) async throws {
         let id = state.withLock { $0.makeID() }
         try await withTaskCancellationHandler {

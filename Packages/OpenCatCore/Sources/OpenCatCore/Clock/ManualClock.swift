@@ -83,7 +83,7 @@ public final class ManualClock: WallClock, Sendable {
 
     public var now: Instant { state.withLock { $0.now } }
     public var minimumResolution: Duration { .zero }
-    public var currentDate: Date { epoch.addingTimeInterval(Self.seconds(now.offset)) }
+    public var currentDate: Date { epoch.addingTimeInterval(now.offset.timeInterval) }
 
     /// Every duration passed to `sleep` so far, in order.
     public var recordedSleeps: [Duration] { state.withLock { $0.recordedSleeps } }
@@ -193,8 +193,4 @@ public final class ManualClock: WallClock, Sendable {
         return due
     }
 
-    static func seconds(_ duration: Duration) -> TimeInterval {
-        let parts = duration.components
-        return TimeInterval(parts.seconds) + TimeInterval(parts.attoseconds) / 1e18
-    }
 }

@@ -7,7 +7,4 @@ package enum Fingerprint {
     package static func hex(of text: String) -> String {
         SHA256.hash(data: Data(text.utf8)).map { String(format: "%02x", $0) }.joined()
     }
-
-    /// A short (12 hex digits) fingerprint for log lines.
-    package static func short(_ text: String) -> String { String(hex(of: text).prefix(12)) }
 }

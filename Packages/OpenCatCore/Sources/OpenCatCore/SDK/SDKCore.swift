@@ -338,7 +338,7 @@ actor SDKCore {
     func offerings() async throws -> Offerings {
         let cached = cache.value(StoredOfferings.self, forKey: Self.offeringsKey(appUserId))
         let now = clock.currentDate
-        if let cached, now.timeIntervalSince(cached.fetchedAt) < ManualClock.seconds(offeringsMaxAge),
+        if let cached, now.timeIntervalSince(cached.fetchedAt) < offeringsMaxAge.timeInterval,
             now >= cached.fetchedAt
         {
             logger.debug("offerings: fresh cache hit")

@@ -136,11 +136,4 @@ enum HTTPDate {
         return nil
     }
 
-    static func format(_ date: Date) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = formats[0]
-        return formatter.string(from: date).replacingOccurrences(of: "GMT+0", with: "GMT")
-    }
 }
