@@ -40,6 +40,10 @@ public struct PurchaseProof: Sendable, Hashable {
     public var transactionId: String?
     /// Store-specific context that is not secret (Google `packageName`, Steam `appid`, …).
     public var context: [String: String]
+    /// The buyer the app expects, in the store's own terms (Apple appAccountToken, Google
+    /// obfuscatedExternalAccountId, Stripe `metadata` value, PayPal `custom_id`, Steam steamid). When set, an
+    /// adapter refuses a purchase whose store-reported purchaser differs (``purchaserMismatch``-style error).
+    public var expectedPurchaser: String?
 
     /// Creates a proof.
     public init(
@@ -48,7 +52,8 @@ public struct PurchaseProof: Sendable, Hashable {
         token: Secret<String>,
         productId: String? = nil,
         transactionId: String? = nil,
-        context: [String: String] = [:]
+        context: [String: String] = [:],
+        expectedPurchaser: String? = nil
     ) {
         self.store = store
         self.kind = kind
@@ -56,6 +61,7 @@ public struct PurchaseProof: Sendable, Hashable {
         self.productId = productId
         self.transactionId = transactionId
         self.context = context
+        self.expectedPurchaser = expectedPurchaser
     }
 
     /// A stable, non-reversible identifier for deduplication when the store's transaction id is unknown:

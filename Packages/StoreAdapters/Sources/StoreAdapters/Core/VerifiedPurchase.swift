@@ -105,6 +105,7 @@ public struct VerifiedPurchase: Sendable, Hashable, Codable {
         return TransactionInfo(
             transactionId: transactionId, originalTransactionId: originalTransactionId, productId: productId,
             store: store, purchaseDate: purchaseDate, expirationDate: expirationDate,
-            gracePeriodExpirationDate: gracePeriodExpirationDate, status: status, willRenew: willRenew)
+            gracePeriodExpirationDate: gracePeriodExpirationDate, status: status, willRenew: willRenew,
+            environment: environment == .production ? .production : .sandbox, purchaser: purchaser)
     }
 }
