@@ -45,15 +45,17 @@ public struct ConformanceAdapterFactory: Sendable {
     /// The five adapters of StoreAdapters, configured from the cassettes' `config`.
     public static let builtIn: [ConformanceAdapterFactory] = [apple, google, stripe, paypal, steam]
 
-    /// App Store: `bundleId`, `issuerId`, `keyId`, `privateKey` (PEM), `productionPath`, `sandboxPath`.
+    /// App Store: `bundleId`, `issuerId`, `keyId`, `privateKey` (PEM), `productionPath`, `sandboxPath`. Both
+    /// environments are accepted (the catalogue checks that sandbox purchases are reported as such); an app's own
+    /// configuration defaults to production only.
     public static let apple = ConformanceAdapterFactory(store: .apple) { environment in
         let credentials = try AppleStoreAdapter.APICredentials(
             issuerId: environment.string("issuerId"), keyId: environment.string("keyId"),
             privateKeyPEM: Secret(environment.string("privateKey")))
         return AppleStoreAdapter(configuration: .init(
             bundleId: try environment.string("bundleId"),
-            rootCertificates: [environment.credentials.appleCA.rootCertificate], validationTime: .signedDate,
-            apiCredentials: credentials,
+            rootCertificates: [environment.credentials.appleCA.rootCertificate], environment: nil,
+            validationTime: .signedDate, apiCredentials: credentials,
             productionBaseURL: environment.url(path: environment.optionalString("productionPath") ?? "/production"),
             sandboxBaseURL: environment.url(path: environment.optionalString("sandboxPath") ?? "/sandbox"),
             httpClient: environment.httpClient))

@@ -33,9 +33,14 @@ enum VerifyOutput {
 
     /// Runs a verification: prints the result as JSON, or a one-line reason and a non-zero exit.
     static func run(_ body: () async throws -> VerifiedPurchase) async throws {
+        let purchase = try await verified(body)
+        print(String(decoding: try encoder.encode(purchase), as: UTF8.self))
+    }
+
+    /// Runs a verification step: its result, or a one-line reason and exit 2 (not verified) or 1 (other errors).
+    static func verified<Result>(_ body: () async throws -> Result) async throws -> Result {
         do {
-            let purchase = try await body()
-            print(String(decoding: try encoder.encode(purchase), as: UTF8.self))
+            return try await body()
         } catch let error as StoreAdapterError {
             FileHandle.standardError.write(Data("not verified: \(error.code): \(error.message)\(error.storeReason.map { " (store: \($0))" } ?? "")\n".utf8))
             throw ExitCode(2)
@@ -77,8 +82,18 @@ struct VerifyApple: AsyncParsableCommand {
     @Option(name: .customLong("root"), help: "A trusted root certificate (PEM or DER). Repeatable.")
     var roots: [String] = []
 
-    @Option(name: .customLong("bundle-id"), help: "The app's bundle id (required for lookups; checked when given).")
+    @Option(name: .customLong("bundle-id"), help: "The app's bundle id; the signed data must be for this app.")
     var bundleId: String?
+
+    @Flag(
+        name: .customLong("any-bundle-id"),
+        help: "Accept signed data for any app (offline checks only): the bundle id is reported, not checked.")
+    var anyBundleId = false
+
+    @Option(
+        name: .customLong("environment"),
+        help: "The App Store environment accepted: production (default), sandbox (Sandbox, Xcode, LocalTesting) or any.")
+    var environment: String = "production"
 
     @Option(name: .customLong("at"), help: "When the chain must be valid: signed-date (default), now, or an ISO 8601 date.")
     var at: String = "signed-date"
@@ -106,6 +121,24 @@ struct VerifyApple: AsyncParsableCommand {
             throw ValidationError("give exactly one of --jws FILE or --transaction-id ID")
         }
         guard !roots.isEmpty else { throw ValidationError("give at least one --root CERT (Apple Root CA - G3 in production)") }
+        guard (bundleId == nil) == anyBundleId else {
+            throw ValidationError("give exactly one of --bundle-id ID or --any-bundle-id")
+        }
+        guard !anyBundleId || transactionId == nil else {
+            throw ValidationError("a lookup needs --bundle-id (it signs the App Store Server API token)")
+        }
+        guard ["production", "sandbox", "any"].contains(environment) else {
+            throw ValidationError("--environment takes production, sandbox or any")
+        }
+    }
+
+    /// The accepted environment: `nil` accepts both.
+    var acceptedEnvironment: VerifiedPurchase.Environment? {
+        switch environment {
+        case "sandbox": .sandbox
+        case "any": nil
+        default: .production
+        }
     }
 
     func run() async throws {
@@ -128,14 +161,19 @@ struct VerifyApple: AsyncParsableCommand {
             throw ValidationError("a lookup needs --issuer-id, --key-id and --key-file")
         }
         let token = try jwsFile.map { try VerifyOutput.readSecret($0, what: "JWS") }
-        // Without --bundle-id the offline check accepts the bundle id the payload names (signature, chain and
-        // OIDs are still verified); a lookup needs the real one for its API token.
-        guard let expectedBundleId = bundleId ?? token.flatMap({ Self.payloadBundleId(of: $0.revealed) }) else {
-            throw ValidationError("give --bundle-id (the JWS payload names none)")
+        // With --any-bundle-id, the bundle id is taken from the payload only after its signature and chain verify
+        // (an explicit choice, reported on standard error), never read from unverified data.
+        var expectedBundleId = bundleId ?? ""
+        if anyBundleId, let token {
+            let verifier = AppleJWSVerifier(rootCertificates: rootCertificates, validationTime: validationTime)
+            let verified = try await VerifyOutput.verified { try await verifier.verify(token, as: BundleIdOnly.self) }
+            expectedBundleId = verified.bundleId ?? ""
+            FileHandle.standardError.write(
+                Data("note: bundle id not checked (--any-bundle-id); the signed data names \(expectedBundleId)\n".utf8))
         }
         let configuration = AppleStoreAdapter.Configuration(
-            bundleId: expectedBundleId, rootCertificates: rootCertificates, validationTime: validationTime,
-            apiCredentials: credentials,
+            bundleId: expectedBundleId, rootCertificates: rootCertificates, environment: acceptedEnvironment,
+            validationTime: validationTime, apiCredentials: credentials,
             productionBaseURL: try VerifyOutput.url(baseURL) ?? AppleStoreAdapter.Configuration.defaultProductionBaseURL,
             sandboxBaseURL: try VerifyOutput.url(sandboxBaseURL) ?? AppleStoreAdapter.Configuration.defaultSandboxBaseURL)
         let proof: PurchaseProof
@@ -150,16 +188,20 @@ struct VerifyApple: AsyncParsableCommand {
         try await VerifyOutput.run { try await adapter.verify(proof) }
     }
 
-    /// The `bundleId` of a JWS payload, read without verifying anything.
-    static func payloadBundleId(of jws: String) -> String? {
-        let parts = jws.split(separator: ".")
-        guard parts.count == 3 else { return nil }
-        var base64 = parts[1].replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
-        guard let data = Data(base64Encoded: base64),
-            let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
-        else { return nil }
-        return object["bundleId"] as? String
+    /// The one field `--any-bundle-id` needs from a verified payload.
+    struct BundleIdOnly: DecodedSignedData {
+        var bundleId: String?
+        var signedDate: Date?
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            bundleId = try container.decodeIfPresent(String.self, forKey: .bundleId)
+            signedDate = try container.decodeIfPresent(Int64.self, forKey: .signedDate).map {
+                Date(timeIntervalSince1970: TimeInterval($0) / 1000)
+            }
+        }
+
+        enum CodingKeys: String, CodingKey { case bundleId, signedDate }
     }
 
     static func certificate(at path: String) throws -> Certificate {

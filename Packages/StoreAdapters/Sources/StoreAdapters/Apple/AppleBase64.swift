@@ -9,8 +9,9 @@ enum AppleBase64 {
         return table
     }()
 
-    /// Decodes unpadded base64url.
-    /// - Returns: `nil` for characters outside the alphabet, padding, or an impossible length.
+    /// Decodes unpadded base64url, canonical form only.
+    /// - Returns: `nil` for characters outside the alphabet, padding, an impossible length, or non-zero bits after
+    ///   the last byte (RFC 4648 §3.5: such a segment has a second spelling of the same bytes; a JWS has one).
     static func decodeURL(_ input: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
         let count = input.count
         guard count % 4 != 1 else { return nil }
@@ -35,6 +36,7 @@ enum AppleBase64 {
                         written += 1
                     }
                 }
+                if bits > 0, accumulator & ((1 << bits) - 1) != 0 { valid = false }
                 initialized = valid ? written : 0
             }
         }

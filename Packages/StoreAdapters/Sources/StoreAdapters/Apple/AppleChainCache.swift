@@ -84,6 +84,12 @@ final class AppleChainCache: Sendable {
         return key
     }
 
+    /// The leaf key of a chain verified earlier, whatever the time (not counted as a hit or a miss): the key to
+    /// check a signature with before the payload, which dates the chain check, is read.
+    func cachedKey(for key: Key) -> P256.Signing.PublicKey? {
+        state.withLock { $0.entries[key]?.publicKey }
+    }
+
     /// The leaf key of a chain verified earlier, if its validity window covers `time`.
     func publicKey(for key: Key, at time: Date) -> P256.Signing.PublicKey? {
         state.withLock { state in

@@ -15,8 +15,13 @@ struct AppleCompactJWS {
     let signingInput: Range<Int>
 
     /// Splits a compact JWS.
-    /// - Throws: `invalidProof` / ``AppleJWSCheck/malformedJWS`` unless there are exactly three non-empty segments.
-    init(_ text: String) throws {
+    /// - Parameter maximumBytes: the largest JWS accepted, checked before anything is copied or decoded.
+    /// - Throws: `invalidProof` / ``AppleJWSCheck/tooLarge`` over the size, ``AppleJWSCheck/malformedJWS`` unless
+    ///   there are exactly three non-empty segments.
+    init(_ text: String, maximumBytes: Int = .max) throws {
+        guard text.utf8.count <= maximumBytes else {
+            throw AppleJWSCheck.tooLarge.error("the signed data is larger than \(maximumBytes) bytes")
+        }
         let bytes = Array(text.utf8)
         let dots: (Int, Int)? = bytes.withUnsafeBufferPointer { buffer in
             guard let base = buffer.baseAddress,

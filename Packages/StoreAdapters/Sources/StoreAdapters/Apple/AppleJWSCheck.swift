@@ -31,6 +31,13 @@ enum AppleJWSCheck: String, Sendable, CaseIterable {
     case malformedSignature
     /// The ES256 signature does not match the header and payload.
     case invalidSignature
+    /// The JWS is larger than ``AppleJWSVerifier/Limits`` allow for its kind; rejected before it is read.
+    case tooLarge
+    /// The chain's validation time (the payload's `signedDate`, the clock, or a fixed time) is outside the window
+    /// the App Store can have signed in, or outside what a certificate can express.
+    case validationTimeOutOfRange
+    /// The payload's `signedDate` is before its purchase: signed data dated back into an older certificate's life.
+    case signedBeforePurchase
 
     /// The error for this failed check. The message never contains the JWS or any part of it.
     func error(_ message: String) -> StoreAdapterError {

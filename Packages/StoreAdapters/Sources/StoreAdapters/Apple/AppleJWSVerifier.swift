@@ -20,8 +20,12 @@ public import X509
 /// Every failure is a ``StoreAdapterError`` with code `invalidProof` and, in `storeReason`, the check that failed
 /// (`malformedJWS`, `unsupportedAlgorithm`, `missingX5C`, `invalidChainLength`, `malformedCertificate`,
 /// `untrustedChain`, `intermediateOIDMissing`, `leafOIDMissing`, `certificateExpired`, `certificateNotYetValid`,
-/// `chainPolicyFailed`, `unsupportedLeafKey`, `malformedSignature`, `invalidSignature`). Messages never contain
-/// the JWS.
+/// `chainPolicyFailed`, `unsupportedLeafKey`, `malformedSignature`, `invalidSignature`, `tooLarge`,
+/// `validationTimeOutOfRange`). Messages never contain the JWS.
+///
+/// Nothing from the payload is used before the ES256 signature is checked with the leaf key of `x5c`; the chain is
+/// then validated at a time that must lie in a sane window (see ``validationDate(signedDate:)``), so a forged or
+/// absurd `signedDate` is rejected, never handed to the certificate library.
 public struct AppleJWSVerifier: Sendable {
     /// The instant at which the certificate chain must be valid.
     public enum ValidationTime: Sendable, Hashable {
@@ -55,6 +59,8 @@ public struct AppleJWSVerifier: Sendable {
     public let rootCertificates: [Certificate]
     /// When chains must be valid.
     public let validationTime: ValidationTime
+    /// Size and time limits.
+    public let limits: Limits
     private let clock: any WallClock
     private let validator: AppleChainValidator
     private let cache: AppleChainCache
@@ -72,10 +78,12 @@ public struct AppleJWSVerifier: Sendable {
         validationTime: ValidationTime = .signedDate,
         clock: any WallClock = SystemClock(),
         chainCacheCapacity: Int = 32,
+        limits: Limits = Limits(),
         logger: Logger = Logger(label: "dev.opencat.apple", factory: { _ in SwiftLogNoOpLogHandler() })
     ) {
         self.rootCertificates = rootCertificates
         self.validationTime = validationTime
+        self.limits = limits
         self.clock = clock
         self.validator = AppleChainValidator(roots: rootCertificates)
         self.cache = AppleChainCache(capacity: chainCacheCapacity)
@@ -106,6 +114,10 @@ public struct AppleJWSVerifier: Sendable {
     }
 
     /// Verifies a JWS and decodes its payload.
+    ///
+    /// Order of checks: size, segments, header, the ES256 signature with the leaf key, and only then anything from
+    /// the payload: its `signedDate` (which must lie in ``Limits/earliestSignedDate`` … now + ``Limits/maximumClockSkew``)
+    /// dates the chain validation, and the payload is decoded last.
     /// - Parameters:
     ///   - jws: the compact JWS.
     ///   - type: the payload type (``JWSTransactionDecodedPayload``, ``JWSRenewalInfoDecodedPayload``,
@@ -115,18 +127,14 @@ public struct AppleJWSVerifier: Sendable {
     public func verify<Payload: DecodedSignedData>(_ jws: String, as type: Payload.Type = Payload.self) async throws
         -> Payload
     {
-        let parts = try AppleCompactJWS(jws)
-        let payloadBytes = try Self.payloadBytes(of: parts)
-        let payload: Payload
+        let payloadBytes = try await verifiedPayload(jws, maximumBytes: Payload.maximumJWSBytes(limits))
         do {
-            payload = try JSONDecoder().decode(Payload.self, from: Data(payloadBytes))
+            return try JSONDecoder().decode(Payload.self, from: Data(payloadBytes))
         } catch {
             throw AppleJWSCheck.malformedJWS.error(
                 "the JWS payload is not a readable \(Payload.self): \(StoreHTTP.summary(of: error))"
             )
         }
-        try await checkSignature(of: parts, at: validationDate(signedDate: payload.signedDate))
-        return payload
     }
 
     /// Verifies a JWS and returns its payload as JSON bytes, without decoding it into a model.
@@ -134,21 +142,12 @@ public struct AppleJWSVerifier: Sendable {
     /// The lean path for throughput (a warm verification is then little more than one ECDSA check): in
     /// ``ValidationTime/signedDate`` mode only the payload's top-level `signedDate` is read. In a tight loop, call it
     /// from a nonisolated async context: called from an actor (the main actor included), every call hops executors,
-    /// which costs more than the verification.
+    /// which costs more than the verification. Accepts JWS up to ``Limits/maximumNotificationBytes``.
     /// - Parameter jws: the compact JWS.
     /// - Returns: the verified payload (UTF-8 JSON).
     /// - Throws: ``StoreAdapterError`` `invalidProof`, with the failed check in `storeReason`.
     public func verifyPayload(_ jws: String) async throws -> Data {
-        let parts = try AppleCompactJWS(jws)
-        let payloadBytes = try Self.payloadBytes(of: parts)
-        let signedDate: Date?
-        if case .signedDate = validationTime {
-            signedDate = try Self.signedDate(in: payloadBytes)
-        } else {
-            signedDate = nil
-        }
-        try await checkSignature(of: parts, at: validationDate(signedDate: signedDate))
-        return Data(payloadBytes)
+        Data(try await verifiedPayload(jws, maximumBytes: limits.maximumNotificationBytes))
     }
 
     /// Verifies a JWS held as a ``Secret`` and decodes its payload; see ``verify(_:as:)``.
@@ -158,20 +157,119 @@ public struct AppleJWSVerifier: Sendable {
         try await verify(jws.revealed, as: type)
     }
 
-    /// The instant the chain must be valid at, for a payload signed at `signedDate`.
-    public func validationDate(signedDate: Date?) -> Date {
-        switch validationTime {
-        case .signedDate: return signedDate ?? clock.currentDate
-        case .now: return clock.currentDate
-        case .fixed(let date): return date
+    /// Size, signature, validation time and chain, in that order; returns the payload bytes.
+    private func verifiedPayload(_ jws: String, maximumBytes: Int) async throws -> [UInt8] {
+        let parts = try AppleCompactJWS(jws, maximumBytes: maximumBytes)
+        let headerKey = parts.withBytes(parts.header) { cache.key(forHeader: UnsafeRawBufferPointer($0)) }
+        // The signing key: a chain validated earlier, or the leaf of this header's chain (not yet trusted).
+        var chain: (leaf: Certificate, intermediate: Certificate)?
+        let leafKey: P256.Signing.PublicKey
+        if let cached = cache.cachedKey(for: headerKey) {
+            leafKey = cached
+        } else {
+            let certificates = try Self.chain(in: parts)
+            guard let key = P256.Signing.PublicKey(certificates.leaf.publicKey) else {
+                throw AppleJWSCheck.unsupportedLeafKey.error(
+                    "the App Store signing certificate does not hold a P-256 key"
+                )
+            }
+            (chain, leafKey) = (certificates, key)
         }
-    }
-
-    private static func payloadBytes(of parts: AppleCompactJWS) throws -> [UInt8] {
-        guard let bytes = parts.decoded(parts.payload) else {
+        try Self.checkSignature(of: parts, by: leafKey)
+        // Signed by the leaf: the payload may now be read, to date the chain check.
+        guard let payloadBytes = parts.decoded(parts.payload) else {
             throw AppleJWSCheck.malformedJWS.error("the JWS payload is not base64url")
         }
-        return bytes
+        let time = try validationDate(payload: payloadBytes)
+        if cache.publicKey(for: headerKey, at: time) != nil { return payloadBytes }
+        let certificates = try chain ?? Self.chain(in: parts)
+        cache.recordValidation()
+        let validated = try await validator.validate(
+            leaf: certificates.leaf, intermediate: certificates.intermediate, at: time)
+        cache.insert(
+            validated.publicKey, for: headerKey, validFrom: validated.notValidBefore, until: validated.notValidAfter)
+        return payloadBytes
+    }
+
+    /// The instant the chain must be valid at, for a payload signed at `signedDate`.
+    ///
+    /// - Throws: `invalidProof` / `validationTimeOutOfRange` when that instant is outside what a certificate can
+    ///   express or what the App Store can have signed: a `signedDate` before ``Limits/earliestSignedDate`` or
+    ///   after now + ``Limits/maximumClockSkew``, or a clock or fixed time outside the years 1 to 9999.
+    public func validationDate(signedDate: Date?) throws -> Date {
+        let now = clock.currentDate
+        let date: Date
+        switch validationTime {
+        case .signedDate:
+            guard let signedDate else {
+                date = now
+                break
+            }
+            guard signedDate >= limits.earliestSignedDate,
+                signedDate <= now.addingTimeInterval(TimeInterval(limits.maximumClockSkew.components.seconds))
+            else {
+                throw AppleJWSCheck.validationTimeOutOfRange.error(
+                    "the payload's signedDate is outside the window the App Store can have signed in"
+                )
+            }
+            date = signedDate
+        case .now: date = now
+        case .fixed(let fixed): date = fixed
+        }
+        guard Self.certificateTimeRange.contains(date) else {
+            throw AppleJWSCheck.validationTimeOutOfRange.error(
+                "the validation time is outside the years 1 to 9999 that a certificate can express"
+            )
+        }
+        return date
+    }
+
+    /// 0001-01-01T00:00:00Z … 9999-12-31T23:59:59Z: what X.509's GeneralizedTime can hold.
+    static let certificateTimeRange: ClosedRange<Date> =
+        Date(timeIntervalSince1970: -62_135_596_800)...Date(timeIntervalSince1970: 253_402_300_799)
+
+    /// The validation date, reading the payload's `signedDate` only in ``ValidationTime/signedDate`` mode.
+    private func validationDate(payload: [UInt8]) throws -> Date {
+        guard case .signedDate = validationTime else { return try validationDate(signedDate: nil) }
+        return try validationDate(signedDate: try Self.signedDate(in: payload))
+    }
+
+    /// Leaf and intermediate of the header's `x5c` (the root inside `x5c` is never used).
+    private static func chain(in parts: AppleCompactJWS) throws -> (leaf: Certificate, intermediate: Certificate) {
+        guard let headerBytes = parts.decoded(parts.header),
+            let header = try? JSONDecoder().decode(Header.self, from: Data(headerBytes))
+        else {
+            throw AppleJWSCheck.malformedJWS.error("the JWS header is not base64url JSON")
+        }
+        guard header.alg == "ES256" else {
+            throw AppleJWSCheck.unsupportedAlgorithm.error("the JWS algorithm is not ES256")
+        }
+        guard let x5c = header.x5c, !x5c.isEmpty else {
+            throw AppleJWSCheck.missingX5C.error("the JWS header has no x5c certificate chain")
+        }
+        guard x5c.count == 3 else {
+            throw AppleJWSCheck.invalidChainLength.error("the x5c chain has \(x5c.count) certificates, expected 3")
+        }
+        let certificates = try x5c.prefix(2).map { encoded in
+            guard let der = Data(base64Encoded: encoded), let certificate = try? Certificate(derEncoded: Array(der))
+            else {
+                throw AppleJWSCheck.malformedCertificate.error("an x5c entry is not a base64 DER certificate")
+            }
+            return certificate
+        }
+        return (certificates[0], certificates[1])
+    }
+
+    /// Checks the ES256 signature (raw R‖S, canonical base64url) of header and payload.
+    private static func checkSignature(of parts: AppleCompactJWS, by publicKey: P256.Signing.PublicKey) throws {
+        guard let signatureBytes = parts.decoded(parts.signature), signatureBytes.count == 64,
+            let signature = try? P256.Signing.ECDSASignature(rawRepresentation: signatureBytes)
+        else {
+            throw AppleJWSCheck.malformedSignature.error("the JWS signature is not a 64-byte ES256 signature")
+        }
+        guard parts.isSigned(with: signature, by: publicKey) else {
+            throw AppleJWSCheck.invalidSignature.error("the JWS signature does not match its header and payload")
+        }
     }
 
     /// The payload's `signedDate`, scanned cheaply, or decoded when the scan cannot decide.
@@ -197,50 +295,5 @@ public struct AppleJWSVerifier: Sendable {
                 )
             }
         }
-    }
-
-    /// Checks the chain (cached or validated now) and the ES256 signature.
-    private func checkSignature(of parts: AppleCompactJWS, at time: Date) async throws {
-        let publicKey = try await signingKey(of: parts, at: time)
-        guard let signatureBytes = parts.decoded(parts.signature), signatureBytes.count == 64,
-            let signature = try? P256.Signing.ECDSASignature(rawRepresentation: signatureBytes)
-        else {
-            throw AppleJWSCheck.malformedSignature.error("the JWS signature is not a 64-byte ES256 signature")
-        }
-        guard parts.isSigned(with: signature, by: publicKey) else {
-            throw AppleJWSCheck.invalidSignature.error("the JWS signature does not match its header and payload")
-        }
-    }
-
-    /// The leaf key of the JWS's chain, from the cache or after validating the chain.
-    private func signingKey(of parts: AppleCompactJWS, at time: Date) async throws -> P256.Signing.PublicKey {
-        let key = parts.withBytes(parts.header) { cache.key(forHeader: UnsafeRawBufferPointer($0)) }
-        if let cached = cache.publicKey(for: key, at: time) { return cached }
-
-        guard let headerBytes = parts.decoded(parts.header),
-            let header = try? JSONDecoder().decode(Header.self, from: Data(headerBytes))
-        else {
-            throw AppleJWSCheck.malformedJWS.error("the JWS header is not base64url JSON")
-        }
-        guard header.alg == "ES256" else {
-            throw AppleJWSCheck.unsupportedAlgorithm.error("the JWS algorithm is not ES256")
-        }
-        guard let x5c = header.x5c, !x5c.isEmpty else {
-            throw AppleJWSCheck.missingX5C.error("the JWS header has no x5c certificate chain")
-        }
-        guard x5c.count == 3 else {
-            throw AppleJWSCheck.invalidChainLength.error("the x5c chain has \(x5c.count) certificates, expected 3")
-        }
-        let certificates = try x5c.prefix(2).map { encoded in
-            guard let der = Data(base64Encoded: encoded), let certificate = try? Certificate(derEncoded: Array(der))
-            else {
-                throw AppleJWSCheck.malformedCertificate.error("an x5c entry is not a base64 DER certificate")
-            }
-            return certificate
-        }
-        cache.recordValidation()
-        let validated = try await validator.validate(leaf: certificates[0], intermediate: certificates[1], at: time)
-        cache.insert(validated.publicKey, for: key, validFrom: validated.notValidBefore, until: validated.notValidAfter)
-        return validated.publicKey
     }
 }

@@ -22,7 +22,20 @@ struct AppleOIDPolicy: VerifierPolicy, Sendable {
         guard Self.hasLeafMarker(chain[0]) else {
             return .failsToMeetPolicy(reason: "AppleOIDPolicy: leaf lacks 1.2.840.113635.100.6.11.1")
         }
+        guard Self.permitsSigning(chain[0]) else {
+            return .failsToMeetPolicy(reason: "AppleOIDPolicy: leaf key usage does not include digitalSignature")
+        }
         return .meetsPolicy
+    }
+
+    /// Whether the leaf may sign data: a Key Usage extension, when present, must include `digitalSignature`
+    /// (RFC 5280 §4.2.1.3; without the extension the key's use is unrestricted). An unreadable extension fails.
+    static func permitsSigning(_ certificate: Certificate) -> Bool {
+        do {
+            return try certificate.extensions.keyUsage?.digitalSignature ?? true
+        } catch {
+            return false
+        }
     }
 
     static func hasIntermediateMarker(_ certificate: Certificate) -> Bool {

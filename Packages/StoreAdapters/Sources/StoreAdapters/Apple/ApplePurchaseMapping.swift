@@ -46,7 +46,8 @@ enum ApplePurchaseMapping {
             quantity: Int(transaction.quantity ?? 1),
             price: price,
             refundedAmount: refundedAmount(transaction: transaction, price: price),
-            willRenew: transaction.revocationDate == nil && renewalInfo?.autoRenewStatus == .on,
+            willRenew: transaction.revocationDate == nil && transaction.isUpgraded != true
+                && renewalInfo?.autoRenewStatus == .on,
             finalizedByAdapter: false,
             storeStatus: nil,
             verifiedAt: transaction.signedDate
@@ -59,10 +60,30 @@ enum ApplePurchaseMapping {
         now: Date
     ) -> VerifiedPurchase.State {
         if transaction.revocationDate != nil { return .refunded }
+        // Upgraded to a higher-level subscription of the group: that transaction grants access now, this one not.
+        if transaction.isUpgraded == true { return .expired }
         guard let expiresDate = transaction.expiresDate, expiresDate <= now else { return .active }
         if let graceEnd = renewalInfo?.gracePeriodExpiresDate, now < graceEnd { return .gracePeriod }
         if renewalInfo?.isInBillingRetryPeriod == true { return .billingRetry }
         return .expired
+    }
+
+    /// How long before its `purchaseDate` a transaction may be signed: Apple bills a renewal up to a day before
+    /// the new period starts, and the renewal's `purchaseDate` is the period's start.
+    static let renewalBillingLead: TimeInterval = 86_400
+
+    /// Refuses signed data dated before the purchase it describes. Chains are validated at `signedDate`, so a
+    /// holder of an expired (or revoked) signing key could otherwise sign new purchases with an old date. The
+    /// `originalPurchaseDate` must precede `signedDate`; the `purchaseDate` may follow it by at most
+    /// ``renewalBillingLead``.
+    static func checkSignedAfterPurchase(_ transaction: JWSTransactionDecodedPayload) throws {
+        guard let signedDate = transaction.signedDate else { return }
+        let tooEarly =
+            transaction.originalPurchaseDate.map { signedDate < $0 } == true
+            || transaction.purchaseDate.map { signedDate < $0.addingTimeInterval(-renewalBillingLead) } == true
+        if tooEarly {
+            throw AppleJWSCheck.signedBeforePurchase.error("the transaction is signed before it was purchased")
+        }
     }
 
     /// The refunded amount when Apple says how much: all of it (`REFUND_FULL`), or `revocationPercentage`

@@ -18,8 +18,9 @@ extension AppleStoreAdapter {
         /// The app's App Store identifier; when set, production notifications for another `appAppleId` are
         /// `wrongApplication`.
         public var appAppleId: Int64?
-        /// The only environment accepted, or `nil` to accept both (and to look transactions up in production,
-        /// then in the sandbox).
+        /// The only environment accepted: production by default, so that sandbox, Xcode and local StoreKit testing
+        /// purchases (which anyone can make for free) never unlock a production app. `.sandbox` for test builds;
+        /// `nil` explicitly accepts both (and looks transactions up in production, then in the sandbox).
         public var environment: VerifiedPurchase.Environment?
         /// The roots signing chains must lead to (DER certificates supplied by the caller: Apple Root CA - G3 in
         /// production, see ``AppleRootCAG3``).
@@ -36,19 +37,22 @@ extension AppleStoreAdapter {
         public var httpClient: HTTPClient
         /// How many verified certificate chains to remember.
         public var chainCacheCapacity: Int
+        /// Size and time limits of JWS verification.
+        public var limits: AppleJWSVerifier.Limits
 
         /// Creates a configuration.
         public init(
             bundleId: String,
             rootCertificates: [Certificate],
-            environment: VerifiedPurchase.Environment? = nil,
+            environment: VerifiedPurchase.Environment? = .production,
             appAppleId: Int64? = nil,
             validationTime: AppleJWSVerifier.ValidationTime = .signedDate,
             apiCredentials: APICredentials? = nil,
             productionBaseURL: URL = Configuration.defaultProductionBaseURL,
             sandboxBaseURL: URL = Configuration.defaultSandboxBaseURL,
             httpClient: HTTPClient = HTTPClient(),
-            chainCacheCapacity: Int = 32
+            chainCacheCapacity: Int = 32,
+            limits: AppleJWSVerifier.Limits = AppleJWSVerifier.Limits()
         ) {
             self.bundleId = bundleId
             self.rootCertificates = rootCertificates
@@ -60,6 +64,7 @@ extension AppleStoreAdapter {
             self.sandboxBaseURL = sandboxBaseURL
             self.httpClient = httpClient
             self.chainCacheCapacity = chainCacheCapacity
+            self.limits = limits
         }
     }
 

@@ -39,6 +39,7 @@ public struct AppleStoreAdapter: StoreAdapter {
             validationTime: configuration.validationTime,
             clock: configuration.httpClient.clock,
             chainCacheCapacity: configuration.chainCacheCapacity,
+            limits: configuration.limits,
             logger: logger
         )
     }
@@ -64,12 +65,14 @@ public struct AppleStoreAdapter: StoreAdapter {
         case .appleSignedTransaction:
             // A subscription's renewal info (StoreKit's `Product.SubscriptionInfo.RenewalInfo` JWS) may travel in
             // the proof's context; it decides grace period and billing retry once the period has ended.
-            return try await verifySignedTransaction(
+            let purchase = try await verifySignedTransaction(
                 proof.token, signedRenewalInfo: proof.context[Self.renewalInfoContextKey].map(Secret.init),
                 expectedProductId: proof.productId)
+            return try Self.checkPurchaser(of: purchase, expected: proof.expectedPurchaser)
         case .appleTransactionId:
             let transaction = try await lookUpTransaction(id: proof.token)
-            return try purchase(transaction: transaction, renewalInfo: nil, expectedProductId: proof.productId)
+            let purchase = try purchase(transaction: transaction, renewalInfo: nil, expectedProductId: proof.productId)
+            return try Self.checkPurchaser(of: purchase, expected: proof.expectedPurchaser)
         default:
             throw StoreAdapterError(
                 .invalidProof,
@@ -202,6 +205,10 @@ public struct AppleStoreAdapter: StoreAdapter {
     /// - Throws: ``StoreAdapterError`` `invalidProof` if the body is not such JSON, else as
     ///   ``verifyNotification(signedPayload:)``.
     public func verifyNotification(body: Data) async throws -> VerifiedAppStoreNotification {
+        // The body is `{"signedPayload": "…"}`: the JWS limit plus room for the envelope.
+        guard body.count <= configuration.limits.maximumNotificationBytes + 1024 else {
+            throw AppleJWSCheck.tooLarge.error("the notification body is larger than the notification limit")
+        }
         guard let decoded = try? JSONDecoder().decode(AppStore.ResponseBodyV2.self, from: body) else {
             throw StoreAdapterError(
                 .invalidProof,
@@ -223,6 +230,7 @@ public struct AppleStoreAdapter: StoreAdapter {
 
     private func verifiedTransaction(_ jws: Secret<String>) async throws -> JWSTransactionDecodedPayload {
         let transaction = try await verifier.verify(jws, as: JWSTransactionDecodedPayload.self)
+        try ApplePurchaseMapping.checkSignedAfterPurchase(transaction)
         try checkApplication(
             bundleId: transaction.bundleId,
             environment: ApplePurchaseMapping.environment(transaction.rawEnvironment),
@@ -274,6 +282,24 @@ public struct AppleStoreAdapter: StoreAdapter {
                 storeReason: "environmentMismatch"
             )
         }
+    }
+
+    /// Binds the purchase to the expected buyer: with ``PurchaseProof/expectedPurchaser`` set, the transaction's
+    /// `appAccountToken` (a UUID, compared case-insensitively) must be that value; a transaction without one
+    /// cannot prove the binding and is refused too.
+    static func checkPurchaser(of purchase: VerifiedPurchase, expected: String?) throws -> VerifiedPurchase {
+        guard let expected else { return purchase }
+        guard let purchaser = purchase.purchaser, purchaser == expected.lowercased() else {
+            throw StoreAdapterError(
+                .purchaserMismatch,
+                store: .apple,
+                purchase.purchaser == nil
+                    ? "the transaction carries no appAccountToken to bind it to the expected buyer"
+                    : "the transaction's appAccountToken is another buyer's",
+                storeReason: purchase.purchaser == nil ? "appAccountTokenMissing" : "appAccountTokenMismatch"
+            )
+        }
+        return purchase
     }
 
     private func purchase(

@@ -6,6 +6,9 @@ public import Foundation
 ///
 /// Exactly one of ``data``, ``summary`` and ``externalPurchaseToken`` is present.
 public struct ResponseBodyV2DecodedPayload: DecodedSignedData, Codable, Hashable, Sendable {
+    /// Notifications carry a signed transaction and renewal info: ``AppleJWSVerifier/Limits/maximumNotificationBytes``.
+    public static func maximumJWSBytes(_ limits: AppleJWSVerifier.Limits) -> Int { limits.maximumNotificationBytes }
+
     /// The raw `notificationType` value; see ``notificationType``.
     public var rawNotificationType: String?
     /// The raw `subtype` value; see ``subtype``.

@@ -207,7 +207,9 @@ struct AppleJWSVerifierTests {
         )
     }
 
-    @Test(arguments: ["", "abc", "a.b", "a.b.c.d", "!!!.e30.AAAA", "e30.!!!.AAAA", "e30.e30."])
+    // A payload that is not base64url behind a good header fails as malformed too, but only once the header and
+    // signature have been checked (the payload is not read before): see aPayloadIsReadOnlyAfterTheSignature.
+    @Test(arguments: ["", "abc", "a.b", "a.b.c.d", "!!!.e30.AAAA", "e30.e30."])
     func textThatIsNotACompactJWSIsMalformed(_ text: String) async throws {
         let chain = try TestAppleChain()
         let error = await appleStoreError {
@@ -245,14 +247,16 @@ struct AppleJWSVerifierTests {
             separator: "."
         )
         await expectInvalid(tampered, "invalidSignature", verifier: verifier)
-        #expect(verifier.statistics.cacheHits == 1)
+        // The cached leaf key checked the signature; the forgery was refused before any chain work.
+        #expect(verifier.statistics.chainValidations == 1)
+        #expect(verifier.statistics.cachedChains == 1)
     }
 
     @Test func aCachedChainIsNotUsedOutsideItsValidity() async throws {
         // Leaf valid until 2024-01-01. The first JWS (signed 2023) caches the chain; the second, signed in 2025 with
         // the same header, must be re-validated and fail.
         let chain = try TestAppleChain(leafNotAfter: Date(timeIntervalSince1970: 1_704_067_200))
-        let verifier = verifier(roots: [chain.root])
+        let verifier = verifier(roots: [chain.root], clock: ManualClock(start: Date(timeIntervalSince1970: 1_735_700_000)))
         _ = try await verifier.verify(
             try chain.sign(AppleTestValues.transaction()),
             as: JWSTransactionDecodedPayload.self
@@ -336,23 +340,24 @@ struct AppleJWSVerifierTests {
         )
     }
 
-    @Test func theValidationDateFollowsTheConfiguredMode() {
+    @Test func theValidationDateFollowsTheConfiguredMode() throws {
         let clock = ManualClock(start: Date(timeIntervalSince1970: 1_800_000_000))
         let signed = Date(timeIntervalSince1970: 1_700_000_000)
         let fixed = Date(timeIntervalSince1970: 1_750_000_000)
         #expect(
-            verifier(roots: [], validationTime: .signedDate, clock: clock).validationDate(signedDate: signed) == signed
+            try verifier(roots: [], validationTime: .signedDate, clock: clock).validationDate(signedDate: signed) == signed
         )
         #expect(
-            verifier(roots: [], validationTime: .signedDate, clock: clock).validationDate(signedDate: nil)
+            try verifier(roots: [], validationTime: .signedDate, clock: clock).validationDate(signedDate: nil)
                 == clock.currentDate
         )
         #expect(
-            verifier(roots: [], validationTime: .now, clock: clock).validationDate(signedDate: signed)
+            try verifier(roots: [], validationTime: .now, clock: clock).validationDate(signedDate: signed)
                 == clock.currentDate
         )
         #expect(
-            verifier(roots: [], validationTime: .fixed(fixed), clock: clock).validationDate(signedDate: signed) == fixed
+            try verifier(roots: [], validationTime: .fixed(fixed), clock: clock).validationDate(signedDate: signed)
+                == fixed
         )
     }
 

@@ -27,12 +27,14 @@ struct TestAppleChain: Sendable {
     ///   - leafHasOID: whether the leaf carries 1.2.840.113635.100.6.11.1.
     ///   - leafNotBefore: start of the leaf's validity.
     ///   - leafNotAfter: end of the leaf's validity.
+    ///   - leafKeyUsage: the leaf's Key Usage extension (`nil`: none).
     init(
         rootName: String = "OpenCat Test Root CA",
         intermediateHasOID: Bool = true,
         leafHasOID: Bool = true,
         leafNotBefore: Date = TestAppleChain.notBefore,
-        leafNotAfter: Date = TestAppleChain.notAfter
+        leafNotAfter: Date = TestAppleChain.notAfter,
+        leafKeyUsage: KeyUsage? = KeyUsage(digitalSignature: true)
     ) throws {
         rootKey = P256.Signing.PrivateKey()
         intermediateKey = P256.Signing.PrivateKey()
@@ -85,10 +87,8 @@ struct TestAppleChain: Sendable {
             issuerPrivateKey: .init(rootKey)
         )
 
-        var leafExtensions = [
-            try Certificate.Extension(BasicConstraints.notCertificateAuthority, critical: false),
-            try Certificate.Extension(KeyUsage(digitalSignature: true), critical: true),
-        ]
+        var leafExtensions = [try Certificate.Extension(BasicConstraints.notCertificateAuthority, critical: false)]
+        if let leafKeyUsage { leafExtensions.append(try Certificate.Extension(leafKeyUsage, critical: true)) }
         if leafHasOID {
             leafExtensions.append(Certificate.Extension(oid: Self.leafOID, critical: false, value: [0x05, 0x00]))
         }
