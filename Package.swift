@@ -87,6 +87,16 @@ let package = Package(
             path: "Tools/Benchmarks/AppleJWSBenchmark",
             swiftSettings: swiftSettings
         ),
+        // The `opencat` command line, run as a user runs it (the built executable, in a child process).
+        .testTarget(
+            name: "OpenCatCLITests",
+            dependencies: [
+                "opencat",
+                .product(name: "MockStores", package: "MockStores"),
+            ],
+            path: "Tools/Tests/OpenCatCLITests",
+            swiftSettings: swiftSettings
+        ),
         // Each package's own test target, run from the workspace so that one `swift test` covers everything.
         .testTarget(
             name: "OpenCatCoreTests",
