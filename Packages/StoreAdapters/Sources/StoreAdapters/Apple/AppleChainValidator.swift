@@ -13,9 +13,11 @@ struct AppleChainValidator: Sendable {
     }
 
     let roots: CertificateStore
+    let revocationCheck: AppleJWSVerifier.RevocationCheck
 
-    init(roots: [Certificate]) {
+    init(roots: [Certificate], revocationCheck: AppleJWSVerifier.RevocationCheck = .none) {
         self.roots = CertificateStore(roots)
+        self.revocationCheck = revocationCheck
     }
 
     /// Validates leaf → intermediate → configured root at `time`.
@@ -30,6 +32,7 @@ struct AppleChainValidator: Sendable {
         let result = await verifier.validate(leaf: leaf, intermediates: CertificateStore([intermediate]))
         switch result {
         case .validCertificate(let chain):
+            try await checkRevocation(leaf: leaf, intermediate: intermediate, at: time)
             guard let publicKey = P256.Signing.PublicKey(chain.leaf.publicKey) else {
                 throw AppleJWSCheck.unsupportedLeafKey.error(
                     "the App Store signing certificate does not hold a P-256 key"
@@ -42,6 +45,22 @@ struct AppleChainValidator: Sendable {
             )
         case .couldNotValidate(let failures):
             throw Self.classify(failures, leaf: leaf, intermediate: intermediate, at: time)
+        }
+    }
+
+    /// Asks OCSP about the validated chain when ``AppleJWSVerifier/RevocationCheck/ocsp(requester:failureMode:)``
+    /// is configured.
+    private func checkRevocation(leaf: Certificate, intermediate: Certificate, at time: Date) async throws {
+        guard case .ocsp(let requester, let failureMode) = revocationCheck else { return }
+        var verifier = Verifier(rootCertificates: roots) {
+            RFC5280Policy(fixedExpiryValidationTime: time)
+            OCSPVerifierPolicy(
+                failureMode: failureMode, requester: AnyOCSPRequester(base: requester), fixedExpiryValidationTime: time)
+        }
+        if case .couldNotValidate = await verifier.validate(leaf: leaf, intermediates: CertificateStore([intermediate])) {
+            throw AppleJWSCheck.revocationCheckFailed.error(
+                "a certificate of the chain is revoked, or its OCSP status could not be established"
+            )
         }
     }
 

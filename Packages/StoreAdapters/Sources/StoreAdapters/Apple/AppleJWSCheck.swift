@@ -36,6 +36,8 @@ enum AppleJWSCheck: String, Sendable, CaseIterable {
     /// The chain's validation time (the payload's `signedDate`, the clock, or a fixed time) is outside the window
     /// the App Store can have signed in, or outside what a certificate can express.
     case validationTimeOutOfRange
+    /// OCSP says a certificate of the chain is revoked, or (hard failure mode) could not say it is not.
+    case revocationCheckFailed
     /// The payload's `signedDate` is before its purchase: signed data dated back into an older certificate's life.
     case signedBeforePurchase
 

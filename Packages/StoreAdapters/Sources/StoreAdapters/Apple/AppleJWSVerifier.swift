@@ -62,6 +62,8 @@ public struct AppleJWSVerifier: Sendable {
     /// Size and time limits.
     public let limits: Limits
     private let clock: any WallClock
+    /// Online checks validate the chain at the current time (OCSP answers are about now).
+    private let checksRevocation: Bool
     private let validator: AppleChainValidator
     private let cache: AppleChainCache
 
@@ -72,6 +74,8 @@ public struct AppleJWSVerifier: Sendable {
     ///   - validationTime: when chains must be valid (default: the payload's `signedDate`).
     ///   - clock: the source of "now".
     ///   - chainCacheCapacity: how many verified chains to remember (0 disables the cache).
+    ///   - limits: size and time limits.
+    ///   - revocationCheck: online OCSP checks (servers); none by default.
     ///   - logger: where the root warning goes; nothing secret is ever logged.
     public init(
         rootCertificates: [Certificate],
@@ -79,14 +83,21 @@ public struct AppleJWSVerifier: Sendable {
         clock: any WallClock = SystemClock(),
         chainCacheCapacity: Int = 32,
         limits: Limits = Limits(),
+        revocationCheck: RevocationCheck = .none,
         logger: Logger = Logger(label: "dev.opencat.apple", factory: { _ in SwiftLogNoOpLogHandler() })
     ) {
         self.rootCertificates = rootCertificates
         self.validationTime = validationTime
         self.limits = limits
         self.clock = clock
-        self.validator = AppleChainValidator(roots: rootCertificates)
-        self.cache = AppleChainCache(capacity: chainCacheCapacity)
+        self.validator = AppleChainValidator(roots: rootCertificates, revocationCheck: revocationCheck)
+        // With online revocation checks every verification asks the responder: nothing is cached.
+        if case .ocsp = revocationCheck {
+            self.cache = AppleChainCache(capacity: 0)
+        } else {
+            self.cache = AppleChainCache(capacity: chainCacheCapacity)
+        }
+        self.checksRevocation = if case .ocsp = revocationCheck { true } else { false }
         if rootCertificates.isEmpty {
             logger.warning("no App Store root certificate is configured: every signed payload will be rejected")
         }
@@ -231,7 +242,8 @@ public struct AppleJWSVerifier: Sendable {
     /// The validation date, reading the payload's `signedDate` only in ``ValidationTime/signedDate`` mode.
     private func validationDate(payload: [UInt8]) throws -> Date {
         guard case .signedDate = validationTime else { return try validationDate(signedDate: nil) }
-        return try validationDate(signedDate: try Self.signedDate(in: payload))
+        let signedDate = try validationDate(signedDate: try Self.signedDate(in: payload))
+        return checksRevocation ? clock.currentDate : signedDate
     }
 
     /// Leaf and intermediate of the header's `x5c` (the root inside `x5c` is never used).

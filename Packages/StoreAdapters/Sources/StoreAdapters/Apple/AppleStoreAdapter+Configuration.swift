@@ -39,6 +39,8 @@ extension AppleStoreAdapter {
         public var chainCacheCapacity: Int
         /// Size and time limits of JWS verification.
         public var limits: AppleJWSVerifier.Limits
+        /// Online OCSP revocation checks of the signing chain (servers; none by default).
+        public var revocationCheck: AppleJWSVerifier.RevocationCheck
 
         /// Creates a configuration.
         public init(
@@ -52,7 +54,8 @@ extension AppleStoreAdapter {
             sandboxBaseURL: URL = Configuration.defaultSandboxBaseURL,
             httpClient: HTTPClient = HTTPClient(),
             chainCacheCapacity: Int = 32,
-            limits: AppleJWSVerifier.Limits = AppleJWSVerifier.Limits()
+            limits: AppleJWSVerifier.Limits = AppleJWSVerifier.Limits(),
+            revocationCheck: AppleJWSVerifier.RevocationCheck = .none
         ) {
             self.bundleId = bundleId
             self.rootCertificates = rootCertificates
@@ -65,6 +68,7 @@ extension AppleStoreAdapter {
             self.httpClient = httpClient
             self.chainCacheCapacity = chainCacheCapacity
             self.limits = limits
+            self.revocationCheck = revocationCheck
         }
     }
 

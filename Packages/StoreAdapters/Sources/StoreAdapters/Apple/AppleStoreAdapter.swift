@@ -40,6 +40,7 @@ public struct AppleStoreAdapter: StoreAdapter {
             clock: configuration.httpClient.clock,
             chainCacheCapacity: configuration.chainCacheCapacity,
             limits: configuration.limits,
+            revocationCheck: configuration.revocationCheck,
             logger: logger
         )
     }

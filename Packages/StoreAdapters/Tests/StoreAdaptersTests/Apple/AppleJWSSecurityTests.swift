@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import OpenCatCore
 import StoreAdapters
 import Testing
@@ -171,6 +172,37 @@ struct AppleJWSSecurityTests {
         let decoded = try await AppleJWSVerifier(rootCertificates: [unrestricted.root], clock: ManualClock())
             .verify(try unrestricted.sign(AppleTestValues.transaction()), as: JWSTransactionDecodedPayload.self)
         #expect(decoded.transactionId == AppleTestValues.transaction().transactionId)
+    }
+
+    @Test func onlineRevocationChecksAskTheLeafsResponder() async throws {
+        final class Responder: OCSPRequester, Sendable {
+            let asked = Mutex<[String]>([])
+            let terminal: Bool
+            init(terminal: Bool) { self.terminal = terminal }
+            func query(request: [UInt8], uri: String) async -> OCSPRequesterQueryResult {
+                asked.withLock { $0.append(uri) }
+                return terminal ? .terminalError(CancellationError()) : .nonTerminalError(CancellationError())
+            }
+        }
+        let chain = try TestAppleChain(leafOCSPURI: "http://ocsp.test.invalid/ocsp03-leaf")
+        let jws = try chain.sign(AppleTestValues.transaction())
+        let clock = ManualClock(start: AppleTestValues.signedDate.addingTimeInterval(3_600))
+        for terminal in [true, false] {
+            let responder = Responder(terminal: terminal)
+            let verifier = AppleJWSVerifier(
+                rootCertificates: [chain.root], clock: clock,
+                revocationCheck: .ocsp(requester: responder, failureMode: .hard))
+            if terminal {
+                let error = await appleStoreError { try await verifier.verify(jws, as: JWSTransactionDecodedPayload.self) }
+                #expect(error?.storeReason == "revocationCheckFailed")
+            } else {
+                _ = try await verifier.verify(jws, as: JWSTransactionDecodedPayload.self)
+                // Nothing is cached with online checks: every verification asks again.
+                _ = try await verifier.verify(jws, as: JWSTransactionDecodedPayload.self)
+            }
+            #expect(responder.asked.withLock { $0 }.allSatisfy { $0 == "http://ocsp.test.invalid/ocsp03-leaf" })
+            #expect(responder.asked.withLock { $0.count } == (terminal ? 1 : 2))
+        }
     }
 
     // MARK: - Backdated signatures

@@ -28,13 +28,15 @@ struct TestAppleChain: Sendable {
     ///   - leafNotBefore: start of the leaf's validity.
     ///   - leafNotAfter: end of the leaf's validity.
     ///   - leafKeyUsage: the leaf's Key Usage extension (`nil`: none).
+    ///   - leafOCSPURI: an OCSP responder named in the leaf's Authority Information Access.
     init(
         rootName: String = "OpenCat Test Root CA",
         intermediateHasOID: Bool = true,
         leafHasOID: Bool = true,
         leafNotBefore: Date = TestAppleChain.notBefore,
         leafNotAfter: Date = TestAppleChain.notAfter,
-        leafKeyUsage: KeyUsage? = KeyUsage(digitalSignature: true)
+        leafKeyUsage: KeyUsage? = KeyUsage(digitalSignature: true),
+        leafOCSPURI: String? = nil
     ) throws {
         rootKey = P256.Signing.PrivateKey()
         intermediateKey = P256.Signing.PrivateKey()
@@ -89,6 +91,12 @@ struct TestAppleChain: Sendable {
 
         var leafExtensions = [try Certificate.Extension(BasicConstraints.notCertificateAuthority, critical: false)]
         if let leafKeyUsage { leafExtensions.append(try Certificate.Extension(leafKeyUsage, critical: true)) }
+        if let leafOCSPURI {
+            leafExtensions.append(
+                try Certificate.Extension(
+                    AuthorityInformationAccess([.init(method: .ocspServer, location: .uniformResourceIdentifier(leafOCSPURI))]),
+                    critical: false))
+        }
         if leafHasOID {
             leafExtensions.append(Certificate.Extension(oid: Self.leafOID, critical: false, value: [0x05, 0x00]))
         }
