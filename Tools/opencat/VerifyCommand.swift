@@ -27,14 +27,18 @@ enum VerifyOutput {
     static var encoder: JSONEncoder {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        encoder.dateEncodingStrategy = .iso8601
+        // ISO 8601 with milliseconds: store timestamps carry them (…:59.933Z), and they must not be lost.
+        encoder.dateEncodingStrategy = .custom { date, encoder in
+            var container = encoder.singleValueContainer()
+            try container.encode(date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)))
+        }
         return encoder
     }
 
     /// Runs a verification: prints the result as JSON, or a one-line reason and a non-zero exit.
-    static func run(_ body: () async throws -> VerifiedPurchase) async throws {
-        let purchase = try await verified(body)
-        print(String(decoding: try encoder.encode(purchase), as: UTF8.self))
+    static func run(_ body: () async throws -> some Encodable) async throws {
+        let result = try await verified(body)
+        print(String(decoding: try encoder.encode(result), as: UTF8.self))
     }
 
     /// Runs a verification step: its result, or a one-line reason and exit 2 (not verified) or 1 (other errors).
@@ -71,9 +75,18 @@ enum VerifyOutput {
 struct VerifyApple: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "apple",
-        abstract: "Verify an App Store signed transaction (offline) or look a transaction up (App Store Server API).")
+        abstract: "Verify App Store signed data offline, or look a transaction up (App Store Server API).",
+        discussion: """
+            --jws takes any payload the App Store signs: a signed transaction, signed renewal info, or an App Store \
+            Server Notification V2 (its signedPayload, or the whole webhook body {"signedPayload": "…"}). The kind is \
+            detected after the signature verifies. A transaction prints the normalized purchase; renewal info and \
+            notifications print {"kind": …} objects (a notification with its nested purchase). Exit 0: verified; \
+            2: not verified (with a one-line reason); 64: usage error.
+            """)
 
-    @Option(name: .customLong("jws"), help: "File holding a signed transaction (compact JWS). Verified offline.")
+    @Option(
+        name: .customLong("jws"),
+        help: "File holding App Store signed data (transaction, renewal info, notification signedPayload or body).")
     var jwsFile: String?
 
     @Option(name: .customLong("transaction-id"), help: "A transaction id to look up with the App Store Server API.")
@@ -166,8 +179,10 @@ struct VerifyApple: AsyncParsableCommand {
         var expectedBundleId = bundleId ?? ""
         if anyBundleId, let token {
             let verifier = AppleJWSVerifier(rootCertificates: rootCertificates, validationTime: validationTime)
-            let verified = try await VerifyOutput.verified { try await verifier.verify(token, as: BundleIdOnly.self) }
-            expectedBundleId = verified.bundleId ?? ""
+            let payload = try await VerifyOutput.verified {
+                try await verifier.verifyPayload(Self.compactJWS(in: token.revealed))
+            }
+            expectedBundleId = (try? JSONDecoder().decode(BundleIdOnly.self, from: payload))?.bundleId ?? ""
             FileHandle.standardError.write(
                 Data("note: bundle id not checked (--any-bundle-id); the signed data names \(expectedBundleId)\n".utf8))
         }
@@ -176,32 +191,49 @@ struct VerifyApple: AsyncParsableCommand {
             validationTime: validationTime, apiCredentials: credentials,
             productionBaseURL: try VerifyOutput.url(baseURL) ?? AppleStoreAdapter.Configuration.defaultProductionBaseURL,
             sandboxBaseURL: try VerifyOutput.url(sandboxBaseURL) ?? AppleStoreAdapter.Configuration.defaultSandboxBaseURL)
-        let proof: PurchaseProof
+        let adapter = AppleStoreAdapter(configuration: configuration)
         if let token {
-            proof = PurchaseProof(store: .apple, kind: .appleSignedTransaction, token: token, productId: productId)
+            try await VerifyOutput.run { () async throws -> AppleSignedDataOutput in
+                let verified = try await adapter.verifySignedData(token)
+                if let productId, case .transaction(let purchase) = verified, purchase.productId != productId {
+                    throw StoreAdapterError(
+                        .productMismatch, store: .apple, "the transaction is for another product",
+                        storeReason: "productIdMismatch")
+                }
+                return AppleSignedDataOutput(verified)
+            }
         } else {
-            proof = PurchaseProof(
+            let proof = PurchaseProof(
                 store: .apple, kind: .appleTransactionId, token: Secret(transactionId ?? ""), productId: productId,
                 transactionId: transactionId)
+            try await VerifyOutput.run { try await adapter.verify(proof) }
         }
-        let adapter = AppleStoreAdapter(configuration: configuration)
-        try await VerifyOutput.run { try await adapter.verify(proof) }
     }
 
-    /// The one field `--any-bundle-id` needs from a verified payload.
-    struct BundleIdOnly: DecodedSignedData {
+    /// The one field `--any-bundle-id` needs from a verified payload: the transaction's own, or a notification's
+    /// from its `data`, `summary` or `externalPurchaseToken`.
+    struct BundleIdOnly: Decodable {
+        struct Nested: Decodable { var bundleId: String? }
         var bundleId: String?
-        var signedDate: Date?
 
         init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
-            bundleId = try container.decodeIfPresent(String.self, forKey: .bundleId)
-            signedDate = try container.decodeIfPresent(Int64.self, forKey: .signedDate).map {
-                Date(timeIntervalSince1970: TimeInterval($0) / 1000)
-            }
+            bundleId =
+                try container.decodeIfPresent(String.self, forKey: .bundleId)
+                ?? container.decodeIfPresent(Nested.self, forKey: .data)?.bundleId
+                ?? container.decodeIfPresent(Nested.self, forKey: .summary)?.bundleId
+                ?? container.decodeIfPresent(Nested.self, forKey: .externalPurchaseToken)?.bundleId
         }
 
-        enum CodingKeys: String, CodingKey { case bundleId, signedDate }
+        enum CodingKeys: String, CodingKey { case bundleId, data, summary, externalPurchaseToken }
+    }
+
+    /// The compact JWS of a file: the text itself or a notification body's `signedPayload` (unverified: only to
+    /// learn the bundle id after verification; the adapter parses it again).
+    static func compactJWS(in text: String) -> String {
+        guard text.first == "{", let body = try? JSONDecoder().decode(AppStore.ResponseBodyV2.self, from: Data(text.utf8))
+        else { return text }
+        return body.signedPayload.revealed
     }
 
     static func certificate(at path: String) throws -> Certificate {

@@ -38,8 +38,32 @@ public struct Money: Sendable, Hashable, Codable, CustomStringConvertible {
         return Int64(exactly: NSDecimalNumber(decimal: rounded).int64Value).flatMap { Decimal($0) == rounded ? $0 : nil }
     }
 
-    /// The amount as a plain decimal string (`"9.99"`).
-    public var amountString: String { amount.formatted(.number.locale(Locale(identifier: "en_US_POSIX")).grouping(.never)) }
+    /// The amount as a plain decimal string with at least the currency's minor-unit digits (`"9.99"`, `"3.00"` USD,
+    /// `"230"` JPY, `"1.500"` KWD); never rounded, so a more precise amount keeps all its digits.
+    public var amountString: String {
+        // Decimal's description is exact, uses "." and no grouping, whatever the locale.
+        let plain = "\(amount)"
+        let digits = Money.minorUnitDigits(currency)
+        let parts = plain.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
+        let fraction = parts.count == 2 ? parts[1] : ""
+        guard fraction.count < digits else { return plain }
+        return "\(parts[0]).\(fraction)\(String(repeating: "0", count: digits - fraction.count))"
+    }
+
+    /// The number of minor-unit digits of an ISO 4217 currency (2 for most; 0 for JPY, KRW, …; 3 for KWD, BHD,
+    /// …); 0 for a code that is not three letters (no padding).
+    public static func minorUnitDigits(_ currency: String) -> Int {
+        let code = currency.uppercased()
+        guard code.utf8.count == 3, code.allSatisfy({ $0.isASCII && $0.isLetter }) else { return 0 }
+        switch code {
+        case "BIF", "CLP", "DJF", "GNF", "ISK", "JPY", "KMF", "KRW", "PYG", "RWF", "UGX", "UYI", "VND", "VUV", "XAF",
+            "XOF", "XPF":
+            return 0
+        case "BHD", "IQD", "JOD", "KWD", "LYD", "OMR", "TND": return 3
+        case "CLF", "UYW": return 4
+        default: return 2
+        }
+    }
 
     public var description: String { "\(amountString) \(currency)" }
 

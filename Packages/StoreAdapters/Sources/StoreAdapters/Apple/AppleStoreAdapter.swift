@@ -162,7 +162,11 @@ public struct AppleStoreAdapter: StoreAdapter {
     /// - Throws: ``StoreAdapterError`` `invalidProof` (any JWS fails verification) or `wrongApplication`
     ///   (another bundle id or `appAppleId`, or an environment other than the configured one).
     public func verifyNotification(signedPayload: Secret<String>) async throws -> VerifiedAppStoreNotification {
-        let payload = try await verifier.verify(signedPayload, as: ResponseBodyV2DecodedPayload.self)
+        try await notification(try await verifier.verify(signedPayload, as: ResponseBodyV2DecodedPayload.self))
+    }
+
+    /// Checks a verified notification payload and verifies the signed data it nests.
+    func notification(_ payload: ResponseBodyV2DecodedPayload) async throws -> VerifiedAppStoreNotification {
         let bundleId: String?
         let appAppleId: Int64?
         let rawEnvironment: String?
@@ -229,8 +233,12 @@ public struct AppleStoreAdapter: StoreAdapter {
         return configuration.httpClient.clock.currentDate
     }
 
-    private func verifiedTransaction(_ jws: Secret<String>) async throws -> JWSTransactionDecodedPayload {
-        let transaction = try await verifier.verify(jws, as: JWSTransactionDecodedPayload.self)
+    func verifiedTransaction(_ jws: Secret<String>) async throws -> JWSTransactionDecodedPayload {
+        try checkedTransaction(try await verifier.verify(jws, as: JWSTransactionDecodedPayload.self))
+    }
+
+    /// Checks a verified transaction: signed after its purchase, for this app, from an accepted environment.
+    func checkedTransaction(_ transaction: JWSTransactionDecodedPayload) throws -> JWSTransactionDecodedPayload {
         try ApplePurchaseMapping.checkSignedAfterPurchase(transaction)
         try checkApplication(
             bundleId: transaction.bundleId,
@@ -240,11 +248,18 @@ public struct AppleStoreAdapter: StoreAdapter {
         return transaction
     }
 
-    private func verifiedRenewalInfo(
+    func verifiedRenewalInfo(
         _ jws: Secret<String>,
         for transaction: JWSTransactionDecodedPayload?
     ) async throws -> JWSRenewalInfoDecodedPayload {
-        let renewalInfo = try await verifier.verify(jws, as: JWSRenewalInfoDecodedPayload.self)
+        try checkedRenewalInfo(try await verifier.verify(jws, as: JWSRenewalInfoDecodedPayload.self), for: transaction)
+    }
+
+    /// Checks verified renewal info: from an accepted environment, and of `transaction`'s subscription if given.
+    func checkedRenewalInfo(
+        _ renewalInfo: JWSRenewalInfoDecodedPayload,
+        for transaction: JWSTransactionDecodedPayload?
+    ) throws -> JWSRenewalInfoDecodedPayload {
         if let expected = configuration.environment,
             ApplePurchaseMapping.environment(renewalInfo.rawEnvironment) != expected
         {
@@ -303,7 +318,7 @@ public struct AppleStoreAdapter: StoreAdapter {
         return purchase
     }
 
-    private func purchase(
+    func purchase(
         transaction: JWSTransactionDecodedPayload,
         renewalInfo: JWSRenewalInfoDecodedPayload?,
         expectedProductId: String?
