@@ -191,7 +191,7 @@ public struct ConformanceSuite: Sendable {
                 let environment = ConformanceEnvironment(
                     baseURL: server.baseURL, config: cassette.config, credentials: credentials, httpClient: http)
                 let adapter = try factory.make(environment)
-                let repetitions = max(1, Int(cassette.expect.additional["repeat"]?.int64Value ?? 1))
+                let repetitions = max(1, cassette.expect.repeat ?? 1)
                 var outcomes: [Result<VerifiedPurchase, any Error>] = []
                 for _ in 0..<repetitions {
                     do { outcomes.append(.success(try await adapter.verify(cassette.proof))) } catch { outcomes.append(.failure(error)) }
@@ -210,6 +210,7 @@ public struct ConformanceSuite: Sendable {
                     }
                 }
                 found += server.unmatchedRequests.map { "unmatched request: \($0)" }
+                found += server.unusedInteractions.map { "unused interaction: \($0)" }
                 return found
             }
         } catch {
@@ -230,6 +231,8 @@ public struct ConformanceSuite: Sendable {
             case "code": actual = cassette.expect.code
             case "environment": actual = cassette.expect.environment
             case "finalized": actual = cassette.expect.finalized.map { String($0) }
+            case "willRenew": actual = cassette.expect.willRenew.map { String($0) }
+            case "repeat": actual = cassette.expect.repeat.map { String($0) }
             default: actual = cassette.expect.additional[key].map(Self.scalarText)
             }
             if actual != expected.description {
@@ -237,6 +240,17 @@ public struct ConformanceSuite: Sendable {
             }
         }
         return problems
+    }
+
+    /// A date as integer milliseconds since 1970 (rounded), as stores keep them.
+    static func milliseconds(_ date: Date) -> Int64 {
+        let value = (date.timeIntervalSince1970 * 1000).rounded()
+        return Int64(exactly: value) ?? (value > 0 ? .max : .min)
+    }
+
+    /// A date in ISO 8601 with milliseconds, for messages.
+    static func isoMilliseconds(_ date: Date) -> String {
+        date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
     }
 
     static func compare(_ outcome: Result<VerifiedPurchase, any Error>, with expect: Cassette.Expectation) -> [String] {
@@ -253,10 +267,31 @@ public struct ConformanceSuite: Sendable {
             check("environment", expect.environment, purchase.environment.rawValue)
             check("finalized", expect.finalized.map { String($0) }, String(purchase.finalizedByAdapter))
             check("quantity", expect.quantity.map { String($0) }, String(purchase.quantity))
-            if let price = expect.price {
-                let expectedAmount = Money.parseDecimal(price.amount)
-                if purchase.price?.amount != expectedAmount || purchase.price?.currency != price.currency.uppercased() {
-                    problems.append("price: expected \(price.amount) \(price.currency), got \(purchase.price.map(\.description) ?? "nil")")
+            check("store", expect.store, purchase.store.rawValue)
+            check("purchaser", expect.purchaser, purchase.purchaser)
+            check("willRenew", expect.willRenew.map { String($0) }, String(purchase.willRenew))
+            check("storeStatus", expect.storeStatus, purchase.storeStatus)
+            let dates: [(String, String?, Date?)] = [
+                ("purchaseDate", expect.purchaseDate, purchase.purchaseDate),
+                ("expirationDate", expect.expirationDate, purchase.expirationDate),
+                ("gracePeriodExpirationDate", expect.gracePeriodExpirationDate, purchase.gracePeriodExpirationDate),
+                ("verifiedAt", expect.verifiedAt, purchase.verifiedAt),
+            ]
+            for (name, expected, actual) in dates {
+                guard let expected else { continue }
+                // To the millisecond: store timestamps are integer milliseconds.
+                if Cassette.Expectation.date(expected).map(Self.milliseconds) != actual.map(Self.milliseconds) {
+                    problems.append("\(name): expected \(expected), got \(actual.map(Self.isoMilliseconds) ?? "nil")")
+                }
+            }
+            let amounts: [(String, Cassette.Expectation.Price?, Money?)] = [
+                ("price", expect.price, purchase.price), ("refundedAmount", expect.refundedAmount, purchase.refundedAmount),
+            ]
+            for (name, expected, actual) in amounts {
+                guard let expected else { continue }
+                // Exact: the amount as a Decimal, the currency as its code.
+                if actual?.amount != Money.parseDecimal(expected.amount) || actual?.currency != expected.currency.uppercased() {
+                    problems.append("\(name): expected \(expected.amount) \(expected.currency), got \(actual.map(\.description) ?? "nil")")
                 }
             }
             return problems

@@ -1,3 +1,5 @@
+public import Foundation
+
 extension Cassette {
     /// The normalised outcome an adapter must produce for the cassette.
     ///
@@ -52,8 +54,35 @@ extension Cassette {
         public var finalized: Bool?
         /// The quantity.
         public var quantity: Int?
-        /// Other checks, for the runner to interpret (`purchaseDate`, `expirationDate`, …).
+        /// The store (`apple`, `google`, …).
+        public var store: String?
+        /// The purchaser the store reports (appAccountToken, obfuscatedExternalAccountId, custom id, steamid).
+        public var purchaser: String?
+        /// ISO 8601 dates, compared to the millisecond.
+        public var purchaseDate: String?
+        public var expirationDate: String?
+        public var gracePeriodExpirationDate: String?
+        public var verifiedAt: String?
+        /// The exact amount refunded.
+        public var refundedAmount: Price?
+        /// Whether the subscription will renew.
+        public var willRenew: Bool?
+        /// The store's own status text.
+        public var storeStatus: String?
+        /// A runner directive: verify this many times (idempotence), every result compared.
+        public var `repeat`: Int?
+        /// Keys this version does not know. ``Cassette/validate()`` refuses a cassette with any, so a misspelt or
+        /// unsupported expectation is never silently ignored.
         public var additional: [String: JSONValue]
+
+        /// Every key an expectation may have.
+        public static var knownKeys: [String] { CodingKeys.allCases.map(\.rawValue) }
+
+        /// An expectation's ISO 8601 date (with or without fractional seconds).
+        public static func date(_ text: String) -> Date? {
+            (try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true)))
+                ?? (try? Date(text, strategy: Date.ISO8601FormatStyle()))
+        }
 
         /// Creates an expectation.
         public init(
@@ -81,7 +110,8 @@ extension Cassette {
 
         private enum CodingKeys: String, CodingKey, CaseIterable {
             case outcome, state, code, productId, transactionId, originalTransactionId, environment, price
-            case finalized, quantity
+            case finalized, quantity, store, purchaser, purchaseDate, expirationDate, gracePeriodExpirationDate
+            case verifiedAt, refundedAmount, willRenew, storeStatus, `repeat`
         }
 
         public init(from decoder: any Decoder) throws {
@@ -96,6 +126,16 @@ extension Cassette {
             price = try container.decodeIfPresent(Price.self, forKey: .price)
             finalized = try container.decodeIfPresent(Bool.self, forKey: .finalized)
             quantity = try container.decodeIfPresent(Int.self, forKey: .quantity)
+            store = try container.decodeIfPresent(String.self, forKey: .store)
+            purchaser = try container.decodeIfPresent(String.self, forKey: .purchaser)
+            purchaseDate = try container.decodeIfPresent(String.self, forKey: .purchaseDate)
+            expirationDate = try container.decodeIfPresent(String.self, forKey: .expirationDate)
+            gracePeriodExpirationDate = try container.decodeIfPresent(String.self, forKey: .gracePeriodExpirationDate)
+            verifiedAt = try container.decodeIfPresent(String.self, forKey: .verifiedAt)
+            refundedAmount = try container.decodeIfPresent(Price.self, forKey: .refundedAmount)
+            willRenew = try container.decodeIfPresent(Bool.self, forKey: .willRenew)
+            storeStatus = try container.decodeIfPresent(String.self, forKey: .storeStatus)
+            `repeat` = try container.decodeIfPresent(Int.self, forKey: .repeat)
             let known = Set(CodingKeys.allCases.map(\.rawValue))
             let everything = try decoder.container(keyedBy: AnyCodingKey.self)
             var additional: [String: JSONValue] = [:]
@@ -119,6 +159,16 @@ extension Cassette {
             try container.encodeIfPresent(price, forKey: .price)
             try container.encodeIfPresent(finalized, forKey: .finalized)
             try container.encodeIfPresent(quantity, forKey: .quantity)
+            try container.encodeIfPresent(store, forKey: .store)
+            try container.encodeIfPresent(purchaser, forKey: .purchaser)
+            try container.encodeIfPresent(purchaseDate, forKey: .purchaseDate)
+            try container.encodeIfPresent(expirationDate, forKey: .expirationDate)
+            try container.encodeIfPresent(gracePeriodExpirationDate, forKey: .gracePeriodExpirationDate)
+            try container.encodeIfPresent(verifiedAt, forKey: .verifiedAt)
+            try container.encodeIfPresent(refundedAmount, forKey: .refundedAmount)
+            try container.encodeIfPresent(willRenew, forKey: .willRenew)
+            try container.encodeIfPresent(storeStatus, forKey: .storeStatus)
+            try container.encodeIfPresent(`repeat`, forKey: .repeat)
         }
     }
 }

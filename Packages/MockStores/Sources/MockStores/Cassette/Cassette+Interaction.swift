@@ -9,23 +9,30 @@ extension Cassette {
         public var fault: Fault?
         /// How many requests this interaction answers (default 1).
         public var times: Int
+        /// How many requests it must answer for the case to pass (default ``times``: every answer is used). Lower
+        /// only where a client may legitimately stop early (a fault it may retry fewer times).
+        public var minTimes: Int?
         /// A note for readers of the cassette.
         public var description: String?
 
         /// Creates an interaction.
         public init(
             request: RequestPattern, response: ResponseTemplate? = nil, fault: Fault? = nil, times: Int = 1,
-            description: String? = nil
+            minTimes: Int? = nil, description: String? = nil
         ) {
             self.request = request
             self.response = response
             self.fault = fault
             self.times = times
+            self.minTimes = minTimes
             self.description = description
         }
 
+        /// The fewest requests it must answer: ``minTimes``, else ``times``.
+        public var requiredTimes: Int { minTimes ?? times }
+
         private enum CodingKeys: String, CodingKey, CaseIterable {
-            case request, response, fault, times, description
+            case request, response, fault, times, minTimes, description
         }
 
         public init(from decoder: any Decoder) throws {
@@ -35,6 +42,7 @@ extension Cassette {
             response = try container.decodeIfPresent(ResponseTemplate.self, forKey: .response)
             fault = try container.decodeIfPresent(Fault.self, forKey: .fault)
             times = try container.decodeIfPresent(Int.self, forKey: .times) ?? 1
+            minTimes = try container.decodeIfPresent(Int.self, forKey: .minTimes)
             description = try container.decodeIfPresent(String.self, forKey: .description)
         }
 
@@ -44,6 +52,7 @@ extension Cassette {
             try container.encodeIfPresent(response, forKey: .response)
             try container.encodeIfPresent(fault, forKey: .fault)
             if times != 1 { try container.encode(times, forKey: .times) }
+            try container.encodeIfPresent(minTimes, forKey: .minTimes)
             try container.encodeIfPresent(description, forKey: .description)
         }
     }

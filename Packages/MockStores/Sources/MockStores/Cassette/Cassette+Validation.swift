@@ -34,6 +34,9 @@ extension Cassette {
             let bodies = [request.json != nil, request.form != nil, request.bodyText != nil].filter { $0 }.count
             guard bodies <= 1 else { throw fail("\(base).request", "give at most one of json, form, bodyText") }
             guard interaction.times >= 1 else { throw fail("\(base).times", "must be at least 1") }
+            if let minTimes = interaction.minTimes, !(0...interaction.times).contains(minTimes) {
+                throw fail("\(base).minTimes", "must be between 0 and times (\(interaction.times))")
+            }
 
             if let response = interaction.response {
                 guard (100...599).contains(response.status) else {
@@ -63,12 +66,29 @@ extension Cassette {
         default:
             throw fail("expect.outcome", "expected \"verified\" or \"error\"")
         }
-        if let price = expect.price {
-            guard Self.isDecimalString(price.amount) else {
-                throw fail("expect.price.amount", "expected a decimal string such as \"5.00\"")
+        if let unknown = expect.additional.keys.sorted().first {
+            throw fail(
+                "expect.\(unknown)",
+                "unknown expectation (known: \(Expectation.knownKeys.joined(separator: ", ")))")
+        }
+        for (field, value) in [
+            ("purchaseDate", expect.purchaseDate), ("expirationDate", expect.expirationDate),
+            ("gracePeriodExpirationDate", expect.gracePeriodExpirationDate), ("verifiedAt", expect.verifiedAt),
+        ] {
+            if let value, Expectation.date(value) == nil {
+                throw fail("expect.\(field)", "expected an ISO 8601 date such as \"2023-11-14T22:13:20.933Z\"")
             }
-            guard price.currency.count == 3, price.currency.allSatisfy({ $0.isASCII && $0.isUppercase }) else {
-                throw fail("expect.price.currency", "expected an ISO 4217 code such as \"USD\"")
+        }
+        if let repeats = expect.repeat, !(1...100).contains(repeats) {
+            throw fail("expect.repeat", "must be between 1 and 100")
+        }
+        for (field, money) in [("price", expect.price), ("refundedAmount", expect.refundedAmount)] {
+            guard let money else { continue }
+            guard Self.isDecimalString(money.amount) else {
+                throw fail("expect.\(field).amount", "expected a decimal string such as \"5.00\"")
+            }
+            guard money.currency.count == 3, money.currency.allSatisfy({ $0.isASCII && $0.isUppercase }) else {
+                throw fail("expect.\(field).currency", "expected an ISO 4217 code such as \"USD\"")
             }
         }
     }

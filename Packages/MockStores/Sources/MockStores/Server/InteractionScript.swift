@@ -42,7 +42,10 @@ struct InteractionScript: Sendable {
         return entries[position]
     }
 
-    var unused: [InteractionReference] { entries.filter { $0.remaining > 0 }.map(\.reference) }
+    /// Interactions that answered fewer requests than they must (``Cassette/Interaction/requiredTimes``).
+    var unused: [InteractionReference] {
+        entries.filter { $0.used < $0.interaction.requiredTimes }.map(\.reference)
+    }
 
     /// The nearest entry (same method and path, else same path, else the first with answers left, else the first)
     /// and the first field that differed.

@@ -7,9 +7,17 @@ enum AppleMilliseconds {
         milliseconds.map { Date(timeIntervalSince1970: TimeInterval($0) / 1000) }
     }
 
-    /// The millisecond timestamp of a date (rounded to the nearest millisecond).
+    /// The millisecond timestamp of a date (rounded to the nearest millisecond; clamped to Int64, since a payload
+    /// may carry any Int64 and Int64.max does not survive the round trip through `Double` exactly).
     static func milliseconds(_ date: Date?) -> Int64? {
-        date.map { Int64(($0.timeIntervalSince1970 * 1000).rounded()) }
+        date.map { clamped(($0.timeIntervalSince1970 * 1000).rounded()) }
+    }
+
+    /// A whole number of milliseconds as Int64, saturating instead of trapping.
+    static func clamped(_ value: Double) -> Int64 {
+        if let exact = Int64(exactly: value) { return exact }
+        if value.isNaN { return 0 }
+        return value > 0 ? .max : .min
     }
 }
 
