@@ -350,8 +350,14 @@ struct VerifyStripeWebhook: AsyncParsableCommand {
         guard let payload = FileManager.default.contents(atPath: payloadFile) else {
             throw ValidationError("cannot read \(payloadFile)")
         }
-        let verifier = StripeWebhookVerifier(
-            secret: try VerifyOutput.readSecret(secretFile, what: "webhook secret"), tolerance: .seconds(tolerance))
+        let verifier: StripeWebhookVerifier
+        do {
+            verifier = try StripeWebhookVerifier(
+                secret: try VerifyOutput.readSecret(secretFile, what: "webhook secret"), tolerance: .seconds(tolerance))
+        } catch let error as StoreAdapterError {
+            // An empty or unusable secret file (an unset variable) must not verify anything.
+            throw ValidationError("\(secretFile): \(error.message)")
+        }
         let date = now.map { Date(timeIntervalSince1970: TimeInterval($0)) } ?? Date()
         let event: Stripe.Event
         do {
