@@ -54,9 +54,17 @@ public struct PayPalAdapter: StoreAdapter {
     }
 
     /// A webhook verifier that shares this adapter's access token cache.
-    /// - Parameter webhookId: the webhook's id (default: ``Configuration/webhookId``).
-    public func webhookVerifier(webhookId: String? = nil) -> PayPalWebhookVerifier {
-        PayPalWebhookVerifier(api: api, webhookId: webhookId ?? configuration.webhookId)
+    /// - Parameters:
+    ///   - webhookId: the webhook's id (default: ``Configuration/webhookId``).
+    ///   - tolerance: see ``PayPalWebhookVerifier/tolerance``.
+    ///   - isReplay: see ``PayPalWebhookVerifier/isReplay``.
+    /// - Throws: ``StoreAdapterError`` ``StoreAdapterError/Code/misconfigured`` without a webhook id.
+    public func webhookVerifier(
+        webhookId: String? = nil, tolerance: Duration? = PayPalWebhookVerifier.defaultTolerance,
+        isReplay: PayPalWebhookVerifier.ReplayCheck? = nil
+    ) throws(StoreAdapterError) -> PayPalWebhookVerifier {
+        try PayPalWebhookVerifier(
+            api: api, webhookId: webhookId ?? configuration.webhookId, tolerance: tolerance, isReplay: isReplay)
     }
 
     /// Verifies an order, capturing it first if it is approved and ``Configuration/captureApproved`` is set.
