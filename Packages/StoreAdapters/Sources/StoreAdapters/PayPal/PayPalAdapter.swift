@@ -159,7 +159,9 @@ public struct PayPalAdapter: StoreAdapter {
     /// The `PayPal-Request-Id` of an order's capture: `opencat-capture-<order id>`.
     static func captureRequestId(orderId: String) -> String { "opencat-capture-\(orderId)" }
 
-    /// Maps an order to the normalized result (see the table on ``PayPalAdapter``). Never captures.
+    /// Maps an order to the normalized result (see the table on ``PayPalAdapter``). Never captures, and checks
+    /// only the product: price, payee and purchaser are checked by ``verify(_:)`` (see
+    /// ``checkTerms(of:productId:configuration:)``), so do not grant access from this alone.
     /// - Parameters:
     ///   - order: the order.
     ///   - expectedProductId: the product the app expects, if any.

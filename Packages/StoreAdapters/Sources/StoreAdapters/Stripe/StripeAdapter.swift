@@ -108,7 +108,8 @@ public struct StripeAdapter: StoreAdapter {
         return (try http.decode(Stripe.PaymentIntent.self, from: response.body), HTTPDate.of(response.head.headerFields))
     }
 
-    /// Maps a PaymentIntent to the normalized result (see the table on ``StripeAdapter``).
+    /// Maps a PaymentIntent to the normalized result (see the table on ``StripeAdapter``). The purchaser is
+    /// reported, not compared: ``verify(_:)`` compares it with ``PurchaseProof/expectedPurchaser``.
     /// - Parameters:
     ///   - intent: the PaymentIntent, ideally with `latest_charge` expanded (otherwise refunds cannot be seen).
     ///   - expectedProductId: the product the app expects, if any.
