@@ -75,6 +75,15 @@ let package = Package(
             path: "Tools/opencat",
             swiftSettings: swiftSettings
         ),
+        .testTarget(
+            name: "OpenCatToolTests",
+            dependencies: [
+                "opencat",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Tools/opencatTests",
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "AppleJWSBenchmark",
             dependencies: [
