@@ -93,6 +93,7 @@ let package = Package(
             dependencies: [
                 "opencat",
                 .product(name: "MockStores", package: "MockStores"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Tools/Tests/OpenCatCLITests",
             swiftSettings: swiftSettings

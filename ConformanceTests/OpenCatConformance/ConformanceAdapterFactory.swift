@@ -83,11 +83,22 @@ public struct ConformanceAdapterFactory: Sendable {
             baseURL: environment.baseURL, httpClient: environment.httpClient))
     }
 
-    /// PayPal: `clientId`, `clientSecret`, `environment` (`live` | `sandbox`).
+    /// PayPal: `clientId`, `clientSecret`, `environment` (`live` | `sandbox`), `payeeMerchantId`, and `prices`
+    /// (product id → `{"amount": "5.00", "currency": "USD"}`).
     public static let paypal = ConformanceAdapterFactory(store: .paypal) { environment in
-        PayPalAdapter(configuration: .init(
+        var prices: [String: Money] = [:]
+        if case .object(let entries)? = environment.config["prices"] {
+            for (product, price) in entries {
+                guard let amount = price["amount"]?.stringValue, let currency = price["currency"]?.stringValue,
+                    let money = Money(decimalString: amount, currency: currency)
+                else { throw ConformanceError("config.prices.\(product): expected {\"amount\": \"5.00\", \"currency\": \"USD\"}") }
+                prices[product] = money
+            }
+        }
+        return PayPalAdapter(configuration: .init(
             clientId: try environment.string("clientId"), clientSecret: Secret(try environment.string("clientSecret")),
             environment: environment.optionalString("environment") == "sandbox" ? .sandbox : .live,
+            payeeMerchantId: try environment.string("payeeMerchantId"), prices: prices,
             baseURL: environment.baseURL, httpClient: environment.httpClient))
     }
 

@@ -81,9 +81,7 @@ public struct ConformanceSuite: Sendable {
     /// - Throws: `CassetteError` (naming the file and the field) or ``ConformanceError``.
     public func loadCassette(_ url: URL, credentials: ConformanceCredentials? = nil) throws -> Cassette {
         let credentials = credentials ?? self.credentials
-        guard let data = FileManager.default.contents(atPath: url.path) else {
-            throw ConformanceError("\(url.path): cannot read")
-        }
+        let data = try Cassette.readFile(at: url, displayName: Self.displayName(url))  // size-capped
         var variables = credentials.variables
         if let raw = try? JSONValue(parsing: data), case .object(let payloads)? = raw["config"]?["signedPayloads"] {
             for (name, payload) in payloads {
@@ -191,7 +189,7 @@ public struct ConformanceSuite: Sendable {
                 let environment = ConformanceEnvironment(
                     baseURL: server.baseURL, config: cassette.config, credentials: credentials, httpClient: http)
                 let adapter = try factory.make(environment)
-                let repetitions = max(1, cassette.expect.repeat ?? 1)
+                let repetitions = min(max(1, cassette.expect.repeat ?? 1), Int(Cassette.maximumRepeat))
                 var outcomes: [Result<VerifiedPurchase, any Error>] = []
                 for _ in 0..<repetitions {
                     do { outcomes.append(.success(try await adapter.verify(cassette.proof))) } catch { outcomes.append(.failure(error)) }

@@ -1,4 +1,5 @@
 public import Foundation
+import MockStores
 public import OpenCatCore
 
 /// The scenario catalogue (`Fixtures/scenarios.json`): every scenario's expected normalized outcome, defined once
@@ -57,8 +58,11 @@ public struct ScenarioCatalogue: Sendable, Codable {
     /// Loads a catalogue file.
     /// - Throws: ``ConformanceError`` naming the file when it cannot be read.
     public static func load(from url: URL) throws -> ScenarioCatalogue {
-        guard let data = FileManager.default.contents(atPath: url.path) else {
-            throw ConformanceError("\(url.path): cannot read the scenario catalogue")
+        let data: Data
+        do {
+            data = try Cassette.readFile(at: url)  // the same 8 MiB cap as cassettes, checked before reading
+        } catch {
+            throw ConformanceError("\(url.path): cannot read the scenario catalogue (\((error as? CassetteError)?.message ?? "unreadable"))")
         }
         do {
             let catalogue = try JSONDecoder().decode(ScenarioCatalogue.self, from: data)

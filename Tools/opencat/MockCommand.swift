@@ -39,6 +39,15 @@ struct MockServe: AsyncParsableCommand {
     @Option(name: .customLong("credentials-out"), help: "Where to write the placeholder values in force (JSON, mode 0600).")
     var credentialsOut: String?
 
+    func validate() throws {
+        // ArgumentParser exits 64 (EX_USAGE) with this message; without it 70000 would bind another port.
+        do {
+            try MockStoreServer.validate(port: port)
+        } catch {
+            throw ValidationError("--port \(port) is not a TCP port: expected 0...65535 (0: any free port)")
+        }
+    }
+
     func run() async throws {
         let root = try ConformanceCommand.findRoot()
         let folders = fixtures.isEmpty ? [root.appendingPathComponent("Fixtures")] : fixtures.map { URL(fileURLWithPath: $0) }

@@ -337,6 +337,15 @@ struct VerifyPayPal: AsyncParsableCommand {
     @Option(name: .customLong("product-id"), help: "The product the order must be for (purchase unit reference_id).")
     var productId: String?
 
+    @Option(name: .customLong("payee-merchant-id"), help: "The merchant id that must receive the payment.")
+    var payeeMerchantId: String
+
+    @Option(name: .customLong("price"), help: "The product's exact price, e.g. 5.00 (with --currency and --product-id).")
+    var price: String
+
+    @Option(name: .customLong("currency"), help: "The price's ISO 4217 currency, e.g. USD.")
+    var currency: String
+
     @Flag(name: .customLong("sandbox"), help: "Use the sandbox.")
     var sandbox = false
 
@@ -347,9 +356,15 @@ struct VerifyPayPal: AsyncParsableCommand {
     var baseURL: String?
 
     func run() async throws {
+        // The adapter refuses orders for another price or payee, so both are required (security issue item 3).
+        guard let productId else { throw ValidationError("--product-id is required: --price is that product's price") }
+        guard let money = Money(decimalString: price, currency: currency), currency.count == 3 else {
+            throw ValidationError("--price/--currency: expected a decimal amount such as 5.00 and a code such as USD")
+        }
         let adapter = PayPalAdapter(configuration: .init(
             clientId: clientId, clientSecret: try VerifyOutput.readSecret(clientSecretFile, what: "client secret"),
-            environment: sandbox ? .sandbox : .live, baseURL: try VerifyOutput.url(baseURL), captureApproved: !noCapture))
+            environment: sandbox ? .sandbox : .live, payeeMerchantId: payeeMerchantId, prices: [productId: money],
+            baseURL: try VerifyOutput.url(baseURL), captureApproved: !noCapture))
         let proof = PurchaseProof(store: .paypal, kind: .paypalOrder, token: Secret(order), productId: productId)
         try await VerifyOutput.run { try await adapter.verify(proof) }
     }
@@ -424,8 +439,14 @@ struct VerifyStripeWebhook: AsyncParsableCommand {
         guard let payload = FileManager.default.contents(atPath: payloadFile) else {
             throw ValidationError("cannot read \(payloadFile)")
         }
-        let verifier = StripeWebhookVerifier(
-            secret: try VerifyOutput.readSecret(secretFile, what: "webhook secret"), tolerance: .seconds(tolerance))
+        let verifier: StripeWebhookVerifier
+        do {
+            verifier = try StripeWebhookVerifier(
+                secret: try VerifyOutput.readSecret(secretFile, what: "webhook secret"), tolerance: .seconds(tolerance))
+        } catch let error as StoreAdapterError {
+            // An empty or unusable secret file (an unset variable) must not verify anything.
+            throw ValidationError("\(secretFile): \(error.message)")
+        }
         let date = now.map { Date(timeIntervalSince1970: TimeInterval($0)) } ?? Date()
         let event: Stripe.Event
         do {

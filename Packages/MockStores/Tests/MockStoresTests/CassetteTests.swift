@@ -47,7 +47,8 @@ struct CassetteTests {
         #expect(cassette.interactions[1].times == 2)
         #expect(cassette.interactions[1].fault == .rateLimited(retryAfter: 2))
         #expect(cassette.expect.price == .init(amount: "5.00", currency: "USD"))
-        #expect(cassette.expect.additional["expirationDate"] == .null)
+        #expect(cassette.expect.expirationDate == nil)
+        #expect(cassette.expect.additional.isEmpty)
         #expect(cassette.proof.kind == .stripePaymentIntent)
         #expect(cassette.proof.token.revealed == "pi_3OpenCatPaid001")
     }

@@ -9,19 +9,45 @@ extension Cassette {
     ///   - displayName: how errors and ``source`` name the file (default: its path relative to the current
     ///     directory when inside it, else the full path).
     /// - Returns: the cassette, with ``source`` set.
-    /// - Throws: ``CassetteError`` naming the file and the field: unreadable file, invalid JSON, a wrong type, a
+    /// - Throws: ``CassetteError`` naming the file and the field: unreadable or too large a file (see
+    ///   ``maximumFileSize``), invalid JSON, a wrong type, a
     ///   missing or unknown field, an unknown placeholder, or a rule of the format broken (see ``validate()``).
     public static func load(
         from url: URL, variables: [String: String] = [:], displayName: String? = nil
     ) throws -> Cassette {
         let name = displayName ?? Self.displayName(for: url)
-        let data: Data
+        return try decode(readFile(at: url, displayName: name), file: name, variables: variables)
+    }
+
+    /// The largest cassette file accepted: 8 MiB. The biggest committed cassette is a few KiB; a cap checked
+    /// before the file is read keeps a huge (or endless) file from costing seconds and hundreds of megabytes.
+    public static let maximumFileSize = 8 * 1024 * 1024
+
+    /// Reads a cassette file, refusing one larger than ``maximumFileSize`` before reading it fully: the size on
+    /// disk is checked first, and at most ``maximumFileSize`` + 1 bytes are ever read (a file that grows, a pipe).
+    /// - Parameters:
+    ///   - url: the file.
+    ///   - displayName: how errors name it (default: as ``load(from:variables:displayName:)`` does).
+    /// - Throws: ``CassetteError`` when it cannot be read or is too large.
+    public static func readFile(at url: URL, displayName: String? = nil) throws -> Data {
+        let name = displayName ?? Self.displayName(for: url)
+        let tooLarge = CassetteError(
+            file: name, field: "(root)", message: "the file is larger than \(maximumFileSize) bytes (8 MiB)")
+        if let size = (try? FileManager.default.attributesOfItem(atPath: url.path))?[.size] as? NSNumber,
+            size.int64Value > Int64(maximumFileSize)
+        {
+            throw tooLarge
+        }
+        let data: Data?
         do {
-            data = try Data(contentsOf: url)
+            let handle = try FileHandle(forReadingFrom: url)
+            defer { try? handle.close() }
+            data = try handle.read(upToCount: maximumFileSize + 1)
         } catch {
             throw CassetteError(file: name, field: "(root)", message: "cannot read the file")
         }
-        return try decode(data, file: name, variables: variables)
+        guard (data?.count ?? 0) <= maximumFileSize else { throw tooLarge }
+        return data ?? Data()
     }
 
     /// Decodes, substitutes and validates a cassette from JSON data.
@@ -31,6 +57,9 @@ extension Cassette {
     ///   - variables: placeholder values (see ``load(from:variables:displayName:)``).
     /// - Throws: ``CassetteError``.
     public static func decode(_ data: Data, file: String, variables: [String: String] = [:]) throws -> Cassette {
+        guard data.count <= maximumFileSize else {
+            throw CassetteError(file: file, field: "(root)", message: "the file is larger than \(maximumFileSize) bytes (8 MiB)")
+        }
         var cassette: Cassette
         do {
             cassette = try JSONDecoder().decode(Cassette.self, from: data)

@@ -1,15 +1,29 @@
 import OpenCatCore
 
 extension Cassette {
+    /// The longest `delay` fault, in seconds. A larger value is refused by ``validate()`` (and so by `fixtures lint`
+    /// and every loader), so the mock server and the conformance runner never convert an out-of-range number.
+    public static let maximumDelaySeconds: Double = 600
+    /// The largest `retryAfter` of a `rateLimited` fault, in seconds (one day).
+    public static let maximumRetryAfterSeconds = 86_400
+    /// The largest `times` of an interaction.
+    public static let maximumTimes = 1_000
+    /// The largest `expect.quantity`.
+    public static let maximumQuantity = 1_000_000
+    /// The largest `expect.repeat` (how many times the conformance runner verifies the proof).
+    public static let maximumRepeat: Int64 = 100
+
     /// Checks the rules of the format that types alone do not express.
     ///
     /// `format` is `opencat-cassette/1`; `store`, `scenario`, `input.kind` and `input.token` are not empty; every
     /// request has an upper-case method and a path that starts with `/` and carries no query; a request has at most
     /// one of `json`/`form`/`bodyText` and a response at most one of `json`/`bodyText`; `times` ≥ 1; a response is
     /// present unless the fault answers by itself; statuses are 100…599; a fault's kind is known and its fields
-    /// belong to it (`seconds` ≥ 0 only and always for `delay`, `retryAfter` ≥ 0 for `rateLimited`, `status` 500…599
-    /// for `serverError`); `expect` is `verified` with a `state` or `error` with a `code`, and a price amount is a
-    /// decimal string with a three-letter currency.
+    /// belong to it (`seconds` 0…``maximumDelaySeconds`` only and always for `delay`, `retryAfter`
+    /// 0…``maximumRetryAfterSeconds`` for `rateLimited`, `status` 500…599 for `serverError`); `times` is at most
+    /// ``maximumTimes``; `expect` is `verified` with a `state` or `error` with a `code`, `quantity` is at most
+    /// ``maximumQuantity``, `repeat` an integer 1…``maximumRepeat``, and a price amount is a decimal string with a
+    /// three-letter currency. Every number is bounded, so nothing downstream converts an out-of-range value.
     /// - Throws: ``CassetteError`` naming the field (its `file` is ``source`` or empty).
     public func validate() throws {
         func fail(_ field: String, _ message: String) -> CassetteError {
@@ -36,6 +50,9 @@ extension Cassette {
             guard interaction.times >= 1 else { throw fail("\(base).times", "must be at least 1") }
             if let minTimes = interaction.minTimes, !(0...interaction.times).contains(minTimes) {
                 throw fail("\(base).minTimes", "must be between 0 and times (\(interaction.times))")
+            }
+            guard interaction.times <= Self.maximumTimes else {
+                throw fail("\(base).times", "must be at most \(Self.maximumTimes)")
             }
 
             if let response = interaction.response {
@@ -71,6 +88,9 @@ extension Cassette {
                 "expect.\(unknown)",
                 "unknown expectation (known: \(Expectation.knownKeys.joined(separator: ", ")))")
         }
+        if let quantity = expect.quantity, !(0...Self.maximumQuantity).contains(quantity) {
+            throw fail("expect.quantity", "expected 0...\(Self.maximumQuantity)")
+        }
         for (field, value) in [
             ("purchaseDate", expect.purchaseDate), ("expirationDate", expect.expirationDate),
             ("gracePeriodExpirationDate", expect.gracePeriodExpirationDate), ("verifiedAt", expect.verifiedAt),
@@ -79,8 +99,8 @@ extension Cassette {
                 throw fail("expect.\(field)", "expected an ISO 8601 date such as \"2023-11-14T22:13:20.933Z\"")
             }
         }
-        if let repeats = expect.repeat, !(1...100).contains(repeats) {
-            throw fail("expect.repeat", "must be between 1 and 100")
+        if let repeats = expect.repeat, !(1...Int(Self.maximumRepeat)).contains(repeats) {
+            throw fail("expect.repeat", "expected an integer 1...\(Self.maximumRepeat)")
         }
         for (field, money) in [("price", expect.price), ("refundedAmount", expect.refundedAmount)] {
             guard let money else { continue }
@@ -101,12 +121,16 @@ extension Cassette {
         }
         if fault.kind == .delay {
             guard let seconds = fault.seconds else { throw fail("\(base).seconds", "required for a delay") }
-            guard seconds >= 0, seconds.isFinite else { throw fail("\(base).seconds", "must not be negative") }
+            guard seconds.isFinite, (0...Self.maximumDelaySeconds).contains(seconds) else {
+                throw fail("\(base).seconds", "expected 0...\(Int(Self.maximumDelaySeconds)) seconds")
+            }
         } else if fault.seconds != nil {
             throw fail("\(base).seconds", "only for kind \"delay\"")
         }
         if fault.kind == .rateLimited {
-            if let retryAfter = fault.retryAfter, retryAfter < 0 { throw fail("\(base).retryAfter", "must not be negative") }
+            if let retryAfter = fault.retryAfter, !(0...Self.maximumRetryAfterSeconds).contains(retryAfter) {
+                throw fail("\(base).retryAfter", "expected 0...\(Self.maximumRetryAfterSeconds) seconds")
+            }
         } else if fault.retryAfter != nil {
             throw fail("\(base).retryAfter", "only for kind \"rateLimited\"")
         }

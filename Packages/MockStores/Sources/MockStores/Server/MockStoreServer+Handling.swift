@@ -121,8 +121,7 @@ extension MockStoreServer {
         switch fault.kind {
         case .delay:
             let response = response ?? MockResponse(status: 200)
-            let nanoseconds = Int64(((fault.seconds ?? 0) * 1_000_000_000).rounded())
-            return (.delay(.nanoseconds(nanoseconds), response), response.status)
+            return (.delay(delay(seconds: fault.seconds), response), response.status)
         case .timeout:
             return (.hang, nil)
         case .reset:
@@ -136,17 +135,26 @@ extension MockStoreServer {
         case .rateLimited:
             var limited = response ?? MockResponse(status: 429)
             limited.status = 429
-            limited.headers[.retryAfter] = String(fault.retryAfter ?? 1)
+            limited.headers[.retryAfter] = String(min(max(fault.retryAfter ?? 1, 0), Cassette.maximumRetryAfterSeconds))
             return (.respond(limited), 429)
         case .serverError:
             var failed = response ?? MockResponse(status: 500)
-            failed.status = fault.status ?? 500
+            failed.status = (500...599).contains(fault.status ?? 500) ? fault.status ?? 500 : 500
             return (.respond(failed), failed.status)
         default:
             // Refused by validation; answer like an unknown fault would be noticed.
             let response = MockResponse.json(599, ["error": ["type": "opencat_mock_unknown_fault", "message": .string(fault.kind.rawValue)]])
             return (.respond(response), 599)
         }
+    }
+
+    /// A delay fault's duration, clamped to 0…``Cassette/maximumDelaySeconds`` (NaN: none): validation refuses
+    /// anything else, and a cassette built in code must not trap the server either.
+    static func delay(seconds: Double?) -> Duration {
+        let seconds = seconds ?? 0
+        guard seconds.isFinite, seconds > 0 else { return .zero }
+        let bounded = min(seconds, Cassette.maximumDelaySeconds)
+        return .nanoseconds(Int64((bounded * 1_000_000_000).rounded()))
     }
 
     /// A cassette response as a ``MockResponse``: headers (without framing headers), the body, and
@@ -166,7 +174,9 @@ extension MockStoreServer {
         } else if let text = template.bodyText {
             body = Data(text.utf8)
         }
-        return MockResponse(status: template.status, headers: fields, body: body)
+        // Validation keeps statuses in 100...599; a cassette built in code must not trap the HTTP layer either.
+        let status = (100...599).contains(template.status) ? template.status : 500
+        return MockResponse(status: status, headers: fields, body: body)
     }
 
     /// The loud answer to an unmatched request: 599 with the nearest interaction and the first difference.

@@ -129,14 +129,30 @@ public final class MockStoreServer: Sendable {
         }
     }
 
+    /// The ports a server can be asked for (`0`: an ephemeral port).
+    public static let validPorts = 0...65535
+
+    /// Checks a requested port before anything binds: a value outside ``validPorts`` is refused, never truncated.
+    /// - Throws: ``MockStoreServerError/invalidPort(_:)``.
+    public static func validate(port: Int) throws(MockStoreServerError) {
+        guard validPorts.contains(port) else { throw .invalidPort(port) }
+    }
+
     /// Runs the server until ``stop()`` is called or the task is cancelled. A server runs once.
-    /// - Throws: when it cannot bind, or ``MockStoreServerError/alreadyStarted``.
+    /// - Throws: when it cannot bind, ``MockStoreServerError/invalidPort(_:)``, or
+    ///   ``MockStoreServerError/alreadyStarted``.
     public func run() async throws {
         let alreadyStarted = state.withLock { state in
             defer { state.started = true }
             return state.started
         }
         guard !alreadyStarted else { throw MockStoreServerError.alreadyStarted }
+        do {
+            try Self.validate(port: requestedPort)
+        } catch {
+            finish(error: error)
+            throw error
+        }
 
         let app = Application(
             responder: MockResponder(server: self),

@@ -8,6 +8,8 @@ public enum MockStoreServerError: Error, Hashable, Sendable, CustomStringConvert
     case scriptNotFollowed([String])
     /// A request was held or reset by a fault and its connection closed without a response.
     case connectionClosed
+    /// The requested port is outside 0…65535 (it would otherwise be truncated to some other port).
+    case invalidPort(Int)
 
     public var description: String {
         switch self {
@@ -16,6 +18,7 @@ public enum MockStoreServerError: Error, Hashable, Sendable, CustomStringConvert
         case .scriptNotFollowed(let lines):
             return "MockStoreServer: the cassette script was not followed:\n" + lines.map { "  - " + $0 }.joined(separator: "\n")
         case .connectionClosed: return "MockStoreServer: connection closed without a response (fault)"
+        case .invalidPort(let port): return "MockStoreServer: port \(port) is outside 0...65535"
         }
     }
 }

@@ -53,7 +53,9 @@ public actor GoogleAccessTokenProvider {
     ///   - assertionLifetime: the assertion's `exp - iat`, capped at one hour.
     ///   - refreshMargin: how long before expiry a token is replaced (default 60 s).
     ///   - logger: receives refresh events (never a token or a key).
-    /// - Throws: ``StoreAdapterError`` `unauthorized` when the private key cannot be read.
+    /// - Throws: ``StoreAdapterError`` `unauthorized` when the private key cannot be read; `misconfigured` when the
+    ///   token URL is not `https` (plain `http` is allowed only for a loopback host, see
+    ///   ``isAcceptableTokenURL(_:)``): the signed assertion is a bearer credential for an hour.
     public init(
         serviceAccount: GoogleServiceAccount,
         scope: String = GoogleAccessTokenProvider.androidPublisherScope,
@@ -63,6 +65,15 @@ public actor GoogleAccessTokenProvider {
         refreshMargin: Duration = .seconds(60),
         logger: Logger = Logger(label: "dev.opencat.google.oauth", factory: { _ in SwiftLogNoOpLogHandler() })
     ) throws {
+        let effectiveTokenURL = tokenURL ?? serviceAccount.tokenURI
+        guard Self.isAcceptableTokenURL(effectiveTokenURL) else {
+            throw StoreAdapterError(
+                .misconfigured,
+                store: .google,
+                "the token URL must use https (http only for 127.0.0.1, ::1 or localhost)",
+                storeReason: "token_uri scheme \(effectiveTokenURL.scheme ?? "none")"
+            )
+        }
         do {
             signingKey = try _RSA.Signing.PrivateKey(pemRepresentation: serviceAccount.privateKey.revealed)
         } catch {
@@ -74,7 +85,7 @@ public actor GoogleAccessTokenProvider {
         }
         self.serviceAccount = serviceAccount
         self.scope = scope
-        self.tokenURL = tokenURL ?? serviceAccount.tokenURI
+        self.tokenURL = effectiveTokenURL
         self.refreshMargin = refreshMargin
         self.assertionLifetime = min(
             GoogleJWTAssertion.maximumLifetimeSeconds,
@@ -82,6 +93,18 @@ public actor GoogleAccessTokenProvider {
         )
         self.http = StoreHTTP(client: httpClient, store: .google)
         self.logger = logger
+    }
+
+    /// Whether the signed assertion may be posted to a URL: `https` with a host, or `http` to a loopback host
+    /// (`127.0.0.1`, `::1`, `localhost`: MockStores in tests). Anything else would hand the assertion to whoever
+    /// sits on the network path.
+    public static func isAcceptableTokenURL(_ url: URL) -> Bool {
+        guard let scheme = url.scheme?.lowercased(), let host = url.host?.lowercased(), !host.isEmpty else {
+            return false
+        }
+        if scheme == "https" { return true }
+        let loopback = ["127.0.0.1", "::1", "[::1]", "localhost"]
+        return scheme == "http" && loopback.contains(host)
     }
 
     /// Returns a valid access token, fetching a new one if none is cached or the cached one is about to expire.

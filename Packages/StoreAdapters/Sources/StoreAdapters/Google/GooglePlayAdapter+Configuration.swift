@@ -49,7 +49,8 @@ extension GooglePlayAdapter {
         ///   - tokenURL: overrides the key file's `token_uri`.
         ///   - httpClient: the HTTP client for token and API calls.
         ///   - acknowledge: whether to acknowledge purchases that need it (default `true`).
-        /// - Throws: ``StoreAdapterError`` `unauthorized` when the private key cannot be read.
+        /// - Throws: ``StoreAdapterError`` `unauthorized` when the private key cannot be read; `misconfigured` when the
+        ///   token URL is not https (http only to a loopback host).
         public init(
             packageName: String,
             serviceAccount: GoogleServiceAccount,

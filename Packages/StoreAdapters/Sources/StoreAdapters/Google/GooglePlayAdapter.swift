@@ -24,6 +24,11 @@ public import OpenCatCore
 /// `notFound`; `applicationNotFound` → `wrongApplication`; other 400s → `invalidProof`; 401/403 → `unauthorized`
 /// (after one retry with a fresh token on 401); 429 → `rateLimited`; 5xx → `storeUnavailable`.
 ///
+/// When ``PurchaseProof/expectedPurchaser`` is set, the purchase's `obfuscatedExternalAccountId` must equal it
+/// (checked before acknowledging); a purchase without one is refused too → `purchaserMismatch`.
+/// ``VerifiedPurchase/verifiedAt`` is the response's HTTP `Date` (nil without one), never the device clock; a
+/// subscription in grace reports its `expiryTime` as the grace end (Google gives no other).
+///
 /// The purchase token never reaches a log line or an error message; nor do request paths, which contain it.
 public struct GooglePlayAdapter: StoreAdapter {
     /// The adapter's settings.
@@ -100,6 +105,7 @@ public struct GooglePlayAdapter: StoreAdapter {
         let response = try await sendAuthorized(.get, path: path)
         guard (200..<300).contains(response.status.code) else { throw error(for: response) }
         let purchase = try http.decode(ProductPurchase.self, from: response.body)
+        let storeDate = HTTPDate.of(response.head.headerFields)
 
         if let reported = purchase.productId, reported != productId {
             throw StoreAdapterError(.productMismatch, store: .google, "the purchase is for another product")
@@ -134,6 +140,7 @@ public struct GooglePlayAdapter: StoreAdapter {
             )
         }
 
+        try PurchaserBinding.check(proof, reported: purchase.obfuscatedExternalAccountId, field: "obfuscatedExternalAccountId")
         var acknowledged = false
         if state == .active, configuration.acknowledge, purchase.acknowledgementState == .yetToBeAcknowledged,
             purchase.consumptionState != .consumed
@@ -153,7 +160,7 @@ public struct GooglePlayAdapter: StoreAdapter {
             quantity: Int(purchase.quantity ?? 1),
             finalizedByAdapter: acknowledged,
             storeStatus: status,
-            verifiedAt: http.client.clock.currentDate
+            verifiedAt: storeDate
         )
     }
 
@@ -167,6 +174,7 @@ public struct GooglePlayAdapter: StoreAdapter {
         )
         guard (200..<300).contains(response.status.code) else { throw error(for: response) }
         let subscription = try http.decode(SubscriptionPurchaseV2.self, from: response.body)
+        let storeDate = HTTPDate.of(response.head.headerFields)
 
         guard let items = subscription.lineItems, !items.isEmpty else {
             throw StoreAdapterError(.malformedResponse, store: .google, "the subscription has no line items")
@@ -185,7 +193,8 @@ public struct GooglePlayAdapter: StoreAdapter {
         }
         let expiry = try item.expiryTime.map { try Self.timestamp($0, field: "expiryTime") }
         let start = try subscription.startTime.map { try Self.timestamp($0, field: "startTime") }
-        let now = http.client.clock.currentDate
+        // Google's own time decides "still before expiry" when it sent one; the device clock only as a fallback.
+        let now = storeDate ?? http.client.clock.currentDate
         let autoRenew = item.autoRenewingPlan?.autoRenewEnabled ?? false
         let rawState = subscription.subscriptionState?.rawValue ?? "missing"
 
@@ -222,6 +231,11 @@ public struct GooglePlayAdapter: StoreAdapter {
             )
         }
 
+        try PurchaserBinding.check(
+            proof,
+            reported: subscription.externalAccountIdentifiers?.obfuscatedExternalAccountId,
+            field: "externalAccountIdentifiers.obfuscatedExternalAccountId"
+        )
         var acknowledged = false
         if state == .active || state == .gracePeriod, configuration.acknowledge,
             subscription.acknowledgementState == .pending
@@ -242,13 +256,16 @@ public struct GooglePlayAdapter: StoreAdapter {
             purchaser: subscription.externalAccountIdentifiers?.obfuscatedExternalAccountId,
             purchaseDate: start ?? now,
             expirationDate: expiry,
+            // subscriptionsv2 has no grace end of its own: while in grace, the line item's expiryTime is the end of
+            // the grace period (the engine bounds it as well).
+            gracePeriodExpirationDate: state == .gracePeriod ? expiry : nil,
             state: state,
             environment: subscription.testPurchase != nil ? .sandbox : .production,
             price: item.autoRenewingPlan?.recurringPrice?.money,
             willRenew: willRenew,
             finalizedByAdapter: acknowledged,
             storeStatus: rawState,
-            verifiedAt: now
+            verifiedAt: storeDate
         )
     }
 

@@ -29,6 +29,13 @@ extension PayPalAdapter {
         /// Sandbox or live; decides the default ``baseURL`` and the result's
         /// ``VerifiedPurchase/environment``.
         public var environment: Environment
+        /// The merchant id of the PayPal account that must receive every payment (`purchase_units[].payee.merchant_id`;
+        /// the seller account's "merchant ID" in its settings). Orders are created in the browser with the public
+        /// client id, so an order paying someone else must not unlock anything.
+        public var payeeMerchantId: String
+        /// The exact price of each product, by product id (`reference_id`): an order or capture for another amount
+        /// or currency is refused. A product without a price here cannot be verified (`misconfigured`).
+        public var prices: [String: Money]
         /// The API's base URL (override for MockStores on 127.0.0.1). A path prefix is kept.
         public var baseURL: URL
         /// Whether an `APPROVED` order with intent `CAPTURE` is captured during verification (with an idempotent
@@ -48,6 +55,8 @@ extension PayPalAdapter {
         ///   - clientId: see ``clientId``.
         ///   - clientSecret: see ``clientSecret``.
         ///   - environment: see ``environment``.
+        ///   - payeeMerchantId: see ``payeeMerchantId``.
+        ///   - prices: see ``prices``.
         ///   - baseURL: see ``baseURL`` (default: the environment's).
         ///   - captureApproved: see ``captureApproved``.
         ///   - webhookId: see ``webhookId``.
@@ -58,6 +67,8 @@ extension PayPalAdapter {
             clientId: String,
             clientSecret: Secret<String>,
             environment: Environment,
+            payeeMerchantId: String,
+            prices: [String: Money],
             baseURL: URL? = nil,
             captureApproved: Bool = true,
             webhookId: String? = nil,
@@ -68,6 +79,8 @@ extension PayPalAdapter {
             self.clientId = clientId
             self.clientSecret = clientSecret
             self.environment = environment
+            self.payeeMerchantId = payeeMerchantId
+            self.prices = prices
             self.baseURL = baseURL ?? environment.baseURL
             self.captureApproved = captureApproved
             self.webhookId = webhookId

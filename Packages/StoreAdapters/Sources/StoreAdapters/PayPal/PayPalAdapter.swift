@@ -28,7 +28,11 @@ public import OpenCatCore
 ///
 /// The product is checked *before* an approved order is captured: an order without `reference_id` is an
 /// ``StoreAdapterError/Code/invalidProof``, one for another product than ``PurchaseProof/productId`` a
-/// ``StoreAdapterError/Code/productMismatch``. Amounts are PayPal's decimal strings, kept exact. The environment
+/// ``StoreAdapterError/Code/productMismatch``. So are the price and the payee (see
+/// ``checkTerms(of:productId:configuration:)``: a wrong amount or currency is `productMismatch`, another payee
+/// `notPaid`), checked again on the captured amounts, and the purchaser: when
+/// ``PurchaseProof/expectedPurchaser`` is set, `custom_id` must be present and equal (`purchaserMismatch`).
+/// ``VerifiedPurchase/verifiedAt`` is the last response's HTTP `Date` (nil without one), never the device clock. Amounts are PayPal's decimal strings, kept exact. The environment
 /// is the configured one (sandbox or live). The transaction id is the capture id (the order id if there is none).
 ///
 /// Errors: 404 / `RESOURCE_NOT_FOUND` → ``StoreAdapterError/Code/notFound``; 401 (after one token refresh) /
@@ -54,9 +58,17 @@ public struct PayPalAdapter: StoreAdapter {
     }
 
     /// A webhook verifier that shares this adapter's access token cache.
-    /// - Parameter webhookId: the webhook's id (default: ``Configuration/webhookId``).
-    public func webhookVerifier(webhookId: String? = nil) -> PayPalWebhookVerifier {
-        PayPalWebhookVerifier(api: api, webhookId: webhookId ?? configuration.webhookId)
+    /// - Parameters:
+    ///   - webhookId: the webhook's id (default: ``Configuration/webhookId``).
+    ///   - tolerance: see ``PayPalWebhookVerifier/tolerance``.
+    ///   - isReplay: see ``PayPalWebhookVerifier/isReplay``.
+    /// - Throws: ``StoreAdapterError`` ``StoreAdapterError/Code/misconfigured`` without a webhook id.
+    public func webhookVerifier(
+        webhookId: String? = nil, tolerance: Duration? = PayPalWebhookVerifier.defaultTolerance,
+        isReplay: PayPalWebhookVerifier.ReplayCheck? = nil
+    ) throws(StoreAdapterError) -> PayPalWebhookVerifier {
+        try PayPalWebhookVerifier(
+            api: api, webhookId: webhookId ?? configuration.webhookId, tolerance: tolerance, isReplay: isReplay)
     }
 
     /// Verifies an order, capturing it first if it is approved and ``Configuration/captureApproved`` is set.
@@ -72,20 +84,25 @@ public struct PayPalAdapter: StoreAdapter {
             )
         }
         let id = try Self.orderId(from: proof.token)
-        var order = try await fetchOrder(id: id)
-        _ = try Self.productId(of: order, expected: proof.productId)
+        var (order, storeDate) = try await fetchOrder(id: id)
+        let productId = try Self.productId(of: order, expected: proof.productId)
+        // Never capture an order for the wrong price, payee or purchaser: it can be made in the browser.
+        try Self.checkTerms(of: order, productId: productId, configuration: configuration)
+        try PurchaserBinding.check(proof, reported: order.purchaseUnits?.first?.customId, field: "purchase_units[0].custom_id")
         var finalized = false
         if order.status == .approved, configuration.captureApproved, (order.intent ?? .capture) == .capture {
-            order = try await capture(orderId: id)
+            (order, storeDate) = try await capture(orderId: id)
             finalized = true
+            try Self.checkTerms(of: order, productId: productId, configuration: configuration)
         }
         let purchase = try Self.purchase(
             from: order,
             expectedProductId: proof.productId,
             environment: configuration.environment,
             finalizedByAdapter: finalized,
-            verifiedAt: api.http.client.clock.currentDate
+            verifiedAt: storeDate
         )
+        try PurchaserBinding.check(proof, reported: purchase.purchaser, field: "purchase_units[0].custom_id")
         configuration.logger.debug(
             "paypal order verified",
             metadata: [
@@ -100,18 +117,19 @@ public struct PayPalAdapter: StoreAdapter {
     /// - Returns: the order.
     /// - Throws: ``StoreAdapterError``.
     public func order(id: Secret<String>) async throws -> PayPal.Order {
-        try await fetchOrder(id: try Self.orderId(from: id))
+        try await fetchOrder(id: try Self.orderId(from: id)).order
     }
 
-    private func fetchOrder(id: String) async throws -> PayPal.Order {
+    /// Reads an order, with the response's HTTP `Date` (PayPal's time; `nil` when absent or unreadable).
+    private func fetchOrder(id: String) async throws -> (order: PayPal.Order, date: Date?) {
         let response = try await api.send(.get, path: "/v2/checkout/orders/\(id)")
         guard response.status.code == 200 else { throw api.error(for: response, subject: "order") }
-        return try api.http.decode(PayPal.Order.self, from: response.body)
+        return (try api.http.decode(PayPal.Order.self, from: response.body), HTTPDate.of(response.head.headerFields))
     }
 
     /// Captures an approved order, idempotently: the `PayPal-Request-Id` is derived from the order id, so a
     /// retried or repeated capture cannot charge twice.
-    private func capture(orderId id: String) async throws -> PayPal.Order {
+    private func capture(orderId id: String) async throws -> (order: PayPal.Order, date: Date?) {
         let response = try await api.send(
             .post,
             path: "/v2/checkout/orders/\(id)/capture",
@@ -124,7 +142,8 @@ public struct PayPalAdapter: StoreAdapter {
         case 200, 201:
             let order = try api.http.decode(PayPal.Order.self, from: response.body)
             // A minimal representation has no purchase units: read the whole order.
-            return order.purchaseUnits?.isEmpty == false ? order : try await fetchOrder(id: id)
+            guard order.purchaseUnits?.isEmpty == false else { return try await fetchOrder(id: id) }
+            return (order, HTTPDate.of(response.head.headerFields))
         case 422:
             let body = try? JSONDecoder().decode(PayPal.ErrorResponse.self, from: response.body)
             let issues = body?.issues ?? []
@@ -140,7 +159,9 @@ public struct PayPalAdapter: StoreAdapter {
     /// The `PayPal-Request-Id` of an order's capture: `opencat-capture-<order id>`.
     static func captureRequestId(orderId: String) -> String { "opencat-capture-\(orderId)" }
 
-    /// Maps an order to the normalized result (see the table on ``PayPalAdapter``). Never captures.
+    /// Maps an order to the normalized result (see the table on ``PayPalAdapter``). Never captures, and checks
+    /// only the product: price, payee and purchaser are checked by ``verify(_:)`` (see
+    /// ``checkTerms(of:productId:configuration:)``), so do not grant access from this alone.
     /// - Parameters:
     ///   - order: the order.
     ///   - expectedProductId: the product the app expects, if any.

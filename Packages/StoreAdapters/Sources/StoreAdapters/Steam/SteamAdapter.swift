@@ -23,6 +23,10 @@ public import OpenCatCore
 /// cents, VAT excluded, as Steam reports it) in the order's `currency`. A `FinalizeTxn` that answers error 6
 /// ("already committed", a concurrent finalization) is followed by a fresh `QueryTxn`.
 ///
+/// When ``PurchaseProof/expectedPurchaser`` is set, the order's `steamid` must be present and equal (checked before
+/// `FinalizeTxn` too) → `purchaserMismatch`. ``VerifiedPurchase/verifiedAt`` is the `QueryTxn` response's HTTP
+/// `Date` (nil without one), never the device clock.
+///
 /// Steam error codes map as ``SteamErrorCode`` documents; HTTP 401/403 → `unauthorized`, 429 → `rateLimited`,
 /// 5xx → `storeUnavailable`, 400 → `invalidProof`.
 public struct SteamAdapter: StoreAdapter {
@@ -82,11 +86,12 @@ public struct SteamAdapter: StoreAdapter {
             )
         }
 
-        var params = try await queryTxn(parameter: parameter, id: id)
+        var (params, storeDate) = try await queryTxn(parameter: parameter, id: id)
         var finalized = false
         if params.status == .approved, configuration.finalizeApproved {
-            // Never capture funds for an order that is not for the expected product.
+            // Never capture funds for an order that is not for the expected product or purchaser.
             _ = try Self.product(in: params, expected: proof.productId)
+            try PurchaserBinding.check(proof, reported: params.steamid?.text, field: "steamid")
             guard let orderId = params.orderid?.text, !orderId.isEmpty else {
                 throw StoreAdapterError(.malformedResponse, store: .steam, "the approved order has no orderid")
             }
@@ -95,10 +100,11 @@ public struct SteamAdapter: StoreAdapter {
                 logger.debug("steam order finalized", metadata: ["sandbox": "\(configuration.sandbox)"])
             } else {
                 // Already committed by a concurrent finalization: read the order as it is now.
-                params = try await queryTxn(parameter: parameter, id: id)
+                (params, storeDate) = try await queryTxn(parameter: parameter, id: id)
             }
         }
-        let purchase = try normalize(params, proof: proof, finalized: finalized)
+        let purchase = try normalize(params, proof: proof, finalized: finalized, storeDate: storeDate)
+        try PurchaserBinding.check(proof, reported: purchase.purchaser, field: "steamid")
         logger.debug(
             "steam purchase verified",
             metadata: [
@@ -111,7 +117,10 @@ public struct SteamAdapter: StoreAdapter {
 
     // MARK: - Normalization
 
-    private func normalize(_ params: QueryTxnParams, proof: PurchaseProof, finalized: Bool) throws -> VerifiedPurchase {
+    /// - Parameter storeDate: the QueryTxn response's HTTP `Date`: ``VerifiedPurchase/verifiedAt``.
+    private func normalize(
+        _ params: QueryTxnParams, proof: PurchaseProof, finalized: Bool, storeDate: Date?
+    ) throws -> VerifiedPurchase {
         guard let status = params.status else {
             throw StoreAdapterError(.malformedResponse, store: .steam, "the order has no status")
         }
@@ -151,8 +160,7 @@ public struct SteamAdapter: StoreAdapter {
         guard let transactionId = params.transid?.text ?? params.orderid?.text, !transactionId.isEmpty else {
             throw StoreAdapterError(.malformedResponse, store: .steam, "the order has neither transid nor orderid")
         }
-        let now = http.client.clock.currentDate
-        var purchaseDate = now
+        var purchaseDate = storeDate ?? http.client.clock.currentDate
         if let time = params.time {
             guard let date = RFC3339Timestamp.date(from: time) else {
                 throw StoreAdapterError(
@@ -187,7 +195,7 @@ public struct SteamAdapter: StoreAdapter {
             refundedAmount: refundedAmount,
             finalizedByAdapter: finalized,
             storeStatus: status.rawValue,
-            verifiedAt: now
+            verifiedAt: storeDate
         )
     }
 
@@ -226,15 +234,16 @@ public struct SteamAdapter: StoreAdapter {
 
     // MARK: - ISteamMicroTxn calls
 
-    private func queryTxn(parameter: String, id: String) async throws -> QueryTxnParams {
+    /// Reads an order, with the response's HTTP `Date` (Steam's time; `nil` when absent or unreadable).
+    private func queryTxn(parameter: String, id: String) async throws -> (QueryTxnParams, Date?) {
         let query = "appid=\(configuration.appId)&\(parameter)=\(id)"
         let request = makeRequest(.get, method: "QueryTxn/v3/", query: query)
-        let body = try await call(request, body: nil, method: .queryTxn, as: QueryTxnParams.self)
+        let (body, date) = try await call(request, body: nil, method: .queryTxn, as: QueryTxnParams.self)
         if let failure = Self.failure(body, method: .queryTxn) { throw failure }
         guard let params = body.params else {
             throw StoreAdapterError(.malformedResponse, store: .steam, "QueryTxn answered OK without params")
         }
-        return params
+        return (params, date)
     }
 
     /// Finalizes an approved order.
@@ -244,7 +253,7 @@ public struct SteamAdapter: StoreAdapter {
         request.headerFields[.contentType] = "application/x-www-form-urlencoded"
         let form = "appid=\(configuration.appId)&orderid=\(orderId)"
         // A repeated FinalizeTxn answers "already committed" (6), which is handled, so retries are safe.
-        let body = try await call(request, body: Data(form.utf8), method: .finalizeTxn, as: FinalizeTxnParams.self)
+        let (body, _) = try await call(request, body: Data(form.utf8), method: .finalizeTxn, as: FinalizeTxnParams.self)
         if body.error?.errorcode?.value == SteamErrorCode.alreadyCommitted { return false }
         if let failure = Self.failure(body, method: .finalizeTxn) { throw failure }
         return true
@@ -267,7 +276,7 @@ public struct SteamAdapter: StoreAdapter {
         body: Data?,
         method: SteamErrorCode.Method,
         as type: Params.Type
-    ) async throws -> SteamMicroTxnResponse<Params>.Body {
+    ) async throws -> (SteamMicroTxnResponse<Params>.Body, Date?) {
         let response = try await http.send(request, body: body, idempotent: true)
         let status = response.status.code
         guard (200..<300).contains(status) else {
@@ -296,7 +305,8 @@ public struct SteamAdapter: StoreAdapter {
                 )
             }
         }
-        return try http.decode(SteamMicroTxnResponse<Params>.self, from: response.body).response
+        let decoded = try http.decode(SteamMicroTxnResponse<Params>.self, from: response.body).response
+        return (decoded, HTTPDate.of(response.head.headerFields))
     }
 
     /// The error a `Failure` answer stands for, or `nil` for `OK`.

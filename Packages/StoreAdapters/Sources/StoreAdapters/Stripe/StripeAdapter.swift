@@ -21,7 +21,10 @@ public import OpenCatCore
 /// The product is `metadata[product_id]` (key configurable). A PaymentIntent without it was not created for an
 /// OpenCat product, so it is rejected as ``StoreAdapterError/Code/invalidProof``; one whose product differs from
 /// ``PurchaseProof/productId`` is a ``StoreAdapterError/Code/productMismatch``. The purchaser is
-/// `metadata[app_user_id]` (key configurable). `livemode: false` → ``VerifiedPurchase/Environment/sandbox``.
+/// `metadata[app_user_id]` (key configurable); when ``PurchaseProof/expectedPurchaser`` is set it must be present
+/// and equal, else ``StoreAdapterError/Code/purchaserMismatch``. ``VerifiedPurchase/verifiedAt`` is the response's
+/// HTTP `Date` (nil without one), never the device clock. `livemode: false` →
+/// ``VerifiedPurchase/Environment/sandbox``.
 /// Amounts are minor units, converted with Stripe's currency exponents
 /// (``Stripe/minorUnitExponent(forCurrency:)``).
 ///
@@ -62,13 +65,15 @@ public struct StripeAdapter: StoreAdapter {
                 "a \(proof.store) \(proof.kind) proof cannot be verified with Stripe"
             )
         }
-        let intent = try await paymentIntent(id: proof.token)
+        let (intent, storeDate) = try await fetchPaymentIntent(id: proof.token)
         let purchase = try Self.purchase(
             from: intent,
             expectedProductId: proof.productId,
             configuration: configuration,
-            verifiedAt: http.client.clock.currentDate
+            verifiedAt: storeDate
         )
+        try PurchaserBinding.check(
+            proof, reported: purchase.purchaser, field: "metadata.\(configuration.purchaserMetadataKey)")
         configuration.logger.debug(
             "stripe payment intent verified",
             metadata: ["state": "\(purchase.state)", "environment": "\(purchase.environment)"]
@@ -81,6 +86,11 @@ public struct StripeAdapter: StoreAdapter {
     /// - Returns: the PaymentIntent.
     /// - Throws: ``StoreAdapterError``.
     public func paymentIntent(id: Secret<String>) async throws -> Stripe.PaymentIntent {
+        try await fetchPaymentIntent(id: id).intent
+    }
+
+    /// Reads a PaymentIntent and the response's HTTP `Date` (Stripe's time; `nil` when absent or unreadable).
+    private func fetchPaymentIntent(id: Secret<String>) async throws -> (intent: Stripe.PaymentIntent, date: Date?) {
         guard let id = Self.paymentIntentId(from: id.revealed) else {
             throw StoreAdapterError(.invalidProof, store: .stripe, "the token is not a PaymentIntent id")
         }
@@ -95,10 +105,11 @@ public struct StripeAdapter: StoreAdapter {
         request.headerFields[.accept] = "application/json"
         let response = try await http.send(request)
         guard response.status.code == 200 else { throw error(for: response) }
-        return try http.decode(Stripe.PaymentIntent.self, from: response.body)
+        return (try http.decode(Stripe.PaymentIntent.self, from: response.body), HTTPDate.of(response.head.headerFields))
     }
 
-    /// Maps a PaymentIntent to the normalized result (see the table on ``StripeAdapter``).
+    /// Maps a PaymentIntent to the normalized result (see the table on ``StripeAdapter``). The purchaser is
+    /// reported, not compared: ``verify(_:)`` compares it with ``PurchaseProof/expectedPurchaser``.
     /// - Parameters:
     ///   - intent: the PaymentIntent, ideally with `latest_charge` expanded (otherwise refunds cannot be seen).
     ///   - expectedProductId: the product the app expects, if any.

@@ -254,4 +254,32 @@ struct GoogleAccessTokenProviderTests {
         #expect(error?.code == .unauthorized)
         #expect(error.map { !$0.description.contains("Z2FyYmFnZS1rZXktbWF0ZXJpYWw") } == true)
     }
+
+    /// Security issue item 17: the signed assertion never travels over plain http, except to loopback (MockStores).
+    @Test(arguments: [
+        "http://oauth2.googleapis.com/token", "http://10.0.0.7/token", "ftp://oauth2.googleapis.com/token",
+        "http://127.0.0.2/token", "https:///token",
+    ])
+    func nonHTTPSTokenURLIsMisconfigured(url: String) throws {
+        var account = GoogleTestSupport.serviceAccount
+        account.tokenURI = try #require(URL(string: url))
+        let fromKeyFile = #expect(throws: StoreAdapterError.self) {
+            try GoogleAccessTokenProvider(serviceAccount: account)
+        }
+        #expect(fromKeyFile?.code == .misconfigured)
+        let overridden = #expect(throws: StoreAdapterError.self) {
+            try GoogleAccessTokenProvider(serviceAccount: GoogleTestSupport.serviceAccount, tokenURL: URL(string: url))
+        }
+        #expect(overridden?.code == .misconfigured)
+    }
+
+    @Test(arguments: [
+        "https://oauth2.googleapis.com/token", "http://127.0.0.1:8080/token", "http://[::1]:8080/token",
+        "http://localhost:9000/google/token",
+    ])
+    func httpsOrLoopbackTokenURLIsAccepted(url: String) throws {
+        let tokenURL = try #require(URL(string: url))
+        #expect(GoogleAccessTokenProvider.isAcceptableTokenURL(tokenURL))
+        _ = try GoogleAccessTokenProvider(serviceAccount: GoogleTestSupport.serviceAccount, tokenURL: tokenURL)
+    }
 }

@@ -30,7 +30,7 @@ struct GooglePlayProductTests {
         #expect(purchase.expirationDate == nil)
         #expect(purchase.finalizedByAdapter == false)
         #expect(purchase.storeStatus == "purchased")
-        #expect(purchase.verifiedAt == harness.clock.currentDate)
+        #expect(purchase.verifiedAt == nil)  // no Date header: never the device clock
 
         let request = try #require(harness.transport.requests(matching: "/purchases/products/").first)
         #expect(request.request.method == .get)

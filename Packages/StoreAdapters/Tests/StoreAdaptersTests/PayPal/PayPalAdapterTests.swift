@@ -59,7 +59,8 @@ struct PayPalAdapterTests {
             PayPalAdapter.Configuration.Environment.sandbox.baseURL.absoluteString == "https://api-m.sandbox.paypal.com"
         )
         #expect(PayPalAdapter.Configuration.Environment.live.baseURL.absoluteString == "https://api-m.paypal.com")
-        let configuration = PayPalAdapter.Configuration(clientId: "id", clientSecret: "secret", environment: .sandbox)
+        let configuration = PayPalAdapter.Configuration(
+            clientId: "id", clientSecret: "secret", environment: .sandbox, payeeMerchantId: "M", prices: [:])
         #expect(configuration.baseURL.host() == "api-m.sandbox.paypal.com")
     }
 
@@ -168,10 +169,12 @@ struct PayPalAdapterTests {
             order: Fixtures.order(
                 status: "COMPLETED",
                 amount: "500",
+                currency: "JPY",
                 captures: [Fixtures.capture(status: "COMPLETED", amount: "500", currency: "JPY")]
             )
         )
-        let purchase = try await Fixtures.adapter(transport).verify(Fixtures.proof())
+        let purchase = try await Fixtures.adapter(transport, prices: ["pro.lifetime": Money(amount: 500, currency: "JPY")])
+            .verify(Fixtures.proof())
         #expect(purchase.price == Money(amount: 500, currency: "JPY"))
     }
 

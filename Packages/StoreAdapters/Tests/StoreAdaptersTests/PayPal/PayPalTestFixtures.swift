@@ -15,6 +15,10 @@ enum PayPalTestFixtures {
     static let tokenPath = "\(base)/v1/oauth2/token"
     static let orderPath = "\(base)/v2/checkout/orders/\(orderId)"
     static let capturePath = "\(orderPath)/capture"
+    /// The merchant every test order pays (purchase_units[0].payee.merchant_id).
+    static let payeeMerchantId = "OPENCATMERCH7"
+    /// The configured price of the test product.
+    static let prices = ["pro.lifetime": Money(amount: Decimal(string: "10.00")!, currency: "USD")]
 
     static func adapter(
         _ transport: ScriptedTransport,
@@ -23,6 +27,8 @@ enum PayPalTestFixtures {
         environment: PayPalAdapter.Configuration.Environment = .sandbox,
         captureApproved: Bool = true,
         webhookId: String? = "1JE4291016473214C",
+        payeeMerchantId: String = payeeMerchantId,
+        prices: [String: Money] = prices,
         logger: LogCapture? = nil
     ) -> PayPalAdapter {
         var client = HTTPClient.scripted(transport, clock: clock, maxAttempts: maxAttempts)
@@ -31,6 +37,8 @@ enum PayPalTestFixtures {
             clientId: clientId,
             clientSecret: Secret(clientSecret),
             environment: environment,
+            payeeMerchantId: payeeMerchantId,
+            prices: prices,
             baseURL: URL(string: "http://127.0.0.1:9090/paypal/")!,
             captureApproved: captureApproved,
             webhookId: webhookId,
@@ -73,6 +81,8 @@ enum PayPalTestFixtures {
         referenceId: String? = "pro.lifetime",
         customId: String? = "user-7",
         amount: String = "10.00",
+        currency: String = "USD",
+        payee: String? = payeeMerchantId,
         captures: [String]? = nil,
         refunds: [String]? = nil,
         authorizations: [String]? = nil
@@ -84,8 +94,12 @@ enum PayPalTestFixtures {
         var unit: [String] = []
         if let referenceId { unit.append(#""reference_id": "\#(referenceId)""#) }
         if let customId { unit.append(#""custom_id": "\#(customId)""#) }
-        unit.append(#""amount": {"currency_code": "USD", "value": "\#(amount)"}"#)
-        unit.append(#""payee": {"email_address": "merchant@example.com"}"#)
+        unit.append(#""amount": {"currency_code": "\#(currency)", "value": "\#(amount)"}"#)
+        if let payee {
+            unit.append(#""payee": {"email_address": "merchant@example.com", "merchant_id": "\#(payee)"}"#)
+        } else {
+            unit.append(#""payee": {"email_address": "merchant@example.com"}"#)
+        }
         if !payments.isEmpty { unit.append(#""payments": {\#(payments.joined(separator: ","))}"#) }
         return """
             {"id": "\(orderId)", "status": "\(status)", "intent": "\(intent)",

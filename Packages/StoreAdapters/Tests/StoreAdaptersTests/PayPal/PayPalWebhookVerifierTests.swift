@@ -21,7 +21,7 @@ struct PayPalWebhookVerifierTests {
         "PAYPAL-CERT-URL": "https://api.sandbox.paypal.com/v1/notifications/certs/CERT-360caa42-fca2a594-a5cafa77",
         "Paypal-Transmission-Id": "69cd13f0-d67a-11e5-baa3-778b53f4ae55",
         "PAYPAL-TRANSMISSION-SIG": signature,
-        "PAYPAL-TRANSMISSION-TIME": "2024-03-01T10:00:01Z",
+        "PAYPAL-TRANSMISSION-TIME": "2023-11-14T22:13:21Z",  // the test clock starts at 22:13:20
         "Content-Type": "application/json",
     ]
 
@@ -34,7 +34,7 @@ struct PayPalWebhookVerifierTests {
 
     @Test func genuineDeliveryIsConfirmedAndDecoded() async throws {
         let transport = transport()
-        let verifier = Fixtures.adapter(transport).webhookVerifier()
+        let verifier = try Fixtures.adapter(transport).webhookVerifier()
         let event = try await verifier.verify(rawEvent: Self.rawEvent, headers: Self.headers)
 
         #expect(event.id == "WH-1V203642KU442722T-3S346483MF8733038")
@@ -71,7 +71,7 @@ struct PayPalWebhookVerifierTests {
         #expect(fields["cert_url"] as? String == Self.headers["PAYPAL-CERT-URL"])
         #expect(fields["transmission_id"] as? String == "69cd13f0-d67a-11e5-baa3-778b53f4ae55")
         #expect(fields["transmission_sig"] as? String == Self.signature)
-        #expect(fields["transmission_time"] as? String == "2024-03-01T10:00:01Z")
+        #expect(fields["transmission_time"] as? String == "2023-11-14T22:13:21Z")
         #expect(fields["webhook_id"] as? String == "1JE4291016473214C")
         #expect(fields["webhook_event"] is [String: Any])
         #expect(!request.bodyText.contains(#"\/notifications"#))
@@ -107,13 +107,14 @@ struct PayPalWebhookVerifierTests {
         #expect(transport.requests.isEmpty)
     }
 
-    @Test func missingWebhookIdIsRejected() async throws {
+    /// Security issue item 2 (PayPal part): no verifier without a webhook id.
+    @Test(arguments: [nil, "", "  "] as [String?])
+    func missingOrBlankWebhookIdIsMisconfigured(webhookId: String?) throws {
         let transport = transport()
-        let error = await #expect(throws: PayPalWebhookError.self) {
-            try await Fixtures.adapter(transport, webhookId: nil).webhookVerifier()
-                .verify(rawEvent: Self.rawEvent, headers: Self.headers)
-        }
-        #expect(error?.code == .missingWebhookId)
+        let adapter = Fixtures.adapter(transport, webhookId: webhookId)
+        let error = #expect(throws: StoreAdapterError.self) { try adapter.webhookVerifier() }
+        #expect(error?.code == .misconfigured)
+        #expect(throws: StoreAdapterError.self) { try PayPalWebhookVerifier(configuration: adapter.configuration) }
         #expect(transport.requests.isEmpty)
     }
 
@@ -142,7 +143,7 @@ struct PayPalWebhookVerifierTests {
     @Test func standaloneVerifierUsesTheConfiguredWebhookId() async throws {
         let transport = transport()
         let configuration = Fixtures.adapter(transport).configuration
-        let verifier = PayPalWebhookVerifier(configuration: configuration, webhookId: "OTHERHOOK")
+        let verifier = try PayPalWebhookVerifier(configuration: configuration, webhookId: "OTHERHOOK")
         var fields = HTTPFields()
         for (name, value) in Self.headers { fields[HTTPField.Name(name)!] = value }
         _ = try await verifier.verify(rawEvent: Self.rawEvent, headers: fields)
@@ -211,5 +212,61 @@ struct PayPalWebhookVerifierTests {
             #expect(!text.contains(Fixtures.accessToken))
             #expect(!text.contains(Self.signature))
         }
+    }
+
+    /// Security issue item 13: an old (or far-future) transmission is refused before PayPal is asked.
+    @Test(arguments: ["2023-11-14T22:08:19Z", "2023-11-14T22:18:21Z", "2024-03-01T10:00:01Z", "yesterday", "2023-11-14 22:13:20"])
+    func transmissionOutsideToleranceIsStaleWithoutAskingPayPal(time: String) async throws {
+        let transport = transport()
+        var headers = Self.headers
+        headers["PAYPAL-TRANSMISSION-TIME"] = time
+        let error = await #expect(throws: PayPalWebhookError.self) {
+            try await Fixtures.adapter(transport).webhookVerifier().verify(rawEvent: Self.rawEvent, headers: headers)
+        }
+        #expect(error?.code == .staleTransmission)
+        #expect(transport.requests.isEmpty)
+    }
+
+    @Test func toleranceBoundaryAndDisabledCheck() async throws {
+        let clock = ManualClock(start: Date(timeIntervalSince1970: 1_700_000_001 + 300), autoAdvance: true)
+        let adapter = Fixtures.adapter(transport(), clock: clock)
+        _ = try await adapter.webhookVerifier().verify(rawEvent: Self.rawEvent, headers: Self.headers)
+        clock.advance(by: .seconds(1))
+        await #expect(throws: PayPalWebhookError.self) {
+            try await adapter.webhookVerifier().verify(rawEvent: Self.rawEvent, headers: Self.headers)
+        }
+        _ = try await adapter.webhookVerifier(tolerance: nil).verify(rawEvent: Self.rawEvent, headers: Self.headers)
+    }
+
+    /// Security issue item 13: the replay hook sees each confirmed transmission id and can refuse a repeat.
+    @Test func replayHookRefusesASecondDeliveryOfTheSameTransmission() async throws {
+        let seen = SeenTransmissions()
+        let transport = transport()
+        let verifier = try Fixtures.adapter(transport).webhookVerifier(isReplay: { await seen.insert($0) })
+        _ = try await verifier.verify(rawEvent: Self.rawEvent, headers: Self.headers)
+        let error = await #expect(throws: PayPalWebhookError.self) {
+            try await verifier.verify(rawEvent: Self.rawEvent, headers: Self.headers)
+        }
+        #expect(error?.code == .replayed)
+        #expect(await seen.ids == ["69cd13f0-d67a-11e5-baa3-778b53f4ae55"])
+    }
+
+    @Test func replayHookIsNotAskedAboutDeliveriesPayPalRefuses() async throws {
+        let seen = SeenTransmissions()
+        let verifier = try Fixtures.adapter(transport(status: "FAILURE")).webhookVerifier(isReplay: { await seen.insert($0) })
+        await #expect(throws: PayPalWebhookError.self) {
+            try await verifier.verify(rawEvent: Self.rawEvent, headers: Self.headers)
+        }
+        #expect(await seen.ids.isEmpty)
+    }
+}
+
+/// A replay store for tests: remembers ids, answers whether one was already there.
+private actor SeenTransmissions {
+    private(set) var ids: [String] = []
+    func insert(_ id: String) -> Bool {
+        if ids.contains(id) { return true }
+        ids.append(id)
+        return false
     }
 }

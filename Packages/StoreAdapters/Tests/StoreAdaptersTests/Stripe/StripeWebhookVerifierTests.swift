@@ -44,7 +44,7 @@ struct StripeWebhookVerifierTests {
         "t=\(timestamp),v1=\(signature(payload, secret: secret, at: timestamp))"
     }
 
-    private let verifier = StripeWebhookVerifier(secret: Secret(Self.secret))
+    private let verifier = try! StripeWebhookVerifier(secret: Secret(Self.secret))
 
     private func rejection(
         _ verifier: StripeWebhookVerifier? = nil,
@@ -100,10 +100,10 @@ struct StripeWebhookVerifierTests {
         #expect(rejection(header: Self.header(), now: early)?.code == .timestampOutsideTolerance)
     }
 
-    @Test func toleranceIsConfigurableAndCanBeDisabled() {
-        let strict = StripeWebhookVerifier(secret: Secret(Self.secret), tolerance: .seconds(10))
+    @Test func toleranceIsConfigurableAndCanBeDisabled() throws {
+        let strict = try StripeWebhookVerifier(secret: Secret(Self.secret), tolerance: .seconds(10))
         #expect(rejection(strict, header: Self.header())?.code == .timestampOutsideTolerance)
-        let lenient = StripeWebhookVerifier(secret: Secret(Self.secret), tolerance: nil)
+        let lenient = try StripeWebhookVerifier(secret: Secret(Self.secret), tolerance: nil)
         #expect(rejection(lenient, header: Self.header(), now: Date(timeIntervalSince1970: 2_000_000_000)) == nil)
     }
 
@@ -117,10 +117,48 @@ struct StripeWebhookVerifierTests {
     }
 
     @Test func verifierWithSeveralSecretsAcceptsEither() throws {
-        let rolling = StripeWebhookVerifier(secrets: [Secret("whsec_newSecret"), Secret(Self.secret)])
+        let rolling = try StripeWebhookVerifier(secrets: [Secret("whsec_newSecretRolledIn0001"), Secret(Self.secret)])
         #expect(rejection(rolling, header: Self.header()) == nil)
-        #expect(rejection(rolling, header: Self.header(secret: "whsec_newSecret")) == nil)
+        #expect(rejection(rolling, header: Self.header(secret: "whsec_newSecretRolledIn0001")) == nil)
         #expect(rejection(rolling, header: Self.header(secret: "whsec_other"))?.code == .signatureMismatch)
+    }
+
+    /// Security issue item 2: HMAC under an empty key is computable by anyone, so no verifier may exist without a
+    /// real secret.
+    @Test(arguments: ["", "   ", "\n", "whsec_", "whsec_short", "sk_test_opencatFAKEkeyNOTREAL0123456789", "whsec_has space inside00"])
+    func unusableSecretIsRefusedAsMisconfigured(secret: String) {
+        #expect(throws: StoreAdapterError.self) { try StripeWebhookVerifier(secret: Secret(secret)) }
+        do {
+            _ = try StripeWebhookVerifier(secret: Secret(secret))
+        } catch {
+            #expect(error.code == .misconfigured)
+            #expect(error.store == .stripe)
+            #expect(secret.count < 8 || !error.description.contains(secret))
+        }
+    }
+
+    @Test func emptySecretListIsRefused() {
+        #expect(throws: StoreAdapterError.self) { try StripeWebhookVerifier(secrets: []) }
+        #expect(throws: StoreAdapterError.self) {
+            try StripeWebhookVerifier(secrets: [Secret(Self.secret), Secret("")])
+        }
+    }
+
+    /// Security issue item 18: extreme dates and timestamps are rejected, never trap.
+    @Test func extremeTimestampsAndDatesAreRejectedWithoutTrapping() throws {
+        let farFuture = Date(timeIntervalSince1970: TimeInterval(Int64.max))
+        let farPast = Date(timeIntervalSince1970: TimeInterval(Int64.min))
+        #expect(rejection(header: Self.header(), now: farFuture)?.code == .timestampOutsideTolerance)
+        #expect(rejection(header: Self.header(), now: farPast)?.code == .timestampOutsideTolerance)
+        let maxHeader = Self.header(at: Int64.max)
+        #expect(rejection(header: maxHeader, now: farPast)?.code == .timestampOutsideTolerance)
+        #expect(rejection(header: maxHeader, now: Self.now)?.code == .timestampOutsideTolerance)
+        #expect(rejection(header: maxHeader, now: farFuture) == nil)
+        let wide = try StripeWebhookVerifier(secret: Secret(Self.secret), tolerance: .seconds(Int64.max))
+        #expect(rejection(wide, header: Self.header(), now: farFuture) == nil)
+        #expect(StripeWebhookVerifier.describe(seconds: -.infinity) == "more than 10^15 s")
+        #expect(StripeWebhookVerifier.describe(seconds: -1.8e19) == "more than 10^15 s")
+        #expect(StripeWebhookVerifier.describe(seconds: 30.4) == "30 s")
     }
 
     @Test func headerWithoutV1IsNoSignatures() {
@@ -150,7 +188,7 @@ struct StripeWebhookVerifierTests {
 
     @Test func clockSuppliesNowWhenNoDateIsGiven() throws {
         let clock = ManualClock(start: Self.now)
-        let verifier = StripeWebhookVerifier(secret: Secret(Self.secret), clock: clock)
+        let verifier = try StripeWebhookVerifier(secret: Secret(Self.secret), clock: clock)
         _ = try verifier.verify(payload: Self.payload, signatureHeader: Self.header())
         clock.advance(by: .seconds(600))
         #expect(throws: StripeWebhookError.self) {
@@ -169,9 +207,9 @@ struct StripeWebhookVerifierTests {
         #expect(String(decoding: try #require(event.data.previousAttributes), as: UTF8.self) == #"{"refunded": false}"#)
     }
 
-    @Test func rejectionsNeverShowTheSecretOrTheSignatures() {
+    @Test func rejectionsNeverShowTheSecretOrTheSignatures() throws {
         let recorder = LogCapture()
-        let verifier = StripeWebhookVerifier(secret: Secret(Self.secret), logger: recorder.logger)
+        let verifier = try StripeWebhookVerifier(secret: Secret(Self.secret), logger: recorder.logger)
         let good = Self.signature(Self.payload)
         let wrong = Self.signature(Self.payload, secret: "whsec_wrong")
         let headers = [

@@ -16,6 +16,8 @@ extension PayPal {
         public var amount: Money?
         /// Authorizations, captures and refunds.
         public var payments: PaymentCollection?
+        /// The merchant who receives the payment.
+        public var payee: Payee?
 
         /// Creates a purchase unit.
         public init(
@@ -24,7 +26,8 @@ extension PayPal {
             invoiceId: String? = nil,
             description: String? = nil,
             amount: Money? = nil,
-            payments: PaymentCollection? = nil
+            payments: PaymentCollection? = nil,
+            payee: Payee? = nil
         ) {
             self.referenceId = referenceId
             self.customId = customId
@@ -32,13 +35,35 @@ extension PayPal {
             self.description = description
             self.amount = amount
             self.payments = payments
+            self.payee = payee
         }
 
         private enum CodingKeys: String, CodingKey {
-            case description, amount, payments
+            case description, amount, payments, payee
             case referenceId = "reference_id"
             case customId = "custom_id"
             case invoiceId = "invoice_id"
+        }
+    }
+
+    /// The merchant a purchase unit pays (`purchase_units[].payee`).
+    ///
+    /// See <https://developer.paypal.com/docs/api/orders/v2/#definition-payee>.
+    public struct Payee: Sendable, Hashable, Codable {
+        /// The merchant's PayPal account id (the "merchant id" / payer id of the seller account).
+        public var merchantId: String?
+        /// The merchant's e-mail address.
+        public var emailAddress: String?
+
+        /// Creates a payee.
+        public init(merchantId: String? = nil, emailAddress: String? = nil) {
+            self.merchantId = merchantId
+            self.emailAddress = emailAddress
+        }
+
+        private enum CodingKeys: String, CodingKey {
+            case merchantId = "merchant_id"
+            case emailAddress = "email_address"
         }
     }
 }

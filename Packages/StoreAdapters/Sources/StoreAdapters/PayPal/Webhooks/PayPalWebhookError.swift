@@ -14,7 +14,12 @@ public struct PayPalWebhookError: Error, Hashable, Sendable, CustomStringConvert
 
         /// A `PAYPAL-*` transmission header is missing.
         public static let missingHeader = Code(rawValue: "missingHeader")
-        /// No webhook id is configured.
+        /// `PAYPAL-TRANSMISSION-TIME` is unreadable or outside the verifier's tolerance (an old delivery replayed,
+        /// or a skewed clock).
+        public static let staleTransmission = Code(rawValue: "staleTransmission")
+        /// The replay hook reports that this `PAYPAL-TRANSMISSION-ID` was already accepted.
+        public static let replayed = Code(rawValue: "replayed")
+        /// No webhook id is configured (kept for compatibility: verifiers now refuse to be built without one).
         public static let missingWebhookId = Code(rawValue: "missingWebhookId")
         /// The body is not a PayPal event.
         public static let malformedPayload = Code(rawValue: "malformedPayload")

@@ -12,7 +12,7 @@ public import OpenCatCore
 /// ``tolerance`` of now (this rejects replays). See <https://docs.stripe.com/webhooks#verify-manually>.
 ///
 /// ```swift
-/// let verifier = StripeWebhookVerifier(secret: Secret(endpointSecret))
+/// let verifier = try StripeWebhookVerifier(secret: Secret(endpointSecret))
 /// let event = try verifier.verify(payload: body, signatureHeader: headers["Stripe-Signature"])
 /// ```
 ///
@@ -30,19 +30,28 @@ public struct StripeWebhookVerifier: Sendable {
     private let clock: any WallClock
     private let logger: Logger
 
+    /// The secret's prefix: every endpoint signing secret Stripe issues (Dashboard and `stripe listen`) starts
+    /// with it.
+    public static let secretPrefix = "whsec_"
+    /// The fewest characters accepted after ``secretPrefix``. Stripe's secrets carry 32; 16 still refuses an
+    /// empty, truncated or placeholder value (an unset environment variable) that would make the HMAC key guessable.
+    public static let minimumSecretLength = 16
+
     /// Creates a verifier for one endpoint secret.
     /// - Parameters:
     ///   - secret: the endpoint's signing secret (`whsec_…`).
     ///   - tolerance: see ``tolerance``.
     ///   - clock: where "now" comes from when no explicit date is passed.
     ///   - logger: receives one debug line per rejected delivery (the reason only).
+    /// - Throws: ``StoreAdapterError`` ``StoreAdapterError/Code/misconfigured`` when the secret is not a usable
+    ///   signing secret (see ``validateSecret(_:)``).
     public init(
         secret: Secret<String>,
         tolerance: Duration? = StripeWebhookVerifier.defaultTolerance,
         clock: any WallClock = SystemClock(),
         logger: Logger = Logger(label: "dev.opencat.stripe.webhooks", factory: { _ in SwiftLogNoOpLogHandler() })
-    ) {
-        self.init(secrets: [secret], tolerance: tolerance, clock: clock, logger: logger)
+    ) throws(StoreAdapterError) {
+        try self.init(secrets: [secret], tolerance: tolerance, clock: clock, logger: logger)
     }
 
     /// Creates a verifier that accepts signatures made with any of several secrets (while rolling a secret).
@@ -51,16 +60,41 @@ public struct StripeWebhookVerifier: Sendable {
     ///   - tolerance: see ``tolerance``.
     ///   - clock: where "now" comes from when no explicit date is passed.
     ///   - logger: receives one debug line per rejected delivery (the reason only).
+    /// - Throws: ``StoreAdapterError`` ``StoreAdapterError/Code/misconfigured`` when the list is empty or any
+    ///   secret is not a usable signing secret (see ``validateSecret(_:)``).
     public init(
         secrets: [Secret<String>],
         tolerance: Duration? = StripeWebhookVerifier.defaultTolerance,
         clock: any WallClock = SystemClock(),
         logger: Logger = Logger(label: "dev.opencat.stripe.webhooks", factory: { _ in SwiftLogNoOpLogHandler() })
-    ) {
+    ) throws(StoreAdapterError) {
+        guard !secrets.isEmpty else {
+            throw StoreAdapterError(.misconfigured, store: .stripe, "no webhook signing secret is configured")
+        }
+        for secret in secrets { try Self.validateSecret(secret) }
         self.secrets = secrets
         self.tolerance = tolerance
         self.clock = clock
         self.logger = logger
+    }
+
+    /// Refuses a signing secret that cannot authenticate anything: empty, whitespace, shorter than
+    /// ``secretPrefix`` + ``minimumSecretLength`` characters, without the `whsec_` prefix (an API key pasted by
+    /// mistake), or containing whitespace or control characters. The message never contains the secret.
+    /// - Throws: ``StoreAdapterError`` ``StoreAdapterError/Code/misconfigured``.
+    public static func validateSecret(_ secret: Secret<String>) throws(StoreAdapterError) {
+        let text = secret.revealed
+        func refuse(_ why: String) -> StoreAdapterError {
+            StoreAdapterError(.misconfigured, store: .stripe, "the webhook signing secret \(why)")
+        }
+        guard !text.allSatisfy(\.isWhitespace) else { throw refuse("is empty") }
+        guard text.unicodeScalars.allSatisfy({ $0.isASCII && $0.value > 0x20 && $0.value < 0x7F }) else {
+            throw refuse("contains whitespace or control characters")
+        }
+        guard text.hasPrefix(secretPrefix) else { throw refuse("does not start with \"\(secretPrefix)\"") }
+        guard text.utf8.count - secretPrefix.utf8.count >= minimumSecretLength else {
+            throw refuse("is too short (at least \(minimumSecretLength) characters after \"\(secretPrefix)\")")
+        }
     }
 
     /// Verifies a delivery at the clock's current date and reads its event.
@@ -126,18 +160,24 @@ public struct StripeWebhookVerifier: Sendable {
         }
         let signedAt = Date(timeIntervalSince1970: TimeInterval(header.timestamp))
         if let tolerance {
+            // Doubles only: extreme timestamps or dates (Int64.max, Int64.min) must reject, never trap.
             let limit =
-                TimeInterval(tolerance.components.seconds)
-                + TimeInterval(tolerance.components.attoseconds) / 1e18
+                Double(tolerance.components.seconds) + Double(tolerance.components.attoseconds) / 1e18
             let age = now.timeIntervalSince(signedAt)
-            guard abs(age) <= limit else {
+            guard age.isFinite, limit.isFinite, abs(age) <= limit else {
                 throw StripeWebhookError(
                     .timestampOutsideTolerance,
-                    "the signature's timestamp is \(Int64(age.rounded())) s from now (tolerance \(tolerance))"
+                    "the signature's timestamp is \(Self.describe(seconds: age)) from now (tolerance \(tolerance))"
                 )
             }
         }
         return signedAt
+    }
+
+    /// A distance in seconds for a message, without converting an out-of-range Double to an integer.
+    static func describe(seconds: Double) -> String {
+        guard seconds.isFinite, abs(seconds) < 1e15 else { return "more than 10^15 s" }
+        return "\(Int64(seconds.rounded())) s"
     }
 
     /// Decodes a hex string (either case); `nil` for anything else.
