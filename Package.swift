@@ -87,6 +87,12 @@ let package = Package(
             path: "Tools/Benchmarks/AppleJWSBenchmark",
             swiftSettings: swiftSettings
         ),
+        .executableTarget(
+            name: "RestoreBenchmark",
+            dependencies: [.product(name: "OpenCatCore", package: "OpenCatCore")],
+            path: "Tools/Benchmarks/RestoreBenchmark",
+            swiftSettings: swiftSettings
+        ),
         // The `opencat` command line, run as a user runs it (the built executable, in a child process).
         .testTarget(
             name: "OpenCatCLITests",
