@@ -44,6 +44,7 @@ let package = Package(
                 "OpenCatCore",
                 "AuraLogicExample",
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
             ],

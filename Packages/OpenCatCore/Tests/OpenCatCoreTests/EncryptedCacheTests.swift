@@ -83,10 +83,16 @@ struct EncryptedCacheTests {
         #expect(try provider.cacheKey() == first)
     }
 
-    @Test func aKeyFileOfTheWrongLengthIsAClearError() throws {
+    @Test func aKeyFileOfTheWrongLengthIsSetAsideAndReplaced() throws {
         let url = directory.appendingPathComponent("short.key")
         try Data([1, 2, 3]).write(to: url)
-        let error = #expect(throws: OpenCatError.self) { try FileKeyProvider(fileURL: url).cacheKey() }
-        #expect(error?.code == .cache)
+        // Old enough not to be "being written": no waiting.
+        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -60)], ofItemAtPath: url.path)
+        let key = try FileKeyProvider(fileURL: url, pause: { _ in Issue.record("waited for an old file") }).cacheKey()
+        #expect(try Data(contentsOf: url).count == 32)
+        #expect(key.withUnsafeBytes { Data($0) } == (try Data(contentsOf: url)))
+        let aside = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasPrefix("short.key.damaged-") }
+        #expect(aside.count == 1)
+        #expect(try Data(contentsOf: directory.appendingPathComponent(aside[0])) == Data([1, 2, 3]))
     }
 }

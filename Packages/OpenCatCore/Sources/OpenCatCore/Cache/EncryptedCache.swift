@@ -67,8 +67,14 @@ public final class EncryptedCache: Sendable {
     ///   - keyProvider: supplies the sealing key.
     ///   - logger: receives cache events (never values).
     ///   - now: the date used to name a quarantined file.
-    /// - Throws: ``OpenCatError`` with code `cache` only when no usable file can be created at all.
-    public init(fileURL: URL, keyProvider: any KeyProvider, logger: Logger, now: Date = Date()) throws {
+    ///   - busyTimeout: how long a write waits for another connection (another process) holding the lock.
+    /// - Throws: ``OpenCatError`` with code `cache` when no usable file can be created, or when the file cannot be
+    ///   opened for a reason that is not damage (busy past the timeout, no permission, no space): then the file
+    ///   is left as it is.
+    public init(
+        fileURL: URL, keyProvider: any KeyProvider, logger: Logger, now: Date = Date(),
+        busyTimeout: Duration = .seconds(5)
+    ) throws {
         self.fileURL = fileURL
         self.logger = logger
         let master: SymmetricKey
@@ -81,17 +87,26 @@ public final class EncryptedCache: Sendable {
             inputKeyMaterial: master, info: Data("opencat.cache.name.v1".utf8), outputByteCount: 32)
         try FileManager.default.createDirectory(
             at: fileURL.deletingLastPathComponent(), withIntermediateDirectories: true)
+        // Owner-only from the first byte: SQLite opens an existing empty file as an empty database.
+        // O_EXCL: never truncates a file that exists.
+        createOwnerOnlyFile(fileURL.path)
 
         do {
-            database = try Self.openDatabase(fileURL, sealingKey: sealingKey, namingKey: namingKey)
+            database = try Self.openDatabase(
+                fileURL, sealingKey: sealingKey, namingKey: namingKey, busyTimeout: busyTimeout.timeInterval)
             recovery = nil
+        } catch where !Self.isDamage(error) {
+            // Busy beyond the timeout, locked, unreadable, out of space: not damage. The file is left alone (its
+            // outbox may hold paid purchases) and the caller learns why.
+            throw OpenCatError(.cache, "cannot open the cache: \(Self.describe(error))")
         } catch {
             let reason = Self.describe(error)
             let quarantined = Self.quarantineURL(for: fileURL, now: now)
             try? Self.moveAside(fileURL, to: quarantined)
             logger.error("cache damaged; quarantined and rebuilt", metadata: ["reason": "\(reason)"])
             do {
-                database = try Self.openDatabase(fileURL, sealingKey: sealingKey, namingKey: namingKey)
+                database = try Self.openDatabase(
+                    fileURL, sealingKey: sealingKey, namingKey: namingKey, busyTimeout: busyTimeout.timeInterval)
             } catch {
                 throw OpenCatError(.cache, "cannot create a new cache file: \(Self.describe(error))")
             }
@@ -100,7 +115,17 @@ public final class EncryptedCache: Sendable {
                 quarantinedFile: quarantined, reason: reason, salvagedOutboxEntries: salvaged,
                 unrecoverableOutboxEntries: lost)
         }
-        try? FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: fileURL.path)
+    }
+
+    /// Whether an error opening the cache means the file is damaged (or sealed with another key): only then is it
+    /// quarantined. SQLite's BUSY and LOCKED (another connection holds the lock), I/O, permission and space errors
+    /// are not damage.
+    static func isDamage(_ error: any Error) -> Bool {
+        if let error = error as? DatabaseError {
+            return error.resultCode == .SQLITE_CORRUPT || error.resultCode == .SQLITE_NOTADB
+        }
+        if let error = error as? OpenCatError { return error.code == .cache }  // integrity or key check
+        return false
     }
 
     // MARK: Values
@@ -199,13 +224,43 @@ public final class EncryptedCache: Sendable {
         }.flatMap(OutboxState.init(rawValue:))
     }
 
-    /// Marks an entry delivered or rejected. Its payload is erased; the id stays (as an HMAC) so the entry is
-    /// never delivered again.
+    /// Marks an entry delivered or rejected. A delivered entry's payload is erased (the id stays, as an HMAC, so
+    /// it is never delivered again); a rejected one keeps its payload, sealed, for diagnosis and a later retry.
     public func complete(id: String, as state: OutboxState) throws {
         let slot = slotName("outbox:" + id)
         try database.write { db in
-            try db.execute(sql: "UPDATE outbox SET state = ?, payload = X'' WHERE slot = ?", arguments: [state.rawValue, slot])
+            if state == .delivered {
+                try db.execute(
+                    sql: "UPDATE outbox SET state = ?, payload = X'' WHERE slot = ?", arguments: [state.rawValue, slot])
+            } else {
+                try db.execute(sql: "UPDATE outbox SET state = ? WHERE slot = ?", arguments: [state.rawValue, slot])
+            }
         }
+    }
+
+    /// Makes a rejected entry pending again with a fresh payload (an explicit new attempt: a purchase, a restore).
+    /// A delivered entry stays delivered.
+    public func reopen(id: String, payload: Data) throws {
+        let slot = slotName("outbox:" + id)
+        let sealed = try seal(try JSONCoding.encoder.encode(SealedOutbox(id: id, payload: payload)), slot: slot)
+        try database.write { db in
+            try db.execute(
+                sql: "UPDATE outbox SET state = 'pending', payload = ? WHERE slot = ? AND state = 'rejected'",
+                arguments: [sealed, slot])
+        }
+    }
+
+    /// Pending entries that cannot be opened (sealed with another key, damaged): kept in place, never handed
+    /// out, and counted here so they are not lost silently.
+    public func unreadableOutboxCount() throws -> Int {
+        let rows = try database.read { db in
+            try Row.fetchAll(db, sql: "SELECT slot, payload FROM outbox WHERE state = 'pending'")
+        }
+        return rows.filter { row in
+            let slot: String = row["slot"]
+            guard let plain = try? open(row["payload"], slot: slot) else { return true }
+            return (try? JSONCoding.decoder.decode(SealedOutbox.self, from: plain)) == nil
+        }.count
     }
 
     /// Counts a failed delivery attempt.
@@ -241,9 +296,13 @@ public final class EncryptedCache: Sendable {
         try AES.GCM.open(AES.GCM.SealedBox(combined: sealed), using: key, authenticating: Data(slot.utf8))
     }
 
-    private static func openDatabase(_ url: URL, sealingKey: SymmetricKey, namingKey: SymmetricKey) throws -> DatabaseQueue {
+    private static func openDatabase(
+        _ url: URL, sealingKey: SymmetricKey, namingKey: SymmetricKey, busyTimeout: TimeInterval
+    ) throws -> DatabaseQueue {
         var configuration = Configuration()
         configuration.label = "OpenCatCache"
+        // Another connection holding the lock is waited for, not mistaken for damage.
+        configuration.busyMode = .timeout(busyTimeout)
         let queue = try DatabaseQueue(path: url.path, configuration: configuration)
         try queue.write { db in
             let check = try String.fetchOne(db, sql: "PRAGMA quick_check")
@@ -261,7 +320,9 @@ public final class EncryptedCache: Sendable {
                 }
             } else {
                 let existing = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM kv") ?? 0
-                guard existing == 0 else { throw OpenCatError(.cache, "the cache has no key check value") }
+                guard existing == 0 else {
+                    throw OpenCatError(.cache, "the cache was sealed with a different key (no key check value for this key)")
+                }
                 try db.execute(
                     sql: "INSERT INTO kv(slot, value) VALUES (?, ?)",
                     arguments: [slot, try seal(Data(canaryValue.utf8), slot: slot, key: sealingKey)])
@@ -326,4 +387,10 @@ public final class EncryptedCache: Sendable {
         if let error = error as? DatabaseError { return "SQLite error \(error.resultCode.rawValue)" }
         return String(describing: type(of: error))
     }
+}
+
+/// Creates an empty file with mode 0600 unless one exists (`O_EXCL` never truncates an existing file).
+private func createOwnerOnlyFile(_ path: String) {
+    let fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0o600)
+    if fd >= 0 { close(fd) }
 }

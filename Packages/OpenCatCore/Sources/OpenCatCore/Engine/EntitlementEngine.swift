@@ -29,6 +29,16 @@ public struct EntitlementMap: Codable, Sendable, Hashable, ExpressibleByDictiona
 /// - The reference time is chosen by ``referenceTime(deviceNow:lastConfirmed:)``: it never falls behind the last
 ///   time a store or server confirmed, so winding the device clock back does not revive an expired entitlement.
 public enum EntitlementEngine {
+    /// The longest grace period granted when a store reports a grace period without an end (16 days: the longest
+    /// any store offers, Google Play's maximum for monthly and longer plans).
+    public static let maximumGracePeriod: TimeInterval = 16 * 86_400
+
+    /// The time to evaluate at, also bounded below by the highest device time observed before (a sealed
+    /// high-water mark), so that setting the clock back and restarting does not revive an expired entitlement.
+    public static func referenceTime(deviceNow: Date, lastConfirmed: Date?, highWater: Date?) -> Date {
+        max(referenceTime(deviceNow: deviceNow, lastConfirmed: lastConfirmed), highWater ?? deviceNow)
+    }
+
     /// The time to evaluate at: the device's time, but never earlier than the last confirmed time.
     public static func referenceTime(deviceNow: Date, lastConfirmed: Date?) -> Date {
         guard let lastConfirmed else { return deviceNow }
@@ -44,15 +54,17 @@ public enum EntitlementEngine {
         /// Access with no end.
         case lifetime
 
-        init(_ transaction: TransactionInfo) {
+        init(_ transaction: TransactionInfo, confirmedAt: Date?) {
             switch transaction.status {
             case .refunded, .billingRetry, .pending, .expired:
                 self = .nothing
             case .active:
                 self = transaction.expirationDate.map(Grant.until) ?? .lifetime
             case .gracePeriod:
-                // A grace period with no end date given is trusted for as long as the store reports it.
-                self = transaction.gracePeriodExpirationDate.map(Grant.until) ?? .lifetime
+                // A grace period is never open-ended: its end, else the store's expiry, else a bounded grace from
+                // the last confirmed time (or the purchase).
+                let fallback = (confirmedAt ?? transaction.purchaseDate).addingTimeInterval(maximumGracePeriod)
+                self = .until(transaction.gracePeriodExpirationDate ?? transaction.expirationDate ?? fallback)
             }
         }
 
@@ -83,12 +95,16 @@ public enum EntitlementEngine {
     ///   - map: which entitlements each product grants.
     ///   - referenceTime: the time to evaluate at.
     /// - Returns: entitlement id → entitlement, active or not.
+    ///   - acceptedEnvironments: the store environments whose transactions grant anything (production only by
+    ///     default: sandbox and test purchases cost nothing).
+    ///   - confirmedAt: the last store- or server-confirmed time (bounds a grace period that has no end date).
     public static func entitlements(
-        for transactions: [TransactionInfo], map: EntitlementMap, at referenceTime: Date
+        for transactions: [TransactionInfo], map: EntitlementMap, at referenceTime: Date,
+        acceptedEnvironments: Set<TransactionInfo.Environment> = [.production], confirmedAt: Date? = nil
     ) -> [String: EntitlementInfo] {
         var winners: [String: (transaction: TransactionInfo, grant: Grant)] = [:]
-        for transaction in transactions {
-            let grant = Grant(transaction)
+        for transaction in transactions where acceptedEnvironments.contains(transaction.environment) {
+            let grant = Grant(transaction, confirmedAt: confirmedAt)
             for id in map.entitlements(for: transaction.productId) {
                 guard let current = winners[id] else {
                     winners[id] = (transaction, grant)

@@ -62,8 +62,12 @@ public final class OpenCat: Sendable {
         let directory = options.resolvedCacheDirectory
         let cache = try EncryptedCache(
             fileURL: directory.appendingPathComponent("opencat-cache.sqlite"),
-            keyProvider: options.keyProvider ?? FileKeyProvider(fileURL: directory.appendingPathComponent("cache.key")),
-            logger: logControl.logger(label: "dev.opencat.cache"), now: options.clock.currentDate)
+            keyProvider: options.keyProvider
+                ?? FileKeyProvider(
+                    fileURL: directory.appendingPathComponent("cache.key"),
+                    logger: logControl.logger(label: "dev.opencat.cache")),
+            logger: logControl.logger(label: "dev.opencat.cache"), now: options.clock.currentDate,
+            busyTimeout: options.cacheBusyTimeout)
         self.cacheRecovery = cache.recovery
         var server: ServerConnector?
         if case .server(let url, let apiKey) = mode {
@@ -80,10 +84,13 @@ public final class OpenCat: Sendable {
         self.core = SDKCore(
             appUserId: appUserId, mode: mode, storeClient: storeClient, cache: cache, clock: options.clock,
             server: server, logger: logger, offeringsMaxAge: options.offeringsMaxAge,
+            acceptedEnvironments: options.acceptedEnvironments, restoreConcurrency: options.restoreConcurrency,
             publish: { info, confirmed in OpenCat.publish(info, confirmed: confirmed, into: snapshot) })
         self.updatesTask = Mutex(nil)
         // The cached state is known synchronously: make it visible before any await.
-        let initial = SDKCore.initialInfo(cache: cache, appUserId: appUserId, mode: mode, clock: options.clock)
+        let initial = SDKCore.initialInfo(
+            cache: cache, appUserId: appUserId, mode: mode, clock: options.clock,
+            accepting: options.acceptedEnvironments)
         snapshot.withLock {
             $0.info = initial.info
             $0.lastPublished = initial.info

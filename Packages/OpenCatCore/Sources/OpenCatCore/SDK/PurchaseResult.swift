@@ -28,4 +28,14 @@ public struct SyncReport: Sendable, Hashable {
     public var stillPending: Int
     /// Purchases refused for good (forged, for another app, …).
     public var rejected: Int
+    /// Outbox entries that cannot be read (damaged, or written by a newer version): kept, not delivered.
+    public var unreadable: Int
+
+    /// Creates a report.
+    public init(delivered: Int, stillPending: Int, rejected: Int, unreadable: Int = 0) {
+        self.delivered = delivered
+        self.stillPending = stillPending
+        self.rejected = rejected
+        self.unreadable = unreadable
+    }
 }

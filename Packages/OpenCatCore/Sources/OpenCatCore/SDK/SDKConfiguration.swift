@@ -24,6 +24,13 @@ extension OpenCat {
         public var logger: Logger?
         /// The initial log level; `nil` (the default) is off. See ``OpenCat/setLogLevel(_:)``.
         public var logLevel: Logger.Level?
+        /// The store environments whose transactions grant entitlements: production only by default, since
+        /// sandbox, Xcode and test purchases cost nothing. Test builds add `.sandbox`.
+        public var acceptedEnvironments: Set<TransactionInfo.Environment>
+        /// How many purchases ``OpenCat/restorePurchases()`` verifies at once in standalone mode (default 4).
+        public var restoreConcurrency: Int
+        /// How long a cache write waits for another process holding the database lock (default 5 s).
+        public var cacheBusyTimeout: Duration
 
         /// Creates options.
         public init(
@@ -35,7 +42,10 @@ extension OpenCat {
             requestTimeout: Duration = .seconds(30),
             offeringsMaxAge: Duration = .seconds(24 * 3600),
             logger: Logger? = nil,
-            logLevel: Logger.Level? = nil
+            logLevel: Logger.Level? = nil,
+            acceptedEnvironments: Set<TransactionInfo.Environment> = [.production],
+            restoreConcurrency: Int = 4,
+            cacheBusyTimeout: Duration = .seconds(5)
         ) {
             self.cacheDirectory = cacheDirectory
             self.keyProvider = keyProvider
@@ -46,6 +56,9 @@ extension OpenCat {
             self.offeringsMaxAge = offeringsMaxAge
             self.logger = logger
             self.logLevel = logLevel
+            self.acceptedEnvironments = acceptedEnvironments
+            self.restoreConcurrency = restoreConcurrency
+            self.cacheBusyTimeout = cacheBusyTimeout
         }
 
         var resolvedCacheDirectory: URL {

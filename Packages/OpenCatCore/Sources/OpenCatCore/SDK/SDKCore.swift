@@ -11,7 +11,27 @@ actor SDKCore {
         var entitlementMap: EntitlementMap
         var firstSeenAt: Date
         var lastConfirmed: Date?
+        /// The highest (corrected) device time seen: evaluation never goes back before it, even after a restart
+        /// with the clock set back (sealed in the cache with the rest).
+        var deviceHighWater: Date?
+        /// The latest trusted reading of the real time and the device time at that moment: device time is
+        /// corrected by their difference before it may raise ``deviceHighWater``.
+        var trustAnchor: TrustAnchor?
+
+        /// The floor of the reference time: the later of the confirmed time and the high-water mark.
+        var floor: Date? { [lastConfirmed, deviceHighWater].compactMap { $0 }.max() }
     }
+
+    /// A trusted reading of the current time (a store's HTTP `Date`, a server's `requestDate`) and the device's
+    /// clock when it arrived.
+    struct TrustAnchor: Codable, Sendable, Equatable {
+        var trusted: Date
+        var device: Date
+    }
+
+    /// How far a trusted time may lie ahead of the device clock before it is capped (and how far the high-water
+    /// mark may lie ahead of a trusted current time before it is brought back to it).
+    static let maximumClockSkew: TimeInterval = 300
 
     struct StoredOfferings: Codable, Sendable {
         var offerings: Offerings
@@ -59,14 +79,19 @@ actor SDKCore {
     let logger: Logger
     let offeringsMaxAge: Duration
     let publish: @Sendable (CustomerInfo, Date?) -> Void
+    let acceptedEnvironments: Set<TransactionInfo.Environment>
+    let restoreConcurrency: Int
 
     private var state: StoredState
+    /// The high-water mark as last persisted (it is saved when it has moved by a minute or more).
+    private var savedHighWater: Date?
     private var inFlight: [String: Task<Delivery, Never>] = [:]
     private var expiryTimer: Task<Void, Never>?
 
     init(
         appUserId: String, mode: OpenCat.Mode, storeClient: any StoreClient, cache: EncryptedCache,
         clock: any WallClock, server: ServerConnector?, logger: Logger, offeringsMaxAge: Duration,
+        acceptedEnvironments: Set<TransactionInfo.Environment> = [.production], restoreConcurrency: Int = 4,
         publish: @escaping @Sendable (CustomerInfo, Date?) -> Void
     ) {
         self.appUserId = appUserId
@@ -78,10 +103,13 @@ actor SDKCore {
         self.logger = logger
         self.offeringsMaxAge = offeringsMaxAge
         self.publish = publish
+        self.acceptedEnvironments = acceptedEnvironments
+        self.restoreConcurrency = max(1, restoreConcurrency)
         var stored = cache.value(StoredState.self, forKey: Self.stateKey(appUserId))
             ?? StoredState(transactions: [], entitlementMap: [:], firstSeenAt: clock.currentDate, lastConfirmed: nil)
         if case .standalone(_, let map, _) = mode { stored.entitlementMap = map }
         self.state = stored
+        self.savedHighWater = stored.deviceHighWater
     }
 
     static func stateKey(_ appUserId: String) -> String { "customer:" + appUserId }
@@ -89,15 +117,23 @@ actor SDKCore {
 
     // MARK: Customer info
 
-    /// The customer info at the current reference time.
-    func currentInfo() -> CustomerInfo { Self.evaluate(state, appUserId: appUserId, at: clock.currentDate) }
+    /// The customer info at the current reference time (after noting the device time in the high-water mark).
+    func currentInfo() -> CustomerInfo {
+        let now = clock.currentDate
+        observe(deviceNow: now)
+        return Self.evaluate(state, appUserId: appUserId, at: now, accepting: acceptedEnvironments)
+    }
 
     /// Runs the entitlement engine over stored state at the reference time for a device time.
-    nonisolated static func evaluate(_ state: StoredState, appUserId: String, at deviceNow: Date) -> CustomerInfo {
-        let reference = EntitlementEngine.referenceTime(deviceNow: deviceNow, lastConfirmed: state.lastConfirmed)
+    nonisolated static func evaluate(
+        _ state: StoredState, appUserId: String, at deviceNow: Date, accepting environments: Set<TransactionInfo.Environment>
+    ) -> CustomerInfo {
+        let reference = EntitlementEngine.referenceTime(deviceNow: deviceNow, lastConfirmed: state.floor)
         return CustomerInfo(
             appUserId: appUserId,
-            entitlements: EntitlementEngine.entitlements(for: state.transactions, map: state.entitlementMap, at: reference),
+            entitlements: EntitlementEngine.entitlements(
+                for: state.transactions, map: state.entitlementMap, at: reference, acceptedEnvironments: environments,
+                confirmedAt: state.lastConfirmed),
             allTransactions: state.transactions.sorted { $0.purchaseDate > $1.purchaseDate },
             firstSeenAt: state.firstSeenAt, evaluatedAt: reference)
     }
@@ -106,7 +142,7 @@ actor SDKCore {
     @discardableResult
     func refreshPublished() -> CustomerInfo {
         let info = currentInfo()
-        publish(info, state.lastConfirmed)
+        publish(info, state.floor)
         expiryTimer?.cancel()
         let next = info.entitlements.values.compactMap { $0.isActive ? $0.expirationDate : nil }.min()
         if let next {
@@ -125,21 +161,58 @@ actor SDKCore {
         }
     }
 
-    private func confirm(_ date: Date?) {
-        guard let date else { return }
-        state.lastConfirmed = max(state.lastConfirmed ?? date, date)
+    /// Raises the high-water mark to the device time, corrected by the latest trusted reading (so a clock that
+    /// was found to run ahead does not drag the mark with it); saves it when it has moved by a minute.
+    private func observe(deviceNow: Date) {
+        let corrected = state.trustAnchor.map { $0.trusted.addingTimeInterval(deviceNow.timeIntervalSince($0.device)) }
+            ?? deviceNow
+        guard corrected > (state.deviceHighWater ?? .distantPast) else { return }
+        state.deviceHighWater = corrected
+        if corrected.timeIntervalSince(savedHighWater ?? .distantPast) >= 60 { save() }
     }
 
-    private func merge(_ transaction: TransactionInfo) {
-        state.transactions.removeAll { $0.transactionId == transaction.transactionId && $0.store == transaction.store }
-        state.transactions.append(transaction)
+    /// Takes in a store's or server's times. `confirmedAt` (a signed date, a response time) is a lower bound of
+    /// the real time: it may raise the confirmed time, capped at the device's now plus ``maximumClockSkew`` so
+    /// that one bogus date cannot lock a user out. `currentTime` (an HTTP `Date`, a server's `requestDate`) is a
+    /// reading of the real time now: it anchors the correction of device time and brings back a high-water mark
+    /// that a clock running ahead had pushed past it.
+    private func confirm(_ confirmedAt: Date?, currentTime: Date? = nil) {
+        let deviceNow = clock.currentDate
+        if let confirmedAt {
+            let capped = min(confirmedAt, deviceNow.addingTimeInterval(Self.maximumClockSkew))
+            state.lastConfirmed = max(state.lastConfirmed ?? capped, capped)
+        }
+        if let currentTime {
+            state.trustAnchor = TrustAnchor(trusted: currentTime, device: deviceNow)
+            let ceiling = currentTime.addingTimeInterval(Self.maximumClockSkew)
+            if let mark = state.deviceHighWater, mark > ceiling { state.deviceHighWater = ceiling }
+        }
+    }
+
+    /// Replaces or adds transactions (same store and transaction id), in one pass.
+    private func merge(_ transactions: [TransactionInfo]) {
+        guard !transactions.isEmpty else { return }
+        struct Identity: Hashable {
+            var store: Store
+            var transactionId: String
+        }
+        let incoming = Dictionary(
+            transactions.map { (Identity(store: $0.store, transactionId: $0.transactionId), $0) },
+            uniquingKeysWith: { _, last in last })
+        state.transactions.removeAll { incoming[Identity(store: $0.store, transactionId: $0.transactionId)] != nil }
+        state.transactions.append(contentsOf: incoming.values.sorted { $0.purchaseDate < $1.purchaseDate })
     }
 
     private func apply(_ response: ServerAPI.SubscriberResponse) {
+        // A response about someone else (a proxy's mix-up, a server bug) must never become this user's state.
+        guard response.subscriber.appUserId == appUserId else {
+            logger.error("the server answered about another user; ignored")
+            return
+        }
         state.transactions = response.subscriber.transactions
         state.entitlementMap = EntitlementMap(response.subscriber.entitlementMap.mapValues(Set.init))
         state.firstSeenAt = response.subscriber.firstSeenAt
-        confirm(response.requestDate)
+        confirm(response.requestDate, currentTime: response.requestDate)
         save()
     }
 
@@ -174,20 +247,29 @@ actor SDKCore {
             logger.debug("purchase pending", metadata: ["product": "\(productID)"])
             return PurchaseResult(status: .pending, transaction: nil, customerInfo: refreshPublished())
         case .success(let proof):
-            let id = proof.deduplicationKey
+            let id = outboxId(for: proof)
+            var saved = true
             do {
                 try cache.enqueue(id: id, payload: try JSONCoding.encoder.encode(OutboxPayload(proof)))
             } catch {
                 // Still try to deliver now; only a later retry would need the outbox.
-                logger.error("purchase could not be saved to the outbox", metadata: ["error": "\(error)"])
+                saved = false
+                logger.error("purchase could not be saved to the outbox", metadata: ["error": "\(Self.reason(error))"])
             }
-            switch await deliverOnce(id: id, proof: proof) {
+            // A purchase is a new, explicit attempt: an earlier rejection of the same transaction is tried again.
+            switch await deliverOnce(id: id, proof: proof, retryRejected: true) {
             case .delivered(let transaction):
                 logger.debug("purchase completed", metadata: ["product": "\(productID)"])
                 return PurchaseResult(status: .completed, transaction: transaction, customerInfo: refreshPublished())
             case .alreadyDone:
                 return PurchaseResult(status: .completed, transaction: nil, customerInfo: refreshPublished())
             case .deferred(let error):
+                guard saved else {
+                    // Nothing would deliver it later: say so rather than promise a sync.
+                    throw OpenCatError(
+                        .cache, "the purchase of \(productID) could not be delivered now nor saved for later",
+                        underlying: error)
+                }
                 logger.info("purchase kept for later delivery", metadata: ["reason": "\(Self.reason(error))"])
                 return PurchaseResult(status: .awaitingSync, transaction: nil, customerInfo: refreshPublished())
             case .rejected(let error):
@@ -203,17 +285,71 @@ actor SDKCore {
             throw OpenCatError.store("the store could not list current purchases", underlying: error)
         }
         logger.debug("restore", metadata: ["count": "\(proofs.count)"])
-        for proof in proofs {
-            if case .standalone = mode {
-                // Re-verify every purchase the store reports, even one verified before: it may have changed.
-                _ = await deliver(proof)
-            } else {
-                let id = proof.deduplicationKey
-                _ = try? cache.enqueue(id: id, payload: try JSONCoding.encoder.encode(OutboxPayload(proof)))
-                _ = await deliverOnce(id: id, proof: proof)
+        if case .standalone(let verifier, _, _) = mode {
+            // Re-verify every purchase the store reports, even one verified before: it may have changed. Bounded
+            // concurrency, one merge and one cache write: restoring N transactions is O(N).
+            let results = await Self.verifyAll(proofs, with: verifier, concurrency: restoreConcurrency)
+            var verified: [TransactionInfo] = []
+            verified.reserveCapacity(proofs.count)
+            var rejected = 0
+            for result in results {
+                switch result {
+                case .success(let transaction):
+                    verified.append(transaction.transaction)
+                    confirm(transaction.confirmedAt, currentTime: transaction.currentTime)
+                case .failure:
+                    rejected += 1
+                }
+            }
+            if rejected > 0 { logger.info("restore: some purchases did not verify", metadata: ["count": "\(rejected)"]) }
+            merge(verified)
+            save()
+        } else {
+            for proof in proofs {
+                let id = outboxId(for: proof)
+                do { try cache.enqueue(id: id, payload: try JSONCoding.encoder.encode(OutboxPayload(proof))) } catch {
+                    logger.error("restore: could not save a purchase to the outbox", metadata: ["error": "\(Self.reason(error))"])
+                }
+                _ = await deliverOnce(id: id, proof: proof, retryRejected: true)
             }
         }
         return await customerInfo()
+    }
+
+    /// Verifies proofs with at most `concurrency` verifications in flight; results in the proofs' order.
+    nonisolated static func verifyAll(
+        _ proofs: [PurchaseProof], with verifier: any PurchaseVerifier, concurrency: Int
+    ) async -> [Result<VerifiedTransaction, any Error>] {
+        await withTaskGroup(of: (Int, Result<VerifiedTransaction, any Error>).self) { group in
+            var results = [Result<VerifiedTransaction, any Error>?](repeating: nil, count: proofs.count)
+            var next = 0
+            func start() {
+                guard next < proofs.count else { return }
+                let index = next
+                let proof = proofs[index]
+                next += 1
+                group.addTask {
+                    do { return (index, .success(try await verifier.verifyPurchase(proof))) } catch {
+                        return (index, .failure(error))
+                    }
+                }
+            }
+            for _ in 0..<concurrency { start() }
+            for await (index, result) in group {
+                results[index] = result
+                start()
+            }
+            return results.map { $0 ?? .failure(CancellationError()) }
+        }
+    }
+
+    /// The outbox id of a proof, which is also its server idempotency key: one scheme, bound to the user.
+    /// Purchases are keyed by the store's transaction id (else the proof's fingerprint); store updates (a refund
+    /// reuses the purchase's transaction id) by the fingerprint, so the purchase's entry cannot swallow them.
+    func outboxId(for proof: PurchaseProof, update: Bool = false) -> String {
+        update
+            ? "\(appUserId)|update|\(proof.store.rawValue):#\(proof.fingerprint)"
+            : "\(appUserId)|\(proof.deduplicationKey)"
     }
 
     /// Handles a proof from the store's transaction updates stream (renewal, refund, purchase elsewhere).
@@ -227,8 +363,10 @@ actor SDKCore {
                 logger.warning("finishing the transaction failed", metadata: ["error": "\(Self.reason(error))"])
             }
         case .deferred:
-            let id = "update:\(proof.store.rawValue):#\(proof.fingerprint)"
-            _ = try? cache.enqueue(id: id, payload: try JSONCoding.encoder.encode(OutboxPayload(proof)))
+            let id = outboxId(for: proof, update: true)
+            do { try cache.enqueue(id: id, payload: try JSONCoding.encoder.encode(OutboxPayload(proof))) } catch {
+                logger.error("transaction update could not be saved to the outbox", metadata: ["error": "\(Self.reason(error))"])
+            }
         case .rejected(let error):
             logger.warning("transaction update rejected", metadata: ["reason": "\(Self.reason(error))"])
         case .alreadyDone:
@@ -242,12 +380,20 @@ actor SDKCore {
     func syncOutbox() async -> SyncReport {
         var report = SyncReport(delivered: 0, stillPending: 0, rejected: 0)
         let entries: [EncryptedCache.OutboxEntry]
-        do { entries = try cache.pendingOutbox() } catch {
-            logger.error("outbox unreadable", metadata: ["error": "\(error)"])
+        do {
+            entries = try cache.pendingOutbox()
+            report.unreadable = try cache.unreadableOutboxCount()
+        } catch {
+            logger.error("outbox unreadable", metadata: ["error": "\(Self.reason(error))"])
             return report
         }
         for entry in entries {
-            guard let payload = try? JSONCoding.decoder.decode(OutboxPayload.self, from: entry.payload) else { continue }
+            guard let payload = try? JSONCoding.decoder.decode(OutboxPayload.self, from: entry.payload) else {
+                // Kept in place (a later version may read it) and counted, never silently skipped.
+                report.unreadable += 1
+                logger.error("outbox entry undecodable; kept in place")
+                continue
+            }
             switch await deliverOnce(id: entry.id, proof: payload.proof) {
             case .delivered, .alreadyDone: report.delivered += 1
             case .deferred: report.stillPending += 1
@@ -259,10 +405,19 @@ actor SDKCore {
     }
 
     /// Delivers an outbox entry at most once: concurrent callers share one attempt, and an entry already
-    /// delivered or rejected is not attempted again.
-    private func deliverOnce(id: String, proof: PurchaseProof) async -> Delivery {
+    /// delivered is not attempted again. A rejected entry is attempted again only on an explicit new attempt
+    /// (a purchase, a restore: `retryRejected`), never by background sync.
+    private func deliverOnce(id: String, proof: PurchaseProof, retryRejected: Bool = false) async -> Delivery {
         if let running = inFlight[id] { return await running.value }
-        if let done = try? cache.outboxState(id: id), done != .pending { return .alreadyDone }
+        switch try? cache.outboxState(id: id) {
+        case .delivered?: return .alreadyDone
+        case .rejected?:
+            guard retryRejected else { return .alreadyDone }
+            do { try cache.reopen(id: id, payload: try JSONCoding.encoder.encode(OutboxPayload(proof))) } catch {
+                logger.error("a rejected purchase could not be reopened", metadata: ["error": "\(Self.reason(error))"])
+            }
+        default: break
+        }
         let task = Task { await self.performDelivery(id: id, proof: proof) }
         inFlight[id] = task
         let outcome = await task.value
@@ -295,8 +450,8 @@ actor SDKCore {
         case .standalone(let verifier, _, _):
             do {
                 let verified = try await verifier.verifyPurchase(proof)
-                merge(verified.transaction)
-                confirm(verified.confirmedAt)
+                merge([verified.transaction])
+                confirm(verified.confirmedAt, currentTime: verified.currentTime)
                 save()
                 return .delivered(verified.transaction)
             } catch {
@@ -309,14 +464,18 @@ actor SDKCore {
                 productId: proof.productId, transactionId: proof.transactionId,
                 context: proof.context.isEmpty ? nil : proof.context)
             do {
-                let response = try await server.postReceipt(post, idempotencyKey: proof.deduplicationKey)
+                let response = try await server.postReceipt(post, idempotencyKey: outboxId(for: proof))
                 apply(response)
                 let transaction = response.subscriber.transactions.first {
                     proof.transactionId != nil && $0.transactionId == proof.transactionId
                 }
                 return .delivered(transaction)
+            } catch let error as OpenCatServerError where error.isVerdict {
+                return .rejected(error)
             } catch {
-                return Self.isTransient(error) ? .deferred(error) : .rejected(error)
+                // Only the server's verdict on the proof is final; 401, 403, 404, 408, 409, an unreadable answer
+                // or no answer keep the paid purchase in the outbox.
+                return .deferred(error)
             }
         }
     }
@@ -364,7 +523,7 @@ actor SDKCore {
         case .server:
             guard let server else { throw OpenCatError.notConfigured }
             let response = try await server.offerings(appUserId: appUserId)
-            confirm(response.requestDate)
+            confirm(response.requestDate, currentTime: response.requestDate)
             return response.offerings
         case .standalone(_, _, let layout):
             let products: [Product]
@@ -391,13 +550,14 @@ extension SDKCore {
     /// The customer info stored in the cache, evaluated now; read synchronously at start so that `isEntitled`
     /// answers from the cache immediately after a restart.
     nonisolated static func initialInfo(
-        cache: EncryptedCache, appUserId: String, mode: OpenCat.Mode, clock: any WallClock
+        cache: EncryptedCache, appUserId: String, mode: OpenCat.Mode, clock: any WallClock,
+        accepting: Set<TransactionInfo.Environment>
     ) -> (info: CustomerInfo, lastConfirmed: Date?) {
         let now = clock.currentDate
         guard var stored = cache.value(StoredState.self, forKey: stateKey(appUserId)) else {
             return (CustomerInfo(appUserId: appUserId, entitlements: [:], allTransactions: [], firstSeenAt: now, evaluatedAt: now), nil)
         }
         if case .standalone(_, let map, _) = mode { stored.entitlementMap = map }
-        return (evaluate(stored, appUserId: appUserId, at: now), stored.lastConfirmed)
+        return (evaluate(stored, appUserId: appUserId, at: now, accepting: accepting), stored.floor)
     }
 }

@@ -22,6 +22,17 @@ public struct OpenCatServerError: Error, Hashable, Sendable, CustomStringConvert
     /// 429 and 5xx are transient: the purchase stays in the outbox.
     public var isTransient: Bool { status == 429 || status >= 500 }
 
+    /// The server's error codes that are a verdict on the proof itself.
+    public static let verdictCodes: Set<String> = [
+        "invalid_receipt", "not_paid", "wrong_application", "product_mismatch", "purchaser_mismatch",
+    ]
+
+    /// Whether this is the server's final verdict on the proof (422, or a 4xx with a verdict code): the only
+    /// answer that removes a purchase from the outbox. 401, 403, 404, 408, 409 and the rest leave it there.
+    public var isVerdict: Bool {
+        status == 422 || ((400..<500).contains(status) && Self.verdictCodes.contains(code ?? ""))
+    }
+
     public var description: String {
         "OpenCat server answered HTTP \(status)\(code.map { " (\($0))" } ?? "")\(message.map { ": \($0)" } ?? "")"
     }

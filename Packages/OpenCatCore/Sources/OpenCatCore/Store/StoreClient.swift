@@ -59,10 +59,15 @@ public struct VerifiedTransaction: Sendable, Hashable {
     /// When the store vouched for it (a JWS `signedDate`, a server's response time). OpenCat never lets its
     /// reference time for expiry fall behind the latest such time.
     public var confirmedAt: Date?
+    /// The store's reading of the current time when it answered (an HTTP `Date` header, a freshly signed
+    /// answer), if any: evidence of the real time now, unlike a signed date that may be old. It corrects a
+    /// device clock that runs ahead.
+    public var currentTime: Date?
 
     /// Creates a verified transaction.
-    public init(transaction: TransactionInfo, confirmedAt: Date? = nil) {
+    public init(transaction: TransactionInfo, confirmedAt: Date? = nil, currentTime: Date? = nil) {
         self.transaction = transaction
         self.confirmedAt = confirmedAt
+        self.currentTime = currentTime
     }
 }

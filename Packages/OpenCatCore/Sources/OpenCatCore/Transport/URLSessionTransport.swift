@@ -22,7 +22,9 @@ public final class URLSessionTransport: HTTPTransport, @unchecked Sendable {
             configuration.urlCache = nil
             configuration.httpCookieStorage = nil
             configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
-            self.session = URLSession(configuration: configuration)
+            // Redirects are never followed: a 3xx comes back as the response, so Authorization and API-key
+            // headers never travel to another host.
+            self.session = URLSession(configuration: configuration, delegate: RefuseRedirects(), delegateQueue: nil)
         }
     }
 
@@ -33,7 +35,9 @@ public final class URLSessionTransport: HTTPTransport, @unchecked Sendable {
         urlRequest.httpBody = body
         // Timeouts are enforced by HTTPClient through the injected clock; keep URLSession's own one generous.
         urlRequest.timeoutInterval = 300
-        let taskBox = Mutex<URLSessionDataTask?>(nil)
+        // The task, or the fact that the caller cancelled before there was one: a cancellation that arrives before
+        // the task exists must still stop it (else the request would run until URLSession's own timeout).
+        let taskBox = Mutex<(task: URLSessionDataTask?, cancelled: Bool)>((nil, false))
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HTTPTransportResponse, any Error>) in
                 let task = session.dataTask(with: urlRequest) { data, response, error in
@@ -47,11 +51,20 @@ public final class URLSessionTransport: HTTPTransport, @unchecked Sendable {
                     }
                     continuation.resume(returning: HTTPTransportResponse(head: httpResponse, body: data ?? Data()))
                 }
-                taskBox.withLock { $0 = task }
+                let cancelled = taskBox.withLock { box in
+                    box.task = task
+                    return box.cancelled
+                }
+                // Cancelled already: the task fails at once with NSURLErrorCancelled, mapped to CancellationError.
+                if cancelled { task.cancel() }
                 task.resume()
             }
         } onCancel: {
-            taskBox.withLock { $0?.cancel() }
+            let task = taskBox.withLock { box in
+                box.cancelled = true
+                return box.task
+            }
+            task?.cancel()
         }
     }
 
@@ -67,5 +80,15 @@ public final class URLSessionTransport: HTTPTransport, @unchecked Sendable {
             return HTTPTransportError(.invalidRequest, "unsupported URL (NSURLError \(nsError.code))")
         default: return HTTPTransportError(.connectionFailed, "connection failed (NSURLError \(nsError.code))")
         }
+    }
+}
+
+/// Refuses every redirect, so the 3xx response itself is returned (and no credential follows it elsewhere).
+final class RefuseRedirects: NSObject, URLSessionTaskDelegate, Sendable {
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
+    ) {
+        completionHandler(nil)
     }
 }

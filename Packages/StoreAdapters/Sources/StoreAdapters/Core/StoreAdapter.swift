@@ -30,6 +30,10 @@ public struct AdapterPurchaseVerifier: PurchaseVerifier {
             throw StoreAdapterError(.invalidProof, store: proof.store, "no adapter is configured for \(proof.store)")
         }
         let purchase = try await adapter.verify(proof)
-        return VerifiedTransaction(transaction: purchase.transactionInfo, confirmedAt: purchase.verifiedAt)
+        // An offline App Store JWS carries its signing date, which may be old; every other answer's time (an HTTP
+        // Date, a signed date of a fresh API answer) is the store's reading of now.
+        let current = proof.kind == .appleSignedTransaction ? nil : purchase.verifiedAt
+        return VerifiedTransaction(
+            transaction: purchase.transactionInfo, confirmedAt: purchase.verifiedAt, currentTime: current)
     }
 }
