@@ -145,4 +145,53 @@ struct OpenCatServerModeTests {
         #expect(error?.code == .network)
         #expect((error?.underlying as? OpenCatServerError)?.status == 401)
     }
+
+    // MARK: Security review (items 8 and 12)
+
+    @Test(arguments: [401, 403, 404, 408, 409])
+    func onlyAServerVerdictRemovesAPaidPurchaseFromTheOutbox(status: Int) async throws {
+        server.setAvailability(.failing(status))
+        let sdk = try makeSDK()
+        scriptPurchase()
+        #expect(try await sdk.purchase(productID: Self.product).status == .awaitingSync)
+        #expect(!sdk.isEntitled("pro"))
+        server.setAvailability(.online)
+        let report = await sdk.syncPendingPurchases()
+        #expect(report.delivered == 1)
+        #expect(sdk.isEntitled("pro"))
+        #expect(server.receiptPosts.count == 1)
+        #expect(await sdk.syncPendingPurchases().delivered == 0)
+        await sdk.shutdown()
+    }
+
+    @Test func theServersVerdictOnAForgedProofIsFinal() async throws {
+        let sdk = try makeSDK()
+        store.script(Self.product, .result(.success(Fixture.proof("forged", product: Self.product, transaction: "tx-999"))))
+        let error = await #expect(throws: OpenCatError.self) { try await sdk.purchase(productID: Self.product) }
+        #expect(error?.code == .purchaseFailed)
+        #expect(await sdk.syncPendingPurchases().stillPending == 0)
+        await sdk.shutdown()
+    }
+
+    @Test func theIdempotencyKeyNamesTheUser() async throws {
+        let sdk = try makeSDK()
+        scriptPurchase()
+        _ = try await sdk.purchase(productID: Self.product)
+        // The key is the SHA-256 of the user-bound outbox id (no user id travels in a header).
+        let expected = SHA256.hash(data: Data("user/with space|apple:tx-100".utf8)).map { String(format: "%02x", $0) }.joined()
+        #expect(server.receiptPosts == [expected])
+        await sdk.shutdown()
+    }
+
+    @Test func anAnswerAboutAnotherUserIsIgnored() async throws {
+        let sdk = try makeSDK()
+        scriptPurchase()
+        server.answer(as: "someone-else")
+        _ = try? await sdk.purchase(productID: Self.product)
+        #expect(!sdk.isEntitled("pro"))
+        #expect(await sdk.customerInfo().allTransactions.isEmpty)
+        server.answer(as: nil)
+        #expect(await sdk.customerInfo().isEntitled("pro"))
+        await sdk.shutdown()
+    }
 }

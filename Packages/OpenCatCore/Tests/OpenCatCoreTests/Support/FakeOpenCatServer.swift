@@ -17,6 +17,8 @@ final class FakeOpenCatServer: HTTPTransport {
         var requests: [String] = []
         var offerings = Offerings(currentOfferingId: nil, all: [:])
         var now: Date
+        /// When set, every subscriber answer names this user instead (a proxy's or server's mix-up).
+        var answerAs: String?
     }
 
     let apiKey: String
@@ -32,6 +34,7 @@ final class FakeOpenCatServer: HTTPTransport {
     func setEntitlementMap(_ map: [String: [String]]) { state.withLock { $0.entitlementMap = map } }
     func setOfferings(_ offerings: Offerings) { state.withLock { $0.offerings = offerings } }
     func setNow(_ date: Date) { state.withLock { $0.now = date } }
+    func answer(as user: String?) { state.withLock { $0.answerAs = user } }
     /// Idempotency keys of accepted receipt posts, one per accepted post.
     var receiptPosts: [String] { state.withLock { $0.receiptPosts } }
     var requestLog: [String] { state.withLock { $0.requests } }
@@ -100,7 +103,7 @@ final class FakeOpenCatServer: HTTPTransport {
         let response = Response(
             requestDate: state.now,
             subscriber: Subscriber(
-                appUserId: user, firstSeenAt: Fixture.epoch, transactions: state.transactions[user] ?? [],
+                appUserId: state.answerAs ?? user, firstSeenAt: Fixture.epoch, transactions: state.transactions[user] ?? [],
                 entitlementMap: state.entitlementMap))
         return HTTPTransportResponse(head: HTTPResponse(status: .ok), body: (try? encoder.encode(response)) ?? Data())
     }
