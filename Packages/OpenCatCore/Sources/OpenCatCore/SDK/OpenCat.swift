@@ -81,20 +81,20 @@ public final class OpenCat: Sendable {
             evaluatedAt: options.clock.currentDate)
         let snapshot = SnapshotBox(Snapshot(info: empty))
         self.snapshot = snapshot
+        // The cached state is read and opened once, and known synchronously: visible before any await.
+        let stored = SDKCore.loadState(cache: cache, appUserId: appUserId, mode: mode, clock: options.clock)
         self.core = SDKCore(
             appUserId: appUserId, mode: mode, storeClient: storeClient, cache: cache, clock: options.clock,
             server: server, logger: logger, offeringsMaxAge: options.offeringsMaxAge,
             acceptedEnvironments: options.acceptedEnvironments, restoreConcurrency: options.restoreConcurrency,
-            publish: { info, confirmed in OpenCat.publish(info, confirmed: confirmed, into: snapshot) })
+            stored: stored, publish: { info, confirmed in OpenCat.publish(info, confirmed: confirmed, into: snapshot) })
         self.updatesTask = Mutex(nil)
-        // The cached state is known synchronously: make it visible before any await.
-        let initial = SDKCore.initialInfo(
-            cache: cache, appUserId: appUserId, mode: mode, clock: options.clock,
-            accepting: options.acceptedEnvironments)
+        let initial = SDKCore.evaluate(
+            stored, appUserId: appUserId, at: options.clock.currentDate, accepting: options.acceptedEnvironments)
         snapshot.withLock {
-            $0.info = initial.info
-            $0.lastPublished = initial.info
-            $0.lastConfirmed = initial.lastConfirmed
+            $0.info = initial
+            $0.lastPublished = initial
+            $0.lastConfirmed = stored.floor
         }
         let core = self.core
         let updates = storeClient.transactionUpdates()

@@ -92,7 +92,7 @@ actor SDKCore {
         appUserId: String, mode: OpenCat.Mode, storeClient: any StoreClient, cache: EncryptedCache,
         clock: any WallClock, server: ServerConnector?, logger: Logger, offeringsMaxAge: Duration,
         acceptedEnvironments: Set<TransactionInfo.Environment> = [.production], restoreConcurrency: Int = 4,
-        publish: @escaping @Sendable (CustomerInfo, Date?) -> Void
+        stored: StoredState? = nil, publish: @escaping @Sendable (CustomerInfo, Date?) -> Void
     ) {
         self.appUserId = appUserId
         self.mode = mode
@@ -105,9 +105,7 @@ actor SDKCore {
         self.publish = publish
         self.acceptedEnvironments = acceptedEnvironments
         self.restoreConcurrency = max(1, restoreConcurrency)
-        var stored = cache.value(StoredState.self, forKey: Self.stateKey(appUserId))
-            ?? StoredState(transactions: [], entitlementMap: [:], firstSeenAt: clock.currentDate, lastConfirmed: nil)
-        if case .standalone(_, let map, _) = mode { stored.entitlementMap = map }
+        let stored = stored ?? Self.loadState(cache: cache, appUserId: appUserId, mode: mode, clock: clock)
         self.state = stored
         self.savedHighWater = stored.deviceHighWater
     }
@@ -320,24 +318,22 @@ actor SDKCore {
     nonisolated static func verifyAll(
         _ proofs: [PurchaseProof], with verifier: any PurchaseVerifier, concurrency: Int
     ) async -> [Result<VerifiedTransaction, any Error>] {
-        await withTaskGroup(of: (Int, Result<VerifiedTransaction, any Error>).self) { group in
-            var results = [Result<VerifiedTransaction, any Error>?](repeating: nil, count: proofs.count)
-            var next = 0
-            func start() {
-                guard next < proofs.count else { return }
-                let index = next
-                let proof = proofs[index]
-                next += 1
-                group.addTask {
-                    do { return (index, .success(try await verifier.verifyPurchase(proof))) } catch {
-                        return (index, .failure(error))
-                    }
-                }
+        let verify: @Sendable (Int) async -> (Int, Result<VerifiedTransaction, any Error>) = { index in
+            do { return (index, .success(try await verifier.verifyPurchase(proofs[index]))) } catch {
+                return (index, .failure(error))
             }
-            for _ in 0..<concurrency { start() }
-            for await (index, result) in group {
+        }
+        return await withTaskGroup(of: (Int, Result<VerifiedTransaction, any Error>).self) { group in
+            var results = [Result<VerifiedTransaction, any Error>?](repeating: nil, count: proofs.count)
+            var next = min(concurrency, proofs.count)
+            for index in 0..<next { group.addTask { await verify(index) } }
+            while let (index, result) = await group.next() {
                 results[index] = result
-                start()
+                if next < proofs.count {
+                    let index = next
+                    group.addTask { await verify(index) }
+                    next += 1
+                }
             }
             return results.map { $0 ?? .failure(CancellationError()) }
         }
@@ -547,17 +543,13 @@ actor SDKCore {
 }
 
 extension SDKCore {
-    /// The customer info stored in the cache, evaluated now; read synchronously at start so that `isEntitled`
-    /// answers from the cache immediately after a restart.
-    nonisolated static func initialInfo(
-        cache: EncryptedCache, appUserId: String, mode: OpenCat.Mode, clock: any WallClock,
-        accepting: Set<TransactionInfo.Environment>
-    ) -> (info: CustomerInfo, lastConfirmed: Date?) {
-        let now = clock.currentDate
-        guard var stored = cache.value(StoredState.self, forKey: stateKey(appUserId)) else {
-            return (CustomerInfo(appUserId: appUserId, entitlements: [:], allTransactions: [], firstSeenAt: now, evaluatedAt: now), nil)
-        }
+    /// The stored state of a user (read and opened once at start), with the standalone entitlement map applied.
+    nonisolated static func loadState(
+        cache: EncryptedCache, appUserId: String, mode: OpenCat.Mode, clock: any WallClock
+    ) -> StoredState {
+        var stored = cache.value(StoredState.self, forKey: stateKey(appUserId))
+            ?? StoredState(transactions: [], entitlementMap: [:], firstSeenAt: clock.currentDate, lastConfirmed: nil)
         if case .standalone(_, let map, _) = mode { stored.entitlementMap = map }
-        return (evaluate(stored, appUserId: appUserId, at: now, accepting: accepting), stored.floor)
+        return stored
     }
 }
