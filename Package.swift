@@ -51,6 +51,7 @@ let package = Package(
             dependencies: [
                 "OpenCatConformance",
                 .product(name: "OpenCatCore", package: "OpenCatCore"),
+                .product(name: "OpenCatAsyncHTTPClient", package: "OpenCatCore"),
                 .product(name: "StoreAdapters", package: "StoreAdapters"),
                 .product(name: "MockStores", package: "MockStores"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -66,6 +67,7 @@ let package = Package(
                 .product(name: "StoreAdapters", package: "StoreAdapters"),
                 .product(name: "MockStores", package: "MockStores"),
                 "OpenCatConformance",
+                .product(name: "OpenCatAsyncHTTPClient", package: "OpenCatCore"),
                 .product(name: "KeyServerClient", package: "KeyServerClient"),
                 .product(name: "ChippiPayClient", package: "ChippiPayClient"),
                 .product(name: "LLMKeyResolver", package: "LLMKeyResolver"),

@@ -35,6 +35,9 @@ public struct ConformanceSuite: Sendable {
     public let credentials: ConformanceCredentials
     /// How many cases run at once.
     public var parallelism: Int
+    /// The HTTP transport each case's adapter uses (called once per case): a new `URLSessionTransport` by
+    /// default; `opencat conformance --transport ahc` shares one AsyncHTTPClient transport.
+    public var makeTransport: @Sendable () -> any HTTPTransport = { URLSessionTransport() }
     /// Scenarios that cannot exist for stores the catalogue does not know (third-party adapters):
     /// store → scenario → reason.
     public var additionalNotApplicable: [String: [String: String]]
@@ -184,7 +187,7 @@ public struct ConformanceSuite: Sendable {
                 cassettes: [cassette], credentials: credentials.mockCredentials(tokenPath: tokenPath), clock: clock
             ) { server in
                 let http = HTTPClient(
-                    transport: URLSessionTransport(), retryPolicy: RetryPolicy(maxAttempts: 3, jitter: .none), clock: clock,
+                    transport: makeTransport(), retryPolicy: RetryPolicy(maxAttempts: 3, jitter: .none), clock: clock,
                     timeout: .seconds(10))
                 let environment = ConformanceEnvironment(
                     baseURL: server.baseURL, config: cassette.config, credentials: credentials, httpClient: http)

@@ -1,13 +1,26 @@
 import Foundation
 import HTTPTypes
 import MockStores
+import OpenCatAsyncHTTPClient
+import OpenCatConformance
 import OpenCatCore
 import Testing
 
-/// The URLSession transport on real loopback HTTP: redirects are never followed, so credentials never leave for
-/// the host a 3xx names, and a request cancelled before it started does not linger.
+/// Both transports on real loopback HTTP: redirects are never followed, so credentials never leave for the host a
+/// 3xx names, and requests cancelled concurrently (some before they started) end at once instead of stalling
+/// until a transport's own timeout (docs/DECISIONS.md D13).
 struct TransportSecurityTests {
     static let store = Store(rawValue: "example")
+    static let ahc = AsyncHTTPClientTransport()
+
+    enum Kind: String, CaseIterable, Sendable { case urlsession, ahc }
+
+    func transport(_ kind: Kind) -> any HTTPTransport {
+        switch kind {
+        case .urlsession: URLSessionTransport()
+        case .ahc: Self.ahc
+        }
+    }
 
     private func cassette(_ interactions: [Cassette.Interaction]) -> Cassette {
         Cassette(
@@ -15,7 +28,8 @@ struct TransportSecurityTests {
             interactions: interactions, expect: .verified("active"))
     }
 
-    @Test func aRedirectIsReturnedNotFollowedAndTheAuthorizationStaysHome() async throws {
+    @Test(arguments: Kind.allCases)
+    func aRedirectIsReturnedNotFollowedAndTheAuthorizationStaysHome(_ kind: Kind) async throws {
         let redirect = Cassette.Interaction(
             request: .init(method: "GET", path: "/v1/start"),
             response: .init(status: 302, headers: ["Location": "/v1/elsewhere"]))
@@ -25,7 +39,7 @@ struct TransportSecurityTests {
         try await MockStoreServer.withRunningServer(cassettes: [cassette([redirect, target])]) { server in
             var request = HTTPRequest(method: .get, url: server.baseURL.appendingPathComponent("v1/start"))
             request.headerFields[.authorization] = "Bearer sk_test_secret"
-            let response = try await URLSessionTransport().send(request, body: nil)
+            let response = try await transport(kind).send(request, body: nil)
             #expect(response.status.code == 302)
             #expect(response.head.headerFields[.location] == "/v1/elsewhere")
             #expect(server.exchanges.count == 1)
@@ -33,12 +47,13 @@ struct TransportSecurityTests {
         }
     }
 
-    @Test func requestsCancelledConcurrentlyEndPromptly() async throws {
+    @Test(arguments: Kind.allCases)
+    func requestsCancelledConcurrentlyEndPromptly(_ kind: Kind) async throws {
         // Each request would be held by the mock until the server stops; cancelling must end every one at once
         // (including one cancelled before its URLSession task existed), not after URLSession's own timeout.
         let held = Cassette.Interaction(request: .init(method: "GET", path: "/v1/held"), fault: .init(kind: .timeout), times: 8, minTimes: 0)
         try await MockStoreServer.withRunningServer(cassettes: [cassette([held])]) { server in
-            let transport = URLSessionTransport()
+            let transport = transport(kind)
             let started = ContinuousClock.now
             await withTaskGroup(of: Void.self) { group in
                 for index in 0..<8 {
@@ -52,5 +67,18 @@ struct TransportSecurityTests {
             }
             #expect(ContinuousClock.now - started < .seconds(10))
         }
+    }
+
+    @Test func theMatrixIsTheSameThroughAsyncHTTPClientInParallel() async throws {
+        let catalogue = try ScenarioCatalogue.load(
+            from: ConformanceSuiteTests.fixtures.appendingPathComponent("scenarios.json"))
+        let serial = try await ConformanceSuite(catalogue: catalogue, cassetteFolders: [ConformanceSuiteTests.fixtures]).run()
+        var parallel = try ConformanceSuite(
+            catalogue: catalogue, cassetteFolders: [ConformanceSuiteTests.fixtures], parallelism: 4)
+        parallel.makeTransport = { Self.ahc }
+        let report = await parallel.run()
+        #expect(report.succeeded, "\(report.renderText())")
+        #expect(report.cells.map { "\($0.store)/\($0.scenario)=\($0.status)" }
+            == serial.cells.map { "\($0.store)/\($0.scenario)=\($0.status)" })
     }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import OpenCatAsyncHTTPClient
 import OpenCatConformance
 
 /// `opencat conformance`: runs every store adapter against every recorded scenario and prints the matrix.
@@ -31,22 +32,45 @@ struct ConformanceCommand: AsyncParsableCommand {
     @Option(name: .customLong("root"), help: "The OpenCat checkout (default: found from the current folder).")
     var root: String?
 
+    @Option(
+        name: .customLong("transport"),
+        help: "The adapters' HTTP transport: urlsession (default) or ahc (AsyncHTTPClient, the server transport).")
+    var transport: String = "urlsession"
+
+    @Option(name: .customLong("parallel"), help: "How many cases run at once (default 1).")
+    var parallel: Int = 1
+
+    func validate() throws {
+        guard ["urlsession", "ahc"].contains(transport) else {
+            throw ValidationError("--transport takes urlsession or ahc")
+        }
+        guard (1...64).contains(parallel) else { throw ValidationError("--parallel takes 1 to 64") }
+    }
+
     func run() async throws {
         let rootURL = try root.map { URL(fileURLWithPath: $0) } ?? Self.findRoot()
         let fixtures = rootURL.appendingPathComponent("Fixtures")
         let catalogue: ScenarioCatalogue
         let extra = extraFixtures.map { URL(fileURLWithPath: $0) }
-        let suite: ConformanceSuite
+        var suite: ConformanceSuite
         do {
             catalogue = try ScenarioCatalogue.load(
                 from: cataloguePath.map { URL(fileURLWithPath: $0) } ?? fixtures.appendingPathComponent("scenarios.json"))
             suite = try ConformanceSuite(
-                catalogue: catalogue, cassetteFolders: [fixtures] + extra, stores: Set(stores), scenarios: Set(scenarios))
+                catalogue: catalogue, cassetteFolders: [fixtures] + extra, stores: Set(stores), scenarios: Set(scenarios),
+                parallelism: parallel)
         } catch {
             FileHandle.standardError.write(Data("opencat conformance: \(error)\n".utf8))
             throw ExitCode(1)
         }
+        var shared: AsyncHTTPClientTransport?
+        if transport == "ahc" {
+            let ahc = AsyncHTTPClientTransport()
+            suite.makeTransport = { ahc }
+            shared = ahc
+        }
         let report = await suite.run()
+        try await shared?.shutdown()
         print(report.renderText())
         let reportURL = URL(fileURLWithPath: reportDirectory, relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath))
         try report.write(to: reportURL)
