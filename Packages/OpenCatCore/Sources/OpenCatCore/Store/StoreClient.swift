@@ -16,7 +16,9 @@ public protocol StoreClient: Sendable {
     ///   - productId: the product to buy.
     ///   - appUserId: the app's user id, passed to the store where it supports one (appAccountToken,
     ///     obfuscatedAccountId).
-    /// - Returns: the proof of a completed purchase, or `pending` / `cancelled`.
+    /// - Returns: the proof of a completed purchase, or `pending` / `cancelled`. A client that handed the store a
+    ///   purchaser binding (an appAccountToken, an obfuscated account id) sets ``PurchaseProof/expectedPurchaser``
+    ///   to that value, so that verification refuses a purchase made for someone else.
     /// - Throws: a store error when the purchase failed.
     func purchase(productId: String, appUserId: String) async throws -> StorePurchaseResult
 
