@@ -247,7 +247,7 @@ struct SecurityRegressionTests {
         await again.shutdown()
     }
 
-    @Test func aKeyFileBeingWrittenByAnotherProcessIsWaitedFor() throws {
+    @Test func aKeyFileBeingWrittenByAnotherProcessIsWaitedFor() async throws {
         let keyFile = directory.appendingPathComponent("concurrent.key")
         let theirs = Data((0..<32).map { UInt8($0) })
         // The other process has created the file and written 5 bytes so far.
@@ -257,10 +257,20 @@ struct SecurityRegressionTests {
             // While this process waits, the other one finishes writing.
             if waits.increment() == 2 { try? theirs.write(to: keyFile) }
         })
-        let key = try provider.cacheKey()
-        #expect(key.withUnsafeBytes { Data($0) } == theirs)
+        // The SDK opens its cache with that key: nothing was damaged, so nothing is recovered, and it works.
+        let sdk = try OpenCat(
+            mode: .standalone(verifier: verifier, entitlements: Self.map, offerings: .init(currentOfferingId: nil, offerings: [])),
+            appUserId: "user-1", storeClient: store,
+            options: .init(cacheDirectory: directory, keyProvider: provider, clock: ManualClock(start: Fixture.epoch)))
+        #expect(sdk.cacheRecovery == nil)
         #expect(waits.value == 2)
+        #expect(try provider.cacheKey().withUnsafeBytes { Data($0) } == theirs)
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.contains("damaged") }.isEmpty)
+        store.script(Self.monthly, .result(.success(Fixture.proof("jws-1", product: Self.monthly, transaction: "tx-1"))))
+        verifier.set("jws-1", .success(VerifiedTransaction(transaction: subscription(expires: Fixture.epoch + 86_400))))
+        #expect(try await sdk.purchase(productID: Self.monthly).status == .completed)
+        #expect(sdk.isEntitled("pro"))
+        await sdk.shutdown()
     }
 
     @Test func aKeyFileReadableByOthersIsReportedWithItsMode() throws {
