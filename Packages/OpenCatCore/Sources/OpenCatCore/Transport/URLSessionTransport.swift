@@ -11,10 +11,14 @@ public import FoundationNetworking
 public final class URLSessionTransport: HTTPTransport, @unchecked Sendable {
     // `@unchecked`: URLSession is thread-safe but not annotated Sendable on every platform.
     private let session: URLSession
+    /// Whether this transport made ``session`` (and so invalidates it when it goes away).
+    private let ownsSession: Bool
 
     /// Creates a transport.
-    /// - Parameter session: the session to use (default: an ephemeral session with no cache and no cookies).
+    /// - Parameter session: the session to use (default: an ephemeral session with no cache and no cookies that
+    ///   never follows redirects). A session you pass keeps its own redirect policy: refuse them in its delegate.
     public init(session: URLSession? = nil) {
+        ownsSession = session == nil
         if let session {
             self.session = session
         } else {
@@ -26,6 +30,11 @@ public final class URLSessionTransport: HTTPTransport, @unchecked Sendable {
             // headers never travel to another host.
             self.session = URLSession(configuration: configuration, delegate: RefuseRedirects(), delegateQueue: nil)
         }
+    }
+
+    deinit {
+        // A session keeps its delegate (and itself) alive until invalidated.
+        if ownsSession { session.finishTasksAndInvalidate() }
     }
 
     public func send(_ request: HTTPRequest, body: Data?) async throws -> HTTPTransportResponse {

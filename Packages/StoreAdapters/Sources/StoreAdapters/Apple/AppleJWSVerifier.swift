@@ -243,7 +243,8 @@ public struct AppleJWSVerifier: Sendable {
     private func validationDate(payload: [UInt8]) throws -> Date {
         guard case .signedDate = validationTime else { return try validationDate(signedDate: nil) }
         let signedDate = try validationDate(signedDate: try Self.signedDate(in: payload))
-        return checksRevocation ? clock.currentDate : signedDate
+        // Online checks validate at now (range-checked like any validation time).
+        return checksRevocation ? try validationDate(signedDate: nil) : signedDate
     }
 
     /// Leaf and intermediate of the header's `x5c` (the root inside `x5c` is never used).
