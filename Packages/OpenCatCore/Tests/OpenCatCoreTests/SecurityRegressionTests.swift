@@ -118,6 +118,23 @@ struct SecurityRegressionTests {
         await restarted.shutdown()
     }
 
+    @Test func aClockThatRanAheadWithOnlySignedDatesLocksNoOneOutForGood() async throws {
+        // App Store offline proofs carry a signed date (a lower bound of real time) but no current time.
+        let real = Fixture.epoch
+        let wrong = ManualClock(start: Date(timeIntervalSince1970: 1_900_000_000))
+        verifier.set("jws-1", .success(VerifiedTransaction(
+            transaction: subscription(expires: real + 60 * 86_400), confirmedAt: real)))
+        store.setCurrent([Fixture.proof("jws-1", product: Self.monthly, transaction: "tx-1")])
+        do {
+            let sdk = try makeSDK(clock: wrong)
+            _ = try await sdk.restorePurchases()
+            await sdk.shutdown()
+        }
+        let restarted = try makeSDK(clock: ManualClock(start: real + 60))
+        #expect(restarted.isEntitled("pro"))
+        await restarted.shutdown()
+    }
+
     @Test func aConfirmedTimeFarAheadOfTheDeviceIsCapped() async throws {
         let clock = ManualClock(start: Fixture.epoch)
         verifier.set("jws-1", .success(VerifiedTransaction(

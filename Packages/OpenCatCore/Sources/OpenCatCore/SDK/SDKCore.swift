@@ -33,6 +33,11 @@ actor SDKCore {
     /// mark may lie ahead of a trusted current time before it is brought back to it).
     static let maximumClockSkew: TimeInterval = 300
 
+    /// How far the high-water mark may run ahead of the latest confirmed time (35 days: a monthly renewal is
+    /// confirmed well within it). It bounds both what a wrong clock can cost a paying user and how long past its
+    /// last confirmation an offline device keeps rollback protection.
+    static let maximumHighWaterLead: TimeInterval = 35 * 86_400
+
     struct StoredOfferings: Codable, Sendable {
         var offerings: Offerings
         var fetchedAt: Date
@@ -162,8 +167,13 @@ actor SDKCore {
     /// Raises the high-water mark to the device time, corrected by the latest trusted reading (so a clock that
     /// was found to run ahead does not drag the mark with it); saves it when it has moved by a minute.
     private func observe(deviceNow: Date) {
-        let corrected = state.trustAnchor.map { $0.trusted.addingTimeInterval(deviceNow.timeIntervalSince($0.device)) }
+        var corrected = state.trustAnchor.map { $0.trusted.addingTimeInterval(deviceNow.timeIntervalSince($0.device)) }
             ?? deviceNow
+        // Never further ahead of the latest confirmed time than ``maximumHighWaterLead``: a clock that ran ahead
+        // with no current time to correct it (an offline App Store JWS carries none) locks no one out for longer.
+        if let confirmed = state.lastConfirmed {
+            corrected = min(corrected, confirmed.addingTimeInterval(Self.maximumHighWaterLead))
+        }
         guard corrected > (state.deviceHighWater ?? .distantPast) else { return }
         state.deviceHighWater = corrected
         if corrected.timeIntervalSince(savedHighWater ?? .distantPast) >= 60 { save() }
@@ -178,7 +188,12 @@ actor SDKCore {
         let deviceNow = clock.currentDate
         if let confirmedAt {
             let capped = min(confirmedAt, deviceNow.addingTimeInterval(Self.maximumClockSkew))
-            state.lastConfirmed = max(state.lastConfirmed ?? capped, capped)
+            let confirmed = max(state.lastConfirmed ?? capped, capped)
+            state.lastConfirmed = confirmed
+            // Keep the high-water mark within its lead over the confirmed time (it may have been raised before
+            // the first confirmation, by a clock running ahead).
+            let ceiling = confirmed.addingTimeInterval(Self.maximumHighWaterLead)
+            if let mark = state.deviceHighWater, mark > ceiling { state.deviceHighWater = ceiling }
         }
         if let currentTime {
             state.trustAnchor = TrustAnchor(trusted: currentTime, device: deviceNow)
