@@ -159,8 +159,11 @@ actor SDKCore {
     }
 
     private func save() {
-        do { try cache.setValue(state, forKey: Self.stateKey(appUserId)) } catch {
-            logger.error("could not persist customer state", metadata: ["error": "\(error)"])
+        do {
+            try cache.setValue(state, forKey: Self.stateKey(appUserId))
+            savedHighWater = state.deviceHighWater
+        } catch {
+            logger.error("could not persist customer state", metadata: ["error": "\(Self.reason(error))"])
         }
     }
 
