@@ -162,6 +162,11 @@ if let output {
         with the real encrypted cache in a temporary folder and a verifier that answers at once).
 
         \(table)
+        Before the rework (issue 9), restore verified and saved one transaction at a time, re-encoding the whole
+        state on every save: 1,000 transactions took 6.1 s and 2,000 took 22 s (quadratic). Now proofs are verified
+        with bounded concurrency (default 4), merged in one pass and written in one cache transaction; the state is
+        read and opened once at start.
+
         """
     var text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? "# Benchmarks\n"
     if let start = text.range(of: "## Restore, `isEntitled` and cold start (device SDK)") {
