@@ -36,6 +36,8 @@ let package = Package(
         .target(
             name: "OpenCatConformance",
             dependencies: [
+                .product(name: "OpenCat", package: "OpenCatCore"),
+                .product(name: "OpenCatTesting", package: "OpenCatCore"),
                 .product(name: "OpenCatCore", package: "OpenCatCore"),
                 .product(name: "StoreAdapters", package: "StoreAdapters"),
                 .product(name: "MockStores", package: "MockStores"),
@@ -49,6 +51,8 @@ let package = Package(
         .testTarget(
             name: "ConformanceTests",
             dependencies: [
+                .product(name: "OpenCat", package: "OpenCatCore"),
+                .product(name: "OpenCatTesting", package: "OpenCatCore"),
                 "OpenCatConformance",
                 .product(name: "OpenCatCore", package: "OpenCatCore"),
                 .product(name: "OpenCatAsyncHTTPClient", package: "OpenCatCore"),
@@ -92,7 +96,10 @@ let package = Package(
         ),
         .executableTarget(
             name: "RestoreBenchmark",
-            dependencies: [.product(name: "OpenCatCore", package: "OpenCatCore")],
+            dependencies: [
+                .product(name: "OpenCatCore", package: "OpenCatCore"),
+                .product(name: "OpenCat", package: "OpenCatCore"),
+            ],
             path: "Tools/Benchmarks/RestoreBenchmark",
             swiftSettings: swiftSettings
         ),
@@ -111,6 +118,8 @@ let package = Package(
         .testTarget(
             name: "OpenCatCoreTests",
             dependencies: [
+                .product(name: "OpenCat", package: "OpenCatCore"),
+                .product(name: "OpenCatTesting", package: "OpenCatCore"),
                 .product(name: "OpenCatCore", package: "OpenCatCore"),
                 .product(name: "AuraLogicExample", package: "OpenCatCore"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -124,6 +133,7 @@ let package = Package(
         .testTarget(
             name: "StoreAdaptersTests",
             dependencies: [
+                .product(name: "OpenCatTesting", package: "OpenCatCore"),
                 .product(name: "StoreAdapters", package: "StoreAdapters"),
                 .product(name: "OpenCatCore", package: "OpenCatCore"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -139,6 +149,7 @@ let package = Package(
         .testTarget(
             name: "MockStoresTests",
             dependencies: [
+                .product(name: "OpenCatTesting", package: "OpenCatCore"),
                 .product(name: "MockStores", package: "MockStores"),
                 .product(name: "OpenCatCore", package: "OpenCatCore"),
                 .product(name: "Crypto", package: "swift-crypto"),

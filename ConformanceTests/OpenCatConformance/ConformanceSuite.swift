@@ -2,6 +2,7 @@ public import Foundation
 import HTTPTypes
 public import MockStores
 import OpenCatCore
+import OpenCatTesting
 import StoreAdapters
 
 /// Runs store adapters against recorded cassettes over real HTTP to MockStores on 127.0.0.1, and compares every
@@ -184,7 +185,8 @@ public struct ConformanceSuite: Sendable {
         let tokenPath = cassette.config["tokenPath"]?.stringValue ?? "/token"
         do {
             problems += try await MockStoreServer.withRunningServer(
-                cassettes: [cassette], credentials: credentials.mockCredentials(tokenPath: tokenPath), clock: clock
+                cassettes: [cassette], credentials: credentials.mockCredentials(tokenPath: tokenPath), clock: clock,
+                remoteTime: .sharedClock { clock.advance(by: $0) }
             ) { server in
                 let http = HTTPClient(
                     transport: makeTransport(), retryPolicy: RetryPolicy(maxAttempts: 3, jitter: .none), clock: clock,

@@ -2,6 +2,7 @@ import Foundation
 import MockStores
 import OpenCatConformance
 import OpenCatCore
+import OpenCatTesting
 import Testing
 
 /// The conformance suite, run by `swift test`: every built-in adapter against every cassette in Fixtures/.

@@ -4,6 +4,8 @@ import HTTPTypes
 import MockStores
 import OpenCatConformance
 import OpenCatCore
+import OpenCat
+import OpenCatTesting
 import Testing
 
 /// OpenCatCore in server mode against the OpenCat server API served by MockStores over real loopback HTTP, with
@@ -79,7 +81,9 @@ struct ServerModeEndToEndTests {
             Self.interaction("POST", "/v1/receipts", body: Self.subscriber(transactions: Self.purchased)),
             Self.interaction("GET", "/v1/subscribers/\(Self.user)", body: Self.subscriber(transactions: Self.purchased), times: 3),
         ].joined(separator: ","))
-        try await MockStoreServer.withRunningServer(cassettes: [cassette], credentials: Self.credentials, clock: harness.clock) { server in
+        try await MockStoreServer.withRunningServer(cassettes: [cassette], credentials: Self.credentials, clock: harness.clock,
+            remoteTime: .sharedClock { harness.clock.advance(by: $0) }
+        ) { server in
             let sdk = try harness.sdk(server)
             var updates = sdk.customerInfoUpdates.makeAsyncIterator()
             #expect(await updates.next()?.isEntitled("pro") == false)
@@ -104,7 +108,9 @@ struct ServerModeEndToEndTests {
             Self.interaction("POST", "/v1/receipts", body: Self.subscriber(transactions: Self.purchased)),
             Self.interaction("GET", "/v1/subscribers/\(Self.user)", body: Self.subscriber(transactions: Self.purchased), times: 5),
         ].joined(separator: ","))
-        try await MockStoreServer.withRunningServer(cassettes: [cassette], credentials: Self.credentials, clock: harness.clock) { server in
+        try await MockStoreServer.withRunningServer(cassettes: [cassette], credentials: Self.credentials, clock: harness.clock,
+            remoteTime: .sharedClock { harness.clock.advance(by: $0) }
+        ) { server in
             do {
                 let sdk = try harness.sdk(server)
                 #expect(try await sdk.purchase(productID: Self.product).status == .awaitingSync)
@@ -130,7 +136,9 @@ struct ServerModeEndToEndTests {
             Self.interaction("POST", "/v1/receipts", body: Self.subscriber(transactions: Self.purchased)),
             Self.interaction("GET", "/v1/subscribers/\(Self.user)", body: "{}", times: 2, fault: #"{"kind": "serverError", "status": 503}"#),
         ].joined(separator: ","))
-        try await MockStoreServer.withRunningServer(cassettes: [cassette], credentials: Self.credentials, clock: harness.clock) { server in
+        try await MockStoreServer.withRunningServer(cassettes: [cassette], credentials: Self.credentials, clock: harness.clock,
+            remoteTime: .sharedClock { harness.clock.advance(by: $0) }
+        ) { server in
             let sdk = try harness.sdk(server)
             _ = try await sdk.purchase(productID: Self.product)
             let info = await sdk.customerInfo()

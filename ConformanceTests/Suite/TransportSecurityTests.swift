@@ -4,6 +4,7 @@ import MockStores
 import OpenCatAsyncHTTPClient
 import OpenCatConformance
 import OpenCatCore
+import OpenCatTesting
 import Testing
 
 /// Both transports on real loopback HTTP: redirects are never followed, so credentials never leave for the host a

@@ -44,6 +44,7 @@ let package = Package(
         .testTarget(
             name: "MockStoresTests",
             dependencies: [
+                .product(name: "OpenCatTesting", package: "OpenCatCore"),
                 "MockStores",
                 .product(name: "OpenCatCore", package: "OpenCatCore"),
                 .product(name: "Crypto", package: "swift-crypto"),

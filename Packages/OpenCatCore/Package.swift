@@ -11,7 +11,13 @@ let package = Package(
     name: "OpenCatCore",
     platforms: [.macOS(.v15), .iOS(.v18)],
     products: [
+        // The shared kernel: models, proofs, money, secrets, clocks, transport, retry, errors, the verifier seam.
+        // No GRDB: what servers and sibling packages import.
         .library(name: "OpenCatCore", targets: ["OpenCatCore"]),
+        // The device SDK: the OpenCat facade, outbox, delivery, offerings, expiry, encrypted cache, server connector.
+        .library(name: "OpenCat", targets: ["OpenCat"]),
+        // Test support: ManualClock, ScriptedTransport, LogCapture, TestStoreClient. Never in a shipping target.
+        .library(name: "OpenCatTesting", targets: ["OpenCatTesting"]),
         .library(name: "AuraLogicExample", targets: ["AuraLogicExample"]),
         // The server transport: AsyncHTTPClient (NIO). Apps keep URLSession and do not link it.
         .library(name: "OpenCatAsyncHTTPClient", targets: ["OpenCatAsyncHTTPClient"]),
@@ -32,7 +38,26 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "HTTPTypesFoundation", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "OpenCat",
+            dependencies: [
+                "OpenCatCore",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "OpenCatTesting",
+            dependencies: [
+                "OpenCatCore",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -49,7 +74,7 @@ let package = Package(
         ),
         .target(
             name: "AuraLogicExample",
-            dependencies: ["OpenCatCore"],
+            dependencies: ["OpenCat", "OpenCatCore"],
             path: "Examples/AuraLogicExample",
             swiftSettings: swiftSettings
         ),
@@ -57,6 +82,8 @@ let package = Package(
             name: "OpenCatCoreTests",
             dependencies: [
                 "OpenCatCore",
+                "OpenCat",
+                "OpenCatTesting",
                 "AuraLogicExample",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),

@@ -38,6 +38,7 @@ let package = Package(
         .testTarget(
             name: "StoreAdaptersTests",
             dependencies: [
+                .product(name: "OpenCatTesting", package: "OpenCatCore"),
                 "StoreAdapters",
                 .product(name: "OpenCatCore", package: "OpenCatCore"),
                 .product(name: "Crypto", package: "swift-crypto"),

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import OpenCatCore
+import OpenCatTesting
 import StoreAdapters
 
 /// A sixth, fictional store ("Example Store") written the way a third party would write an adapter: against the

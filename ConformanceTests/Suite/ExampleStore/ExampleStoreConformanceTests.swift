@@ -2,6 +2,7 @@ import Foundation
 import MockStores
 import OpenCatConformance
 import OpenCatCore
+import OpenCatTesting
 import StoreAdapters
 import Testing
 

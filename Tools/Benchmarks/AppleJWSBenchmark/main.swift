@@ -67,14 +67,9 @@ struct BenchmarkChain {
             "environment":"Production","transactionReason":"PURCHASE","storefront":"USA","storefrontId":"143441",\
             "price":4990,"currency":"USD"}
             """.utf8)
-        let signingInput = base64URL(header) + "." + base64URL(payload)
+        let signingInput = Base64URL.encode(header) + "." + Base64URL.encode(payload)
         let signature = try leafKey.signature(for: Data(signingInput.utf8))
-        return BenchmarkChain(root: root, jws: signingInput + "." + base64URL(signature.rawRepresentation), leafKey: leafKey)
-    }
-
-    static func base64URL(_ data: Data) -> String {
-        data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+        return BenchmarkChain(root: root, jws: signingInput + "." + Base64URL.encode(signature.rawRepresentation), leafKey: leafKey)
     }
 }
 

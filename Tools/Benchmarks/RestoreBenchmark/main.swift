@@ -8,6 +8,7 @@
 // evaluating entitlements) from a cache of 10,000 transactions under 100 ms.
 import Foundation
 import OpenCatCore
+import OpenCat
 
 /// A store that owns `count` non-consumable and subscription purchases and proves each with its transaction id.
 struct BenchmarkStore: StoreClient {

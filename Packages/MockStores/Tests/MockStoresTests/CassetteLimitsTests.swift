@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import MockStores
 import OpenCatCore
+import OpenCatTesting
 import Testing
 
 /// Security issue items 7 and 14: every number in a cassette is bounded, the file size is capped before it is
@@ -58,7 +59,9 @@ struct CassetteLimitsTests {
         let clock = ManualClock()
         let cassette = MockStoreServerFaultTests.cassette(
             .init(kind: .delay, seconds: 1e308), response: .init(status: 70000))
-        try await MockStoreServer.withRunningServer(cassettes: [cassette], clock: clock) { server in
+        try await MockStoreServer.withRunningServer(
+            cassettes: [cassette], clock: clock, remoteTime: .sharedClock { clock.advance(by: $0) }
+        ) { server in
             let before = clock.currentDate
             let response = try await Loopback.send(.get, server, "/v1/thing")
             #expect(response.status.code == 500)

@@ -1,6 +1,7 @@
 import Foundation
 import MockStores
 import OpenCatCore
+import OpenCatTesting
 import Testing
 
 struct CassetteTests {

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import MockStores
 import OpenCatCore
+import OpenCatTesting
 import Testing
 
 struct MockStoreClientTests {

@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import MockStores
 import OpenCatCore
+import OpenCatTesting
 import Testing
 import _CryptoExtras
 

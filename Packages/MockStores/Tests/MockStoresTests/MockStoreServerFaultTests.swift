@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import MockStores
 import OpenCatCore
+import OpenCatTesting
 import Testing
 
 struct MockStoreServerFaultTests {
@@ -14,7 +15,9 @@ struct MockStoreServerFaultTests {
     @Test func aDelayMovesASharedTestClockThenAnswers() async throws {
         let clock = ManualClock()
         let cassette = Self.cassette(.delay(seconds: 2), response: .init(status: 200, json: ["late": true]))
-        try await MockStoreServer.withRunningServer(cassettes: [cassette], clock: clock) { server in
+        try await MockStoreServer.withRunningServer(
+            cassettes: [cassette], clock: clock, remoteTime: .sharedClock { clock.advance(by: $0) }
+        ) { server in
             let before = clock.currentDate
             let response = try await Loopback.send(.get, server, "/v1/thing")
             #expect(response.status.code == 200)
@@ -28,7 +31,9 @@ struct MockStoreServerFaultTests {
         let clock = ManualClock(autoAdvance: true, holdsDuringExternalWork: true)
         let client = HTTPClient(retryPolicy: .never, clock: clock, timeout: .seconds(10))
         let cassette = Self.cassette(.delay(seconds: 30), response: .init(status: 200))
-        try await MockStoreServer.withRunningServer(cassettes: [cassette], clock: clock) { server in
+        try await MockStoreServer.withRunningServer(
+            cassettes: [cassette], clock: clock, remoteTime: .sharedClock { clock.advance(by: $0) }
+        ) { server in
             let error = await #expect(throws: HTTPTransportError.self) {
                 try await Loopback.send(.get, server, "/v1/thing", client: client)
             }

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import MockStores
 import OpenCatCore
+import OpenCatTesting
 import Testing
 
 struct MockStoreServerMatchingTests {

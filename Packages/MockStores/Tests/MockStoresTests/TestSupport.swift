@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import MockStores
 import OpenCatCore
+import OpenCatTesting
 import _CryptoExtras
 
 /// Keys generated once per test run (RSA key generation is slow).

@@ -1,4 +1,5 @@
 public import OpenCatCore
+public import OpenCat
 
 /// The worked example from the design: Aura Logic's full unlock.
 ///

@@ -2,6 +2,8 @@ import AuraLogicExample
 import Crypto
 import Foundation
 import OpenCatCore
+import OpenCat
+import OpenCatTesting
 import Testing
 
 struct AuraLogicExampleTests {

@@ -2,6 +2,8 @@ import Crypto
 import Foundation
 import Logging
 import OpenCatCore
+import OpenCatTesting
+import OpenCat
 import Testing
 
 struct EncryptedCacheTests {

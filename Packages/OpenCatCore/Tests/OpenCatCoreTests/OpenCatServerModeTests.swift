@@ -1,6 +1,8 @@
 import Crypto
 import Foundation
 import OpenCatCore
+import OpenCat
+import OpenCatTesting
 import Testing
 
 struct OpenCatServerModeTests {

@@ -2,6 +2,8 @@ import Crypto
 import Foundation
 import Logging
 import OpenCatCore
+import OpenCat
+import OpenCatTesting
 import Testing
 
 /// Secrets never reach logs, error descriptions or the cache file.

@@ -2,6 +2,8 @@ import Crypto
 import Foundation
 import GRDB
 import OpenCatCore
+import OpenCat
+import OpenCatTesting
 import Synchronization
 import Testing
 

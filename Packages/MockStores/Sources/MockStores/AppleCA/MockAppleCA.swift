@@ -2,6 +2,7 @@ public import Crypto
 public import Foundation
 public import SwiftASN1
 public import X509
+import OpenCatCore
 
 /// A test certificate authority shaped like Apple's App Store signing chain: a root, an intermediate carrying
 /// Apple's WWDR marker OID `1.2.840.113635.100.6.2.1` and a leaf carrying the App Store receipt-signing marker OID

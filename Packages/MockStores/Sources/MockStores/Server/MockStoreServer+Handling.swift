@@ -31,21 +31,21 @@ extension MockStoreServer {
         case .respond(let response):
             return Self.hummingbirdResponse(response)
         case .delay(let duration, let response):
-            if let manual = clock as? ManualClock {
+            if case .sharedClock(let advance) = remoteTime {
                 // A test clock shared with the client: the remote side moves time itself (the client's clock may
                 // hold its automatic advancing while it waits on this request), so the client's timeout fires if
                 // the delay is longer than it.
-                manual.advance(by: duration)
+                advance(duration)
             } else {
                 try await holdingConnection(channel) { [clock] in try await clock.sleep(for: duration) }
             }
             return Self.hummingbirdResponse(response)
         case .hang:
-            if let manual = clock as? ManualClock {
+            if case .sharedClock(let advance) = remoteTime {
                 // Move a shared test clock one minute on, past the client's timeout: OpenCat's HTTPClient fixes each
                 // attempt's deadline before the request leaves, so one step is enough, and a small step keeps
                 // short-lived credentials (a 5-minute App Store API token) valid across retries.
-                manual.advance(by: .seconds(60))
+                advance(.seconds(60))
             }
             try await waitForRelease(of: channel)
             try? await channel.close()

@@ -64,6 +64,8 @@ public final class MockStoreServer: Sendable {
     let state: Mutex<State>
     /// The clock that `delay` faults wait on and that auth checks read the time from.
     public let clock: any WallClock
+    /// How `delay` and `timeout` faults let time pass.
+    public let remoteTime: MockRemoteTime
     /// Where the server logs (unmatched requests at `error`, each exchange at `debug`). No-op by default.
     public let logger: Logger
     /// The address it binds (`127.0.0.1` by default).
@@ -76,12 +78,14 @@ public final class MockStoreServer: Sendable {
     ///   - cassettes: the interaction script, in order.
     ///   - credentials: the credentials the auth checks accept.
     ///   - clock: the clock for `delay` faults and `exp` checks (a `ManualClock` in tests).
+    ///   - remoteTime: how `delay` and `timeout` faults let time pass (``MockRemoteTime/sharedClock(advance:)`` when
+    ///     the clock is a test clock shared with the client).
     ///   - host: the address to bind.
     ///   - port: the port (`0`: an ephemeral port).
     ///   - logger: where to log (no-op by default).
     public init(
         cassettes: [Cassette] = [], credentials: MockCredentials = MockCredentials(), clock: any WallClock = SystemClock(),
-        host: String = "127.0.0.1", port: Int = 0,
+        remoteTime: MockRemoteTime = .waitsOnClock, host: String = "127.0.0.1", port: Int = 0,
         logger: Logger = Logger(label: "dev.opencat.mockstores", factory: { _ in SwiftLogNoOpLogHandler() })
     ) {
         var initial = State()
@@ -89,6 +93,7 @@ public final class MockStoreServer: Sendable {
         initial.authenticators = credentials.authenticators()
         self.state = Mutex(initial)
         self.clock = clock
+        self.remoteTime = remoteTime
         self.logger = logger
         self.host = host
         self.requestedPort = port
@@ -101,17 +106,20 @@ public final class MockStoreServer: Sendable {
     ///   - cassettes: the interaction script, in order.
     ///   - credentials: the credentials the auth checks accept.
     ///   - clock: the clock for `delay` faults and `exp` checks.
+    ///   - remoteTime: how `delay` and `timeout` faults let time pass.
     ///   - logger: where to log.
     ///   - body: the test, given the listening server.
     /// - Returns: what `body` returns.
     /// - Throws: what `body` throws, or the server's error if it could not listen.
     public static func withRunningServer<T>(
         cassettes: [Cassette] = [], credentials: MockCredentials = MockCredentials(), clock: any WallClock = SystemClock(),
+        remoteTime: MockRemoteTime = .waitsOnClock,
         logger: Logger = Logger(label: "dev.opencat.mockstores", factory: { _ in SwiftLogNoOpLogHandler() }),
         isolation: isolated (any Actor)? = #isolation,
         _ body: (MockStoreServer) async throws -> T
     ) async throws -> T {
-        let server = MockStoreServer(cassettes: cassettes, credentials: credentials, clock: clock, logger: logger)
+        let server = MockStoreServer(
+            cassettes: cassettes, credentials: credentials, clock: clock, remoteTime: remoteTime, logger: logger)
         return try await withThrowingTaskGroup(of: Void.self, returning: T.self) { group in
             group.addTask { try await server.run() }
             do {
@@ -175,7 +183,7 @@ public final class MockStoreServer: Sendable {
     }
 
     /// Starts the server in a task of its own and returns once it listens. Prefer
-    /// ``withRunningServer(cassettes:credentials:clock:logger:isolation:_:)``, which cannot leak a running server;
+    /// ``withRunningServer(cassettes:credentials:clock:remoteTime:logger:isolation:_:)``, which cannot leak a running server;
     /// call ``stop()`` when done.
     /// - Returns: the base URL.
     @discardableResult

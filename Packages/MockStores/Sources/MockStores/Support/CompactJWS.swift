@@ -1,4 +1,5 @@
 import Foundation
+import OpenCatCore
 
 /// A compact JWS/JWT split into its parts (`header.payload.signature`, base64url), not yet verified.
 struct CompactJWS {

@@ -1,8 +1,8 @@
-import Foundation
+public import Foundation
 
 extension Duration {
     /// The duration in seconds, as Foundation's `TimeInterval` (for date arithmetic).
-    var timeInterval: TimeInterval {
+    public var timeInterval: TimeInterval {
         TimeInterval(components.seconds) + TimeInterval(components.attoseconds) / 1e18
     }
 }

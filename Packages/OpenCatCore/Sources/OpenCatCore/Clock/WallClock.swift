@@ -3,25 +3,35 @@ public import Foundation
 /// A clock that can also tell the calendar date.
 ///
 /// Everything in OpenCat that waits (retry back-off, timeouts, expiry timers) or reads "now" (entitlement
-/// expiry) takes a `WallClock`, so that tests drive time with a ``ManualClock`` and never sleep for real.
+/// expiry) takes a `WallClock`, so that tests drive time with a test clock (OpenCatTesting's `ManualClock`) and never
+/// sleep for real.
 public protocol WallClock: Clock<Duration> {
     /// The current calendar date according to this clock.
     var currentDate: Date { get }
+}
 
-    /// Runs an operation that waits on something other than this clock (network I/O). Real clocks just run
-    /// it; a ``ManualClock`` can hold its automatic advancing meanwhile, so a timeout raced against real I/O
-    /// fires only when a test moves time on purpose.
+/// A clock that wants to know when the code waiting on it is also waiting on something else (network I/O).
+///
+/// ``HTTPClient`` runs each attempt inside ``waitingOnExternalWork(_:)`` when its clock conforms: a clock that
+/// moves by itself when every waiter sleeps (a test clock) can then hold still while real I/O takes real time.
+/// Real clocks do not conform and need nothing.
+public protocol ExternalWorkAwareClock: WallClock {
+    /// Runs an operation that waits on something other than this clock.
     func waitingOnExternalWork<Result: Sendable>(
         _ operation: @Sendable () async throws -> Result
     ) async throws -> Result
 }
 
 extension WallClock {
-    /// Runs the operation (real clocks need nothing more).
-    public func waitingOnExternalWork<Result: Sendable>(
+    /// Runs an operation that waits on something other than this clock: through
+    /// ``ExternalWorkAwareClock/waitingOnExternalWork(_:)`` when the clock conforms, else directly.
+    public func runningExternalWork<Result: Sendable>(
         _ operation: @Sendable () async throws -> Result
     ) async throws -> Result {
-        try await operation()
+        if let aware = self as? any ExternalWorkAwareClock {
+            return try await aware.waitingOnExternalWork(operation)
+        }
+        return try await operation()
     }
 
     /// Suspends until the given calendar date (returns at once if it is in the past).

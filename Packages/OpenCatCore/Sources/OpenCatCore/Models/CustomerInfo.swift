@@ -32,7 +32,7 @@ public struct CustomerInfo: Codable, Sendable, Hashable {
     public func isEntitled(_ entitlementId: String) -> Bool { entitlements[entitlementId]?.isActive == true }
 
     /// Whether two values describe the same state, ignoring when they were evaluated.
-    func sameState(as other: CustomerInfo) -> Bool {
+    package func sameState(as other: CustomerInfo) -> Bool {
         var a = self
         var b = other
         a.evaluatedAt = .distantPast

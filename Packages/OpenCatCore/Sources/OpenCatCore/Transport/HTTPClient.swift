@@ -110,7 +110,7 @@ extension WallClock {
         let deadline = now.advanced(by: timeout)
         // The whole attempt counts as external work (not just the transport call), so a test clock that holds
         // during external work cannot fire the timer between the response arriving and it being taken.
-        return try await waitingOnExternalWork {
+        return try await runningExternalWork {
             try await withThrowingTaskGroup(of: HTTPTransportResponse?.self) { group in
             group.addTask { try await transport.send(request, body: body) }
             group.addTask {

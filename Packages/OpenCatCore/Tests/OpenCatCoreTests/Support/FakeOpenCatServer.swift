@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import OpenCatCore
+import OpenCatTesting
 import Synchronization
 
 /// An in-process implementation of the OpenCat server API (docs/api/opencat-server.md) behind HTTPTransport:

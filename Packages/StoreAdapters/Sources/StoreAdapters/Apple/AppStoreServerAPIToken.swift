@@ -33,8 +33,8 @@ enum AppStoreServerAPIToken {
         let claims = try encoder.encode(
             Claims(iss: credentials.issuerId, iat: issuedAt, exp: issuedAt + lifetime, aud: audience, bid: bundleId)
         )
-        let signingInput = AppleBase64.encodeURL(header) + "." + AppleBase64.encodeURL(claims)
+        let signingInput = Base64URL.encode(header) + "." + Base64URL.encode(claims)
         let signature = try credentials.privateKey.revealed.signature(for: Data(signingInput.utf8))
-        return signingInput + "." + AppleBase64.encodeURL(signature.rawRepresentation)
+        return signingInput + "." + Base64URL.encode(signature.rawRepresentation)
     }
 }

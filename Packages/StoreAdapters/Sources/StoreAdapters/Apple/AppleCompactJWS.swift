@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import OpenCatCore
 
 /// The three segments of a compact JWS, located in one contiguous copy of its UTF-8 bytes.
 struct AppleCompactJWS {
@@ -59,7 +60,7 @@ struct AppleCompactJWS {
 
     /// The base64url-decoded bytes of a segment, or `nil` if it is not base64url.
     func decoded(_ range: Range<Int>) -> [UInt8]? {
-        withBytes(range) { AppleBase64.decodeURL($0) }
+        withBytes(range) { Base64URL.decode($0) }
     }
 
     /// Whether `signature` is a valid ES256 signature of ``signingInput`` by `publicKey`.

@@ -19,11 +19,6 @@ public actor GoogleAccessTokenProvider {
     /// The grant type of the JWT-bearer flow (RFC 7523).
     static let grantType = "urn:ietf:params:oauth:grant-type:jwt-bearer"
 
-    private struct CachedToken: Sendable {
-        var token: Secret<String>
-        var refreshAfter: Date
-    }
-
     /// The account whose tokens this provider fetches.
     public nonisolated let serviceAccount: GoogleServiceAccount
     /// The scope requested.
@@ -38,11 +33,10 @@ public actor GoogleAccessTokenProvider {
     private let http: StoreHTTP
     private let logger: Logger
 
-    private var cached: CachedToken?
-    private var refresh: (id: UInt64, task: Task<CachedToken, any Error>)?
-    private var nextRefreshID: UInt64 = 0
+    /// The cached token and its shared refresh (set once, right after init).
+    private var cache: AccessTokenCache?
     /// Callers currently waiting for a refresh (for tests that check the refresh is shared).
-    private(set) var refreshWaiterCount = 0
+    var refreshWaiterCount: Int { get async { await cache?.refreshWaiterCount ?? 0 } }
 
     /// Creates a provider.
     /// - Parameters:
@@ -114,39 +108,26 @@ public actor GoogleAccessTokenProvider {
     /// - Throws: ``StoreAdapterError``: `unauthorized` when Google rejects the assertion, `rateLimited`,
     ///   `storeUnavailable`, `timeout`, `network` or `malformedResponse` otherwise.
     public func accessToken() async throws -> Secret<String> {
-        if let cached, http.client.clock.currentDate < cached.refreshAfter {
-            return cached.token
-        }
-        let current: (id: UInt64, task: Task<CachedToken, any Error>)
-        if let refresh {
-            current = refresh
-        } else {
-            let id = nextRefreshID
-            nextRefreshID += 1
-            current = (id, Task { try await self.fetchToken() })
-            refresh = current
-        }
-        refreshWaiterCount += 1
-        defer { refreshWaiterCount -= 1 }
-        do {
-            let token = try await current.task.value
-            if refresh?.id == current.id {
-                refresh = nil
-                cached = token
-            }
-            return token.token
-        } catch {
-            if refresh?.id == current.id { refresh = nil }
-            throw error
-        }
+        try await tokenCache().token()
     }
 
     /// Forgets a token the API refused (HTTP 401), so that the next ``accessToken()`` fetches a new one.
     ///
     /// Only the given token is dropped: a newer token fetched meanwhile by another caller stays cached.
     /// - Parameter token: the token that was refused.
-    public func invalidate(_ token: Secret<String>) {
-        if cached?.token == token { cached = nil }
+    public func invalidate(_ token: Secret<String>) async {
+        await tokenCache().invalidate(token)
+    }
+
+    /// The token cache (created on first use: its fetch calls back into this actor).
+    func tokenCache() -> AccessTokenCache {
+        if let cache { return cache }
+        let made = AccessTokenCache(clock: http.client.clock, refreshMargin: refreshMargin) { [weak self] in
+            guard let self else { throw CancellationError() }
+            return try await self.fetchToken()
+        }
+        cache = made
+        return made
     }
 
     /// Builds the signed assertion for a moment (exposed for tests and diagnostics).
@@ -165,7 +146,7 @@ public actor GoogleAccessTokenProvider {
         )
     }
 
-    private func fetchToken() async throws -> CachedToken {
+    private func fetchToken() async throws -> AccessTokenCache.Issued {
         let issuedAt = http.client.clock.currentDate
         let assertion: String
         do {
@@ -209,10 +190,8 @@ public actor GoogleAccessTokenProvider {
             throw StoreAdapterError(.malformedResponse, store: .google, "the token endpoint issued a non-bearer token")
         }
         let lifetime = max(1, token.expiresIn?.value ?? 3600)
-        let margin = refreshMargin.components.seconds
-        let usable = lifetime > margin * 2 ? lifetime - margin : lifetime / 2
         logger.debug("google access token fetched", metadata: ["expiresIn": "\(lifetime)"])
-        return CachedToken(token: token.accessToken, refreshAfter: issuedAt.addingTimeInterval(TimeInterval(usable)))
+        return AccessTokenCache.Issued(token: token.accessToken, lifetimeSeconds: lifetime, requestedAt: issuedAt)
     }
 
     static func authority(of url: URL) -> String? {

@@ -1,5 +1,6 @@
 import Foundation
 import _CryptoExtras
+import OpenCatCore
 
 /// The self-signed JWT a service account exchanges for an access token (RS256, RSASSA-PKCS1-v1_5 with SHA-256).
 ///
@@ -38,16 +39,8 @@ enum GoogleJWTAssertion {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let signingInput =
-            base64URL(try encoder.encode(header)) + "." + base64URL(try encoder.encode(claims))
+            Base64URL.encode(try encoder.encode(header)) + "." + Base64URL.encode(try encoder.encode(claims))
         let signature = try key.signature(for: Data(signingInput.utf8), padding: .insecurePKCS1v1_5)
-        return signingInput + "." + base64URL(signature.rawRepresentation)
-    }
-
-    /// Base64url without padding (RFC 7515 §2).
-    static func base64URL(_ data: Data) -> String {
-        data.base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-")
-            .replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+        return signingInput + "." + Base64URL.encode(signature.rawRepresentation)
     }
 }

@@ -288,24 +288,13 @@ public struct GooglePlayAdapter: StoreAdapter {
         body: Data? = nil,
         idempotent: Bool? = nil
     ) async throws -> HTTPTransportResponse {
-        let provider = configuration.tokenProvider
-        var token = try await provider.accessToken()
-        var response = try await http.send(
-            request(method, path: path, token: token, hasBody: body != nil),
-            body: body,
-            idempotent: idempotent
-        )
-        if response.status.code == 401 {
-            logger.notice("google play api refused the access token; fetching a new one")
-            await provider.invalidate(token)
-            token = try await provider.accessToken()
-            response = try await http.send(
-                request(method, path: path, token: token, hasBody: body != nil),
-                body: body,
-                idempotent: idempotent
-            )
+        let cache = await configuration.tokenProvider.tokenCache()
+        return try await cache.sendAuthorized(
+            onRefused: { [logger] in logger.notice("google play api refused the access token; fetching a new one") }
+        ) { [self] token in
+            try await http.send(
+                request(method, path: path, token: token, hasBody: body != nil), body: body, idempotent: idempotent)
         }
-        return response
     }
 
     private func request(_ method: HTTPRequest.Method, path: String, token: Secret<String>, hasBody: Bool)

@@ -4,12 +4,12 @@ import Logging
 import OpenCatCore
 
 /// The PayPal REST plumbing shared by ``PayPalAdapter`` and ``PayPalWebhookVerifier``: bearer tokens from one
-/// ``PayPalAccessTokenProvider`` (refreshed once when the API answers 401), and PayPal's error bodies mapped to
+/// ``AccessTokenCache`` (refreshed once when the API answers 401), and PayPal's error bodies mapped to
 /// ``StoreAdapterError``.
 struct PayPalAPI: Sendable {
     let http: StoreHTTP
     let baseURL: URL
-    let tokens: PayPalAccessTokenProvider
+    let tokens: AccessTokenCache
     let logger: Logger
 
     init(configuration: PayPalAdapter.Configuration) {
@@ -17,7 +17,7 @@ struct PayPalAPI: Sendable {
         self.http = http
         self.baseURL = configuration.baseURL
         self.logger = configuration.logger
-        self.tokens = PayPalAccessTokenProvider(
+        self.tokens = PayPalAccessTokenProvider.cache(
             http: http,
             baseURL: configuration.baseURL,
             clientId: configuration.clientId,
@@ -34,19 +34,15 @@ struct PayPalAPI: Sendable {
         headers: [(HTTPField.Name, String)] = [],
         body: Data? = nil
     ) async throws -> HTTPTransportResponse {
-        var retriedWithFreshToken = false
-        while true {
-            let token = try await tokens.token()
+        try await tokens.sendAuthorized(
+            onRefused: { [logger] in logger.debug("paypal rejected the access token; fetching a new one") }
+        ) { [http, baseURL] token in
             var request = StoreHTTP.request(method, baseURL: baseURL, path: path)
             request.headerFields[.authorization] = "Bearer \(token.revealed)"
             request.headerFields[.accept] = "application/json"
             if body != nil { request.headerFields[.contentType] = "application/json" }
             for (name, value) in headers { request.headerFields[name] = value }
-            let response = try await http.send(request, body: body)
-            guard response.status.code == 401, !retriedWithFreshToken else { return response }
-            logger.debug("paypal rejected the access token; fetching a new one")
-            await tokens.invalidate(token)
-            retriedWithFreshToken = true
+            return try await http.send(request, body: body)
         }
     }
 

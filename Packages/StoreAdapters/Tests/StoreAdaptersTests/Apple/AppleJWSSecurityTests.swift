@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import OpenCatCore
+import OpenCatTesting
 import StoreAdapters
 import Testing
 import X509

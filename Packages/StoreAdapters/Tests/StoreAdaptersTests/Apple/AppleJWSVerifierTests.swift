@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import Logging
 import OpenCatCore
+import OpenCatTesting
 import StoreAdapters
 import Testing
 import X509

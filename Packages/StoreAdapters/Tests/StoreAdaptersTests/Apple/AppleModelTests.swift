@@ -1,5 +1,6 @@
 import Foundation
 import OpenCatCore
+import OpenCatTesting
 import StoreAdapters
 import Testing
 

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import OpenCatCore
+import OpenCatTesting
 import StoreAdapters
 import Synchronization
 import Testing

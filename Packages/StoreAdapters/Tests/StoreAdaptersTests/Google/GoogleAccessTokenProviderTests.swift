@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import HTTPTypes
 import OpenCatCore
+import OpenCatTesting
 import Testing
 import _CryptoExtras
 

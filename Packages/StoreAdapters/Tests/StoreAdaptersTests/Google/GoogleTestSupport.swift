@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Logging
 import OpenCatCore
+import OpenCatTesting
 import Synchronization
 import _CryptoExtras
 

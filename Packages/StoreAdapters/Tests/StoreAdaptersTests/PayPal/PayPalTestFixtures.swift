@@ -1,5 +1,6 @@
 import Foundation
 import OpenCatCore
+import OpenCatTesting
 
 @testable import StoreAdapters
 

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import OpenCatCore
+import OpenCatTesting
 import Testing
 
 @testable import StoreAdapters

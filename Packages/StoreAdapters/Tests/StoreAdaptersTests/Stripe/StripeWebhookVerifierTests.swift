@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import OpenCatCore
+import OpenCatTesting
 import Testing
 
 @testable import StoreAdapters

@@ -2,6 +2,7 @@ import Crypto
 public import Foundation
 import GRDB
 public import Logging
+import OpenCatCore
 
 /// A small persistent store on SQLite (GRDB) whose every value is sealed with AES-256-GCM.
 ///

@@ -1,6 +1,9 @@
-/// Base64 for compact JWS: the URL-safe alphabet without padding (RFC 7515 §2), decoded straight from the
-/// UTF-8 bytes of a segment without intermediate strings.
-enum AppleBase64 {
+public import Foundation
+
+/// Base64url without padding (RFC 7515 §2), as JWS and JWT use it: the one implementation every OpenCat package
+/// shares. Decoding accepts the canonical spelling only and works straight from UTF-8 bytes, without intermediate
+/// strings.
+public enum Base64URL {
     private static let urlAlphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
 
     private static let urlTable: [UInt8] = {
@@ -12,7 +15,7 @@ enum AppleBase64 {
     /// Decodes unpadded base64url, canonical form only.
     /// - Returns: `nil` for characters outside the alphabet, padding, an impossible length, or non-zero bits after
     ///   the last byte (RFC 4648 §3.5: such a segment has a second spelling of the same bytes; a JWS has one).
-    static func decodeURL(_ input: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
+    public static func decode(_ input: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
         let count = input.count
         guard count % 4 != 1 else { return nil }
         let outputCount = count * 3 / 4
@@ -44,7 +47,7 @@ enum AppleBase64 {
     }
 
     /// Encodes bytes as unpadded base64url.
-    static func encodeURL<Bytes: Sequence>(_ input: Bytes) -> String where Bytes.Element == UInt8 {
+    public static func encode<Bytes: Sequence>(_ input: Bytes) -> String where Bytes.Element == UInt8 {
         var output = [UInt8]()
         var accumulator: UInt32 = 0
         var bits = 0
@@ -58,5 +61,14 @@ enum AppleBase64 {
         }
         if bits > 0 { output.append(urlAlphabet[Int((accumulator << UInt32(6 - bits)) & 0x3F)]) }
         return String(decoding: output, as: UTF8.self)
+    }
+
+    /// Encodes the UTF-8 bytes of a text as unpadded base64url.
+    public static func encode(_ text: String) -> String { encode(Array(text.utf8)) }
+
+    /// Decodes unpadded, canonical base64url text.
+    /// - Returns: `nil` for anything else (the same rules as the byte-buffer form).
+    public static func decode(_ text: some StringProtocol) -> Data? {
+        Array(text.utf8).withUnsafeBufferPointer { decode($0).map { Data($0) } }
     }
 }

@@ -1,4 +1,5 @@
 public import Foundation
+public import OpenCatCore
 import Synchronization
 
 /// A clock that moves only when told to: the test clock for everything that waits or reads the date.
@@ -15,7 +16,7 @@ import Synchronization
 ///   it — and whatever plays the remote side moves time on purpose, as MockStores' fault injection does.)
 ///
 /// Every requested sleep is recorded in ``recordedSleeps`` in both modes.
-public final class ManualClock: WallClock, Sendable {
+public final class ManualClock: ExternalWorkAwareClock, Sendable {
     /// A point on a ``ManualClock``: the time elapsed since the clock was created.
     public struct Instant: InstantProtocol, Sendable {
         /// Time since the clock's start.

@@ -1,29 +1,32 @@
-import Logging
+public import Logging
 import Synchronization
 
 /// Captures every log line (level, message, metadata and any attached error, rendered) so tests can search them
 /// for secrets.
-final class LogCapture: Sendable {
+public final class LogCapture: Sendable {
+    /// Creates an empty capture.
+    public init() {}
+
     private let lines = Mutex<[String]>([])
 
     /// A trace-level logger writing here.
-    var logger: Logger { logger("dev.opencat.tests") }
+    public var logger: Logger { logger("dev.opencat.tests") }
 
     /// A trace-level logger with a label, writing here.
-    func logger(_ label: String) -> Logger {
+    public func logger(_ label: String) -> Logger {
         var logger = Logger(label: label) { _ in Handler(capture: self) }
         logger.logLevel = .trace
         return logger
     }
 
     /// Every line so far.
-    var all: [String] { lines.withLock { $0 } }
+    public var all: [String] { lines.withLock { $0 } }
     /// Every line so far (alias used by the payments tests).
-    var recorded: [String] { all }
+    public var recorded: [String] { all }
     /// Every line, joined.
-    var text: String { all.joined(separator: "\n") }
+    public var text: String { all.joined(separator: "\n") }
     /// Whether any line contains the text.
-    func contains(_ text: String) -> Bool { all.contains { $0.contains(text) } }
+    public func contains(_ text: String) -> Bool { all.contains { $0.contains(text) } }
 
     fileprivate func record(_ line: String) { lines.withLock { $0.append(line) } }
 

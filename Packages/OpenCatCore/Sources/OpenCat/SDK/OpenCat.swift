@@ -1,6 +1,7 @@
 public import Foundation
 public import Logging
 import Synchronization
+import OpenCatCore
 
 /// The OpenCat entitlement SDK: sell products, verify purchases, and answer "does this user have access to X?".
 ///

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import HTTPTypesFoundation
 import Logging
+import OpenCatCore
 
 /// An error answer of the OpenCat server.
 public struct OpenCatServerError: Error, Hashable, Sendable, CustomStringConvertible, TransientErrorClassifying {
@@ -106,10 +107,4 @@ struct ServerConnector: Sendable {
         allowed.insert(charactersIn: "-._~")
         return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
     }
-}
-
-/// This package's version, from VERSION.
-public enum OpenCatCoreVersion {
-    /// The semantic version string.
-    public static let string = "0.1.0"
 }

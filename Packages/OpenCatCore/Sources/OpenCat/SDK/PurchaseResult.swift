@@ -1,3 +1,4 @@
+import OpenCatCore
 /// The outcome of ``OpenCat/purchase(productID:)``. A cancelled purchase throws `purchaseCancelled` instead.
 public struct PurchaseResult: Sendable, Hashable {
     /// Where the purchase stands.

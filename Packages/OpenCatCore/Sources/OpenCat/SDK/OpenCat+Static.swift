@@ -1,4 +1,5 @@
 import Logging
+import OpenCatCore
 
 extension OpenCat {
     /// ``isEntitled(_:)`` on the shared instance.

@@ -1,6 +1,7 @@
 public import Crypto
 public import Foundation
 public import Logging
+import OpenCatCore
 
 /// Supplies the 256-bit key that seals the local cache.
 ///

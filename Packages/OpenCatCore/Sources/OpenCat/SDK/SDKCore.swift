@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import OpenCatCore
 
 /// The SDK's mutable state and its async work: purchases, the outbox, server sync, offerings, expiry timers.
 /// One actor, so purchases and deliveries never interleave in unsafe ways; ``OpenCat`` reads a snapshot

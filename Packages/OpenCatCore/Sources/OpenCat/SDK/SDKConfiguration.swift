@@ -1,5 +1,6 @@
 public import Foundation
 public import Logging
+import OpenCatCore
 
 extension OpenCat {
     /// Settings shared by both modes. Every field has a production default; tests inject clocks, transports

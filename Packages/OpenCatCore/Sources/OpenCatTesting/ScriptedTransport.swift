@@ -1,33 +1,45 @@
-import Foundation
-import HTTPTypes
-import OpenCatCore
+public import Foundation
+public import HTTPTypes
+public import OpenCatCore
 import Synchronization
 
 /// An in-process HTTPTransport double: answers requests from a script of (matcher, reply) steps, records every
 /// request, and fails loudly (throws) on a request no step matches.
-final class ScriptedTransport: HTTPTransport {
-    struct Recorded: Sendable {
-        var request: HTTPRequest
-        var body: Data?
-        var bodyText: String { body.map { String(decoding: $0, as: UTF8.self) } ?? "" }
-        var path: String { request.path ?? "" }
+public final class ScriptedTransport: HTTPTransport {
+    /// A request as received.
+    public struct Recorded: Sendable {
+        public var request: HTTPRequest
+        public var body: Data?
+        public var bodyText: String { body.map { String(decoding: $0, as: UTF8.self) } ?? "" }
+        public var path: String { request.path ?? "" }
     }
 
-    enum Reply: Sendable {
+    /// What a step answers.
+    public enum Reply: Sendable {
         case response(status: Int, headers: [String: String] = [:], body: Data)
         case transportError(HTTPTransportError.Code)
         /// Never answers (until cancelled): exercises timeouts.
         case hang
     }
 
-    struct Step: Sendable {
-        var method: HTTPRequest.Method
+    /// One scripted exchange.
+    public struct Step: Sendable {
+        public var method: HTTPRequest.Method
         /// Matched against the path without the query string, as a prefix unless `exact`.
-        var path: String
-        var exact: Bool
+        public var path: String
+        public var exact: Bool
         /// How many times this step may answer (nil: any number of times).
-        var times: Int?
-        var reply: Reply
+        public var times: Int?
+        public var reply: Reply
+
+        /// Creates a step.
+        public init(method: HTTPRequest.Method, path: String, exact: Bool = false, times: Int? = nil, reply: Reply) {
+            self.method = method
+            self.path = path
+            self.exact = exact
+            self.times = times
+            self.reply = reply
+        }
     }
 
     private struct State {
@@ -37,24 +49,25 @@ final class ScriptedTransport: HTTPTransport {
 
     private let state = Mutex(State())
 
-    init() {}
+    /// Creates a transport with no steps.
+    public init() {}
 
     /// Adds a JSON reply for a method and path prefix.
-    func on(_ method: HTTPRequest.Method, _ path: String, exact: Bool = false, times: Int? = nil, status: Int = 200, headers: [String: String] = [:], json: String) {
+    public func on(_ method: HTTPRequest.Method, _ path: String, exact: Bool = false, times: Int? = nil, status: Int = 200, headers: [String: String] = [:], json: String) {
         add(Step(method: method, path: path, exact: exact, times: times, reply: .response(status: status, headers: headers.merging(["Content-Type": "application/json"]) { a, _ in a }, body: Data(json.utf8))))
     }
 
-    func add(_ step: Step) { state.withLock { $0.steps.append(step) } }
+    public func add(_ step: Step) { state.withLock { $0.steps.append(step) } }
 
-    func on(_ method: HTTPRequest.Method, _ path: String, exact: Bool = false, times: Int? = nil, reply: Reply) {
+    public func on(_ method: HTTPRequest.Method, _ path: String, exact: Bool = false, times: Int? = nil, reply: Reply) {
         add(Step(method: method, path: path, exact: exact, times: times, reply: reply))
     }
 
-    var requests: [Recorded] { state.withLock { $0.recorded } }
+    public var requests: [Recorded] { state.withLock { $0.recorded } }
 
-    func requests(matching pathFragment: String) -> [Recorded] { requests.filter { $0.path.contains(pathFragment) } }
+    public func requests(matching pathFragment: String) -> [Recorded] { requests.filter { $0.path.contains(pathFragment) } }
 
-    func send(_ request: HTTPRequest, body: Data?) async throws -> HTTPTransportResponse {
+    public func send(_ request: HTTPRequest, body: Data?) async throws -> HTTPTransportResponse {
         let reply: Reply = try state.withLock { state in
             state.recorded.append(Recorded(request: request, body: body))
             let path = String((request.path ?? "").prefix { $0 != "?" })
@@ -81,7 +94,7 @@ final class ScriptedTransport: HTTPTransport {
 
 extension HTTPClient {
     /// A client over a scripted transport on an auto-advancing test clock, with deterministic back-off.
-    static func scripted(_ transport: ScriptedTransport, clock: ManualClock = ManualClock(autoAdvance: true), maxAttempts: Int = 3) -> HTTPClient {
+    public static func scripted(_ transport: ScriptedTransport, clock: any WallClock = ManualClock(autoAdvance: true), maxAttempts: Int = 3) -> HTTPClient {
         HTTPClient(transport: transport, retryPolicy: RetryPolicy(maxAttempts: maxAttempts, jitter: .none), clock: clock, timeout: .seconds(10))
     }
 }

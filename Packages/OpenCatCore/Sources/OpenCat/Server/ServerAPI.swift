@@ -1,4 +1,5 @@
 import Foundation
+import OpenCatCore
 
 /// Wire shapes of the OpenCat server API (docs/api/opencat-server.md).
 enum ServerAPI {
