@@ -54,10 +54,10 @@ public final class EncryptedCache: Sendable {
     /// Set when the file was damaged and replaced while opening.
     public let recovery: Recovery?
 
-    private let database: DatabaseQueue
+    let database: DatabaseQueue
     private let sealingKey: SymmetricKey
     private let namingKey: SymmetricKey
-    private let logger: Logger
+    let logger: Logger
 
     private static let canarySlot = "opencat.cache.canary"
     private static let canaryValue = "opencat-cache-v1"
@@ -180,120 +180,30 @@ public final class EncryptedCache: Sendable {
         try database.write { db in try db.execute(sql: "DELETE FROM kv WHERE slot = ?", arguments: [slot]) }
     }
 
-    // MARK: Outbox
-
-    /// Adds an entry unless one with the same id exists (pending, delivered or rejected).
-    /// - Returns: whether the entry was added.
-    @discardableResult
-    public func enqueue(id: String, payload: Data) throws -> Bool {
-        let slot = slotName("outbox:" + id)
-        do {
-            let sealed = try seal(try JSONCoding.encoder.encode(SealedOutbox(id: id, payload: payload)), slot: slot)
-            return try database.write { db in
-                try db.execute(
-                    sql: "INSERT OR IGNORE INTO outbox(slot, payload, state, attempts, seq) VALUES (?, ?, 'pending', 0, (SELECT IFNULL(MAX(seq), 0) + 1 FROM outbox))",
-                    arguments: [slot, sealed])
-                return db.changesCount > 0
-            }
-        } catch {
-            throw OpenCatError(.cache, "cannot write to the outbox: \(Self.describe(error))")
-        }
-    }
-
-    /// The pending entries, oldest first. Entries that cannot be opened are skipped (and logged), never deleted.
-    public func pendingOutbox() throws -> [OutboxEntry] {
-        let rows = try database.read { db in
-            try Row.fetchAll(db, sql: "SELECT slot, payload, attempts FROM outbox WHERE state = 'pending' ORDER BY seq")
-        }
-        return rows.compactMap { row in
-            let slot: String = row["slot"]
-            guard let plain = try? open(row["payload"], slot: slot),
-                let entry = try? JSONCoding.decoder.decode(SealedOutbox.self, from: plain)
-            else {
-                logger.error("outbox entry unreadable; kept in place", metadata: ["slot": "\(slot.prefix(12))"])
-                return nil
-            }
-            return OutboxEntry(id: entry.id, payload: entry.payload, attempts: row["attempts"])
-        }
-    }
-
-    /// The state of an entry, or `nil` if there is none with that id.
-    public func outboxState(id: String) throws -> OutboxState? {
-        let slot = slotName("outbox:" + id)
-        return try database.read { db in
-            try String.fetchOne(db, sql: "SELECT state FROM outbox WHERE slot = ?", arguments: [slot])
-        }.flatMap(OutboxState.init(rawValue:))
-    }
-
-    /// Marks an entry delivered or rejected. A delivered entry's payload is erased (the id stays, as an HMAC, so
-    /// it is never delivered again); a rejected one keeps its payload, sealed, for diagnosis and a later retry.
-    public func complete(id: String, as state: OutboxState) throws {
-        let slot = slotName("outbox:" + id)
-        try database.write { db in
-            if state == .delivered {
-                try db.execute(
-                    sql: "UPDATE outbox SET state = ?, payload = X'' WHERE slot = ?", arguments: [state.rawValue, slot])
-            } else {
-                try db.execute(sql: "UPDATE outbox SET state = ? WHERE slot = ?", arguments: [state.rawValue, slot])
-            }
-        }
-    }
-
-    /// Makes a rejected entry pending again with a fresh payload (an explicit new attempt: a purchase, a restore).
-    /// A delivered entry stays delivered.
-    public func reopen(id: String, payload: Data) throws {
-        let slot = slotName("outbox:" + id)
-        let sealed = try seal(try JSONCoding.encoder.encode(SealedOutbox(id: id, payload: payload)), slot: slot)
-        try database.write { db in
-            try db.execute(
-                sql: "UPDATE outbox SET state = 'pending', payload = ? WHERE slot = ? AND state = 'rejected'",
-                arguments: [sealed, slot])
-        }
-    }
-
-    /// Pending entries that cannot be opened (sealed with another key, damaged): kept in place, never handed
-    /// out, and counted here so they are not lost silently.
-    public func unreadableOutboxCount() throws -> Int {
-        let rows = try database.read { db in
-            try Row.fetchAll(db, sql: "SELECT slot, payload FROM outbox WHERE state = 'pending'")
-        }
-        return rows.filter { row in
-            let slot: String = row["slot"]
-            guard let plain = try? open(row["payload"], slot: slot) else { return true }
-            return (try? JSONCoding.decoder.decode(SealedOutbox.self, from: plain)) == nil
-        }.count
-    }
-
-    /// Counts a failed delivery attempt.
-    public func recordFailedAttempt(id: String) throws {
-        let slot = slotName("outbox:" + id)
-        try database.write { db in try db.execute(sql: "UPDATE outbox SET attempts = attempts + 1 WHERE slot = ?", arguments: [slot]) }
-    }
-
     // MARK: Internals
 
-    private struct SealedOutbox: Codable {
+    struct SealedOutbox: Codable {
         var id: String
         var payload: Data
     }
 
-    private func slotName(_ key: String) -> String { Self.slotName(key, namingKey: namingKey) }
+    func slotName(_ key: String) -> String { Self.slotName(key, namingKey: namingKey) }
 
-    private static func slotName(_ key: String, namingKey: SymmetricKey) -> String {
+    static func slotName(_ key: String, namingKey: SymmetricKey) -> String {
         HMAC<SHA256>.authenticationCode(for: Data(key.utf8), using: namingKey).map { String(format: "%02x", $0) }.joined()
     }
 
-    private func seal(_ plain: Data, slot: String) throws -> Data { try Self.seal(plain, slot: slot, key: sealingKey) }
-    private func open(_ sealed: Data, slot: String) throws -> Data { try Self.openSealed(sealed, slot: slot, key: sealingKey) }
+    func seal(_ plain: Data, slot: String) throws -> Data { try Self.seal(plain, slot: slot, key: sealingKey) }
+    func open(_ sealed: Data, slot: String) throws -> Data { try Self.openSealed(sealed, slot: slot, key: sealingKey) }
 
-    private static func seal(_ plain: Data, slot: String, key: SymmetricKey) throws -> Data {
+    static func seal(_ plain: Data, slot: String, key: SymmetricKey) throws -> Data {
         guard let combined = try AES.GCM.seal(plain, using: key, authenticating: Data(slot.utf8)).combined else {
             throw OpenCatError(.cache, "sealing produced no output")
         }
         return combined
     }
 
-    private static func openSealed(_ sealed: Data, slot: String, key: SymmetricKey) throws -> Data {
+    static func openSealed(_ sealed: Data, slot: String, key: SymmetricKey) throws -> Data {
         try AES.GCM.open(AES.GCM.SealedBox(combined: sealed), using: key, authenticating: Data(slot.utf8))
     }
 
@@ -330,57 +240,6 @@ public final class EncryptedCache: Sendable {
             }
         }
         return queue
-    }
-
-    private static func salvageOutbox(
-        from quarantined: URL, into database: DatabaseQueue, sealingKey: SymmetricKey, namingKey: SymmetricKey
-    ) -> (salvaged: Int, lost: Int) {
-        var configuration = Configuration()
-        configuration.readonly = true
-        guard let old = try? DatabaseQueue(path: quarantined.path, configuration: configuration),
-            let rows = try? old.read({ db in
-                try Row.fetchAll(db, sql: "SELECT slot, payload, attempts FROM outbox WHERE state = 'pending' ORDER BY seq")
-            })
-        else { return (0, 0) }
-        var salvaged = 0
-        var lost = 0
-        for row in rows {
-            let slot: String = row["slot"]
-            let payload: Data = row["payload"]
-            guard (try? openSealed(payload, slot: slot, key: sealingKey)) != nil else {
-                lost += 1
-                continue
-            }
-            let inserted: Bool? = try? database.write { db in
-                try db.execute(
-                    sql: "INSERT OR IGNORE INTO outbox(slot, payload, state, attempts, seq) VALUES (?, ?, 'pending', ?, (SELECT IFNULL(MAX(seq), 0) + 1 FROM outbox))",
-                    arguments: [slot, payload, row["attempts"] as Int])
-                return db.changesCount > 0
-            }
-            if inserted == true { salvaged += 1 } else { lost += 1 }
-        }
-        return (salvaged, lost)
-    }
-
-    private static func quarantineURL(for url: URL, now: Date) -> URL {
-        let stamp = Int64(now.timeIntervalSince1970 * 1000)
-        var candidate = url.appendingPathExtension("corrupt-\(stamp)")
-        var suffix = 1
-        while FileManager.default.fileExists(atPath: candidate.path) {
-            candidate = url.appendingPathExtension("corrupt-\(stamp)-\(suffix)")
-            suffix += 1
-        }
-        return candidate
-    }
-
-    private static func moveAside(_ url: URL, to destination: URL) throws {
-        try FileManager.default.moveItem(at: url, to: destination)
-        for sidecar in ["-wal", "-shm", "-journal"] {
-            let path = url.path + sidecar
-            if FileManager.default.fileExists(atPath: path) {
-                try? FileManager.default.moveItem(atPath: path, toPath: destination.path + sidecar)
-            }
-        }
     }
 
     static func describe(_ error: any Error) -> String {

@@ -70,28 +70,27 @@ public final class OpenCat: Sendable {
             logger: logControl.logger(label: "dev.opencat.cache"), now: options.clock.currentDate,
             busyTimeout: options.cacheBusyTimeout)
         self.cacheRecovery = cache.recovery
-        var server: ServerConnector?
-        if case .server(let url, let apiKey) = mode {
-            let http = HTTPClient(
+        let backend = Backend.make(
+            mode,
+            http: HTTPClient(
                 transport: options.transport, retryPolicy: options.retryPolicy, clock: options.clock,
-                timeout: options.requestTimeout, logger: logControl.logger(label: "dev.opencat.http"))
-            server = ServerConnector(baseURL: url, apiKey: apiKey, http: http, logger: logger)
-        }
+                timeout: options.requestTimeout, logger: logControl.logger(label: "dev.opencat.http")),
+            logger: logger)
         let empty = CustomerInfo(
             appUserId: appUserId, entitlements: [:], allTransactions: [], firstSeenAt: options.clock.currentDate,
             evaluatedAt: options.clock.currentDate)
         let snapshot = SnapshotBox(Snapshot(info: empty))
         self.snapshot = snapshot
         // The cached state is read and opened once, and known synchronously: visible before any await.
-        let stored = SDKCore.loadState(cache: cache, appUserId: appUserId, mode: mode, clock: options.clock)
+        let stored = SDKCore.loadState(cache: cache, appUserId: appUserId, backend: backend, clock: options.clock)
         self.core = SDKCore(
-            appUserId: appUserId, mode: mode, storeClient: storeClient, cache: cache, clock: options.clock,
-            server: server, logger: logger, offeringsMaxAge: options.offeringsMaxAge,
+            appUserId: appUserId, backend: backend, storeClient: storeClient, cache: cache, clock: options.clock,
+            logger: logger, offeringsMaxAge: options.offeringsMaxAge,
             acceptedEnvironments: options.acceptedEnvironments, restoreConcurrency: options.restoreConcurrency,
             stored: stored, publish: { info, confirmed in OpenCat.publish(info, confirmed: confirmed, into: snapshot) })
         self.updatesTask = Mutex(nil)
-        let initial = SDKCore.evaluate(
-            stored, appUserId: appUserId, at: options.clock.currentDate, accepting: options.acceptedEnvironments)
+        let initial = stored.evaluate(
+            appUserId: appUserId, at: options.clock.currentDate, accepting: options.acceptedEnvironments)
         snapshot.withLock {
             $0.info = initial
             $0.lastPublished = initial
@@ -105,7 +104,7 @@ public final class OpenCat: Sendable {
                 for await proof in updates { await core.handleUpdate(proof) }
             }
         }
-        logger.debug("configured", metadata: ["mode": "\(mode.name)", "cacheRecovered": "\(cache.recovery != nil)"])
+        logger.debug("configured", metadata: ["mode": "\(backend.name)", "cacheRecovered": "\(cache.recovery != nil)"])
     }
 
     deinit {
@@ -249,15 +248,6 @@ public final class OpenCat: Sendable {
             if let last = state.lastPublished, last.sameState(as: info) { return }
             state.lastPublished = info
             state.continuations.values.forEach { $0.yield(info) }
-        }
-    }
-}
-
-extension OpenCat.Mode {
-    var name: String {
-        switch self {
-        case .standalone: return "standalone"
-        case .server: return "server"
         }
     }
 }

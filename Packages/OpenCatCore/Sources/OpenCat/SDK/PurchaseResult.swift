@@ -31,6 +31,11 @@ public struct SyncReport: Sendable, Hashable {
     public var rejected: Int
     /// Outbox entries that cannot be read (damaged, or written by a newer version): kept, not delivered.
     public var unreadable: Int
+    /// Purchases that failed five times for a reason waiting does not cure (credentials refused, an
+    /// unreadable answer): kept, skipped by background syncs, tried again by a purchase or restore.
+    public var stalled: Int = 0
+    /// Failures to write or read the local outbox since the SDK started (each is also logged).
+    public var storageFailures: Int = 0
 
     /// Creates a report.
     public init(delivered: Int, stillPending: Int, rejected: Int, unreadable: Int = 0) {

@@ -97,7 +97,9 @@ struct ServerConnector: Sendable {
         do {
             return try JSONCoding.decoder.decode(Response.self, from: response.body)
         } catch {
-            throw OpenCatError.network("the OpenCat server sent an unreadable \(Response.self)")
+            // Not a network failure: asking again gets the same answer. Not transient, so it counts towards
+            // stalling an outbox entry instead of being retried forever.
+            throw OpenCatError(.invalidResponse, "the OpenCat server sent an unreadable \(Response.self)")
         }
     }
 

@@ -25,6 +25,8 @@ public struct OpenCatError: Error, Sendable, CustomStringConvertible {
         public static let invalidArgument = Code(rawValue: "invalidArgument")
         /// Something the SDK needs is not available (for example offerings never fetched while offline).
         public static let unavailable = Code(rawValue: "unavailable")
+        /// A server answered something that cannot be read (not transient: asking again gets the same answer).
+        public static let invalidResponse = Code(rawValue: "invalidResponse")
     }
 
     /// What went wrong.

@@ -7,7 +7,11 @@ import Synchronization
 /// An in-process implementation of the OpenCat server API (docs/api/opencat-server.md) behind HTTPTransport:
 /// it accepts proofs whose token it knows, keeps subscribers, and can be taken offline or made to fail.
 final class FakeOpenCatServer: HTTPTransport {
-    enum Availability: Sendable { case online, offline, failing(Int) }
+    enum Availability: Sendable {
+        case online, offline, failing(Int)
+        /// 200 with a body that is not JSON.
+        case garbled
+    }
 
     private struct State {
         var availability = Availability.online
@@ -46,6 +50,7 @@ final class FakeOpenCatServer: HTTPTransport {
             switch state.availability {
             case .offline: throw HTTPTransportError(.connectionFailed, "offline")
             case .failing(let status): return Self.json(status, #"{"error":{"code":"unavailable","message":"try later"}}"#)
+            case .garbled: return Self.json(200, "<html>proxy error</html>")
             case .online: break
             }
             guard request.headerFields[.authorization] == "Bearer \(apiKey)" else {
