@@ -242,7 +242,7 @@ public struct AppleJWSVerifier: Sendable {
     /// The validation date, reading the payload's `signedDate` only in ``ValidationTime/signedDate`` mode.
     private func validationDate(payload: [UInt8]) throws -> Date {
         guard case .signedDate = validationTime else { return try validationDate(signedDate: nil) }
-        let signedDate = try validationDate(signedDate: try Self.signedDate(in: payload))
+        let signedDate = try validationDate(signedDate: try AppleSignedDateScanner.signedDate(in: payload))
         // Online checks validate at now (range-checked like any validation time).
         return checksRevocation ? try validationDate(signedDate: nil) : signedDate
     }
@@ -282,31 +282,6 @@ public struct AppleJWSVerifier: Sendable {
         }
         guard parts.isSigned(with: signature, by: publicKey) else {
             throw AppleJWSCheck.invalidSignature.error("the JWS signature does not match its header and payload")
-        }
-    }
-
-    /// The payload's `signedDate`, scanned cheaply, or decoded when the scan cannot decide.
-    private static func signedDate(in payload: [UInt8]) throws -> Date? {
-        switch payload.withUnsafeBufferPointer(AppleSignedDateScanner.scan) {
-        case .found(let milliseconds): return AppleMilliseconds.date(milliseconds)
-        case .absent: return nil
-        case .undetermined:
-            struct SignedDateOnly: DecodedSignedData {
-                var signedDate: Date?
-                init(from decoder: any Decoder) throws {
-                    signedDate = try decoder.container(keyedBy: CodingKeys.self).decodeAppStoreDateIfPresent(
-                        forKey: .signedDate
-                    )
-                }
-                enum CodingKeys: String, CodingKey { case signedDate }
-            }
-            do {
-                return try JSONDecoder().decode(SignedDateOnly.self, from: Data(payload)).signedDate
-            } catch {
-                throw AppleJWSCheck.malformedJWS.error(
-                    "the JWS payload is not a readable JSON object: \(StoreHTTP.summary(of: error))"
-                )
-            }
         }
     }
 }

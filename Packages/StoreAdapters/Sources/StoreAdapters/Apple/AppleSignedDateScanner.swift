@@ -1,3 +1,4 @@
+import Foundation
 /// Finds the top-level `"signedDate"` integer of a JSON object without decoding the whole payload, so that
 /// ``AppleJWSVerifier/verifyPayload(_:)`` can date the chain check cheaply.
 ///
@@ -157,6 +158,33 @@ enum AppleSignedDateScanner {
                     index += 1
                 }
                 return index > start
+            }
+        }
+    }
+}
+
+extension AppleSignedDateScanner {
+    /// The payload's `signedDate`, scanned cheaply, or decoded when the scan cannot decide.
+    static func signedDate(in payload: [UInt8]) throws -> Date? {
+        switch payload.withUnsafeBufferPointer(AppleSignedDateScanner.scan) {
+        case .found(let milliseconds): return AppleMilliseconds.date(milliseconds)
+        case .absent: return nil
+        case .undetermined:
+            struct SignedDateOnly: DecodedSignedData {
+                var signedDate: Date?
+                init(from decoder: any Decoder) throws {
+                    signedDate = try decoder.container(keyedBy: CodingKeys.self).decodeAppStoreDateIfPresent(
+                        forKey: .signedDate
+                    )
+                }
+                enum CodingKeys: String, CodingKey { case signedDate }
+            }
+            do {
+                return try JSONDecoder().decode(SignedDateOnly.self, from: Data(payload)).signedDate
+            } catch {
+                throw AppleJWSCheck.malformedJWS.error(
+                    "the JWS payload is not a readable JSON object: \(StoreHTTP.summary(of: error))"
+                )
             }
         }
     }

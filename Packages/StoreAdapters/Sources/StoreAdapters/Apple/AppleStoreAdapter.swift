@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 public import Logging
 public import OpenCatCore
 
@@ -156,75 +156,6 @@ public struct AppleStoreAdapter: StoreAdapter {
         throw StoreAdapterError(.notFound, store: .apple, "the App Store does not know this transaction")
     }
 
-    /// Verifies an App Store Server Notification V2 and the signed transaction and renewal info it carries.
-    /// - Parameter signedPayload: the `signedPayload` of the POST body (see ``AppStore/ResponseBodyV2``).
-    /// - Returns: the decoded notification, with the normalized purchase when it carries a transaction.
-    /// - Throws: ``StoreAdapterError`` `invalidProof` (any JWS fails verification) or `wrongApplication`
-    ///   (another bundle id or `appAppleId`, or an environment other than the configured one).
-    public func verifyNotification(signedPayload: Secret<String>) async throws -> VerifiedAppStoreNotification {
-        try await notification(try await verifier.verify(signedPayload, as: ResponseBodyV2DecodedPayload.self))
-    }
-
-    /// Checks a verified notification payload and verifies the signed data it nests.
-    func notification(_ payload: ResponseBodyV2DecodedPayload) async throws -> VerifiedAppStoreNotification {
-        let bundleId: String?
-        let appAppleId: Int64?
-        let rawEnvironment: String?
-        if let data = payload.data {
-            (bundleId, appAppleId, rawEnvironment) = (data.bundleId, data.appAppleId, data.rawEnvironment)
-        } else if let summary = payload.summary {
-            (bundleId, appAppleId, rawEnvironment) = (summary.bundleId, summary.appAppleId, summary.rawEnvironment)
-        } else if let token = payload.externalPurchaseToken {
-            (bundleId, appAppleId, rawEnvironment) = (token.bundleId, token.appAppleId, token.environment.rawValue)
-        } else {
-            (bundleId, appAppleId, rawEnvironment) = (nil, nil, nil)
-        }
-        let environment = ApplePurchaseMapping.environment(rawEnvironment)
-        try checkApplication(bundleId: bundleId, environment: environment, what: "notification")
-        if let expected = configuration.appAppleId, environment == .production, appAppleId != expected {
-            throw StoreAdapterError(
-                .wrongApplication,
-                store: .apple,
-                "the notification belongs to another App Store app",
-                storeReason: "appAppleIdMismatch"
-            )
-        }
-        let transaction = try await payload.data?.signedTransactionInfo.asyncMap { try await verifiedTransaction($0) }
-        let renewalInfo = try await payload.data?.signedRenewalInfo.asyncMap {
-            try await verifiedRenewalInfo($0, for: transaction)
-        }
-        var normalized = try transaction.map {
-            try purchase(transaction: $0, renewalInfo: renewalInfo, expectedProductId: nil)
-        }
-        if let status = payload.data?.rawStatus { normalized?.storeStatus = String(status) }
-        return VerifiedAppStoreNotification(
-            payload: payload,
-            transaction: transaction,
-            renewalInfo: renewalInfo,
-            purchase: normalized,
-            environment: environment
-        )
-    }
-
-    /// Verifies an App Store Server Notification V2 from the raw POST body (`{"signedPayload": "…"}`).
-    /// - Throws: ``StoreAdapterError`` `invalidProof` if the body is not such JSON, else as
-    ///   ``verifyNotification(signedPayload:)``.
-    public func verifyNotification(body: Data) async throws -> VerifiedAppStoreNotification {
-        // The body is `{"signedPayload": "…"}`: the JWS limit plus room for the envelope.
-        guard body.count <= configuration.limits.maximumNotificationBytes + 1024 else {
-            throw AppleJWSCheck.tooLarge.error("the notification body is larger than the notification limit")
-        }
-        guard let decoded = try? JSONDecoder().decode(AppStore.ResponseBodyV2.self, from: body) else {
-            throw StoreAdapterError(
-                .invalidProof,
-                store: .apple,
-                "the notification body has no signedPayload",
-                storeReason: "malformedJWS"
-            )
-        }
-        return try await verifyNotification(signedPayload: decoded.signedPayload)
-    }
-
     // MARK: - Checks
 
     /// The reference time for expiry: the fixed validation time when one is configured, else the clock's now.
@@ -281,7 +212,7 @@ public struct AppleStoreAdapter: StoreAdapter {
         return renewalInfo
     }
 
-    private func checkApplication(bundleId: String?, environment: VerifiedPurchase.Environment, what: String) throws {
+    func checkApplication(bundleId: String?, environment: VerifiedPurchase.Environment, what: String) throws {
         guard bundleId == configuration.bundleId else {
             throw StoreAdapterError(
                 .wrongApplication,
@@ -338,7 +269,7 @@ public struct AppleStoreAdapter: StoreAdapter {
 
 extension Optional {
     /// `map` for an async transform.
-    fileprivate func asyncMap<Result>(_ transform: (Wrapped) async throws -> Result) async rethrows -> Result? {
+    func asyncMap<Result>(_ transform: (Wrapped) async throws -> Result) async rethrows -> Result? {
         guard let value = self else { return nil }
         return try await transform(value)
     }

@@ -104,64 +104,22 @@ public struct GooglePlayAdapter: StoreAdapter {
             "\(applicationPath)/purchases/products/\(Self.segment(productId))/tokens/\(Self.segment(proof.token.revealed))"
         let response = try await sendAuthorized(.get, path: path)
         guard (200..<300).contains(response.status.code) else { throw error(for: response) }
-        let purchase = try http.decode(ProductPurchase.self, from: response.body)
+        let decoded = try http.decode(ProductPurchase.self, from: response.body)
         let storeDate = HTTPDate.of(response.head.headerFields)
 
-        if let reported = purchase.productId, reported != productId {
-            throw StoreAdapterError(.productMismatch, store: .google, "the purchase is for another product")
-        }
-        guard let millis = purchase.purchaseTimeMillis?.value else {
-            throw StoreAdapterError(
-                .malformedResponse,
-                store: .google,
-                "the product purchase has no purchaseTimeMillis"
-            )
-        }
-        let state: VerifiedPurchase.State
-        let status: String
-        switch purchase.purchaseState {
-        case .purchased:
-            (state, status) = (.active, "purchased")
-        case .pending:
-            (state, status) = (.pending, "pending")
-        case .canceled:
-            throw StoreAdapterError(
-                .notPaid,
-                store: .google,
-                "the purchase was canceled",
-                storeReason: "purchaseState=1"
-            )
-        case let other:
-            throw StoreAdapterError(
-                .malformedResponse,
-                store: .google,
-                "unknown product purchaseState",
-                storeReason: other.map { "purchaseState=\($0.rawValue)" } ?? "purchaseState missing"
-            )
-        }
-
-        try PurchaserBinding.check(proof, reported: purchase.obfuscatedExternalAccountId, field: "obfuscatedExternalAccountId")
+        var purchase = try GooglePurchaseMapping.product(
+            decoded, proof: proof, productId: productId, verifiedAt: storeDate)
+        try PurchaserBinding.check(proof, reported: decoded.obfuscatedExternalAccountId, field: "obfuscatedExternalAccountId")
         var acknowledged = false
-        if state == .active, configuration.acknowledge, purchase.acknowledgementState == .yetToBeAcknowledged,
-            purchase.consumptionState != .consumed
+        if purchase.state == .active, configuration.acknowledge, decoded.acknowledgementState == .yetToBeAcknowledged,
+            decoded.consumptionState != .consumed
         {
             try await acknowledge(path: path + ":acknowledge")
             acknowledged = true
         }
 
-        return VerifiedPurchase(
-            store: .google,
-            transactionId: purchase.orderId ?? proof.fingerprint,
-            productId: productId,
-            purchaser: purchase.obfuscatedExternalAccountId,
-            purchaseDate: Date(timeIntervalSince1970: TimeInterval(millis) / 1000),
-            state: state,
-            environment: purchase.purchaseType == .test ? .sandbox : .production,
-            quantity: Int(purchase.quantity ?? 1),
-            finalizedByAdapter: acknowledged,
-            storeStatus: status,
-            verifiedAt: storeDate
-        )
+        purchase.finalizedByAdapter = acknowledged
+        return purchase
     }
 
     // MARK: - purchases.subscriptionsv2
@@ -176,97 +134,27 @@ public struct GooglePlayAdapter: StoreAdapter {
         let subscription = try http.decode(SubscriptionPurchaseV2.self, from: response.body)
         let storeDate = HTTPDate.of(response.head.headerFields)
 
-        guard let items = subscription.lineItems, !items.isEmpty else {
-            throw StoreAdapterError(.malformedResponse, store: .google, "the subscription has no line items")
-        }
-        let item: SubscriptionPurchaseLineItem
-        if let wanted = proof.productId {
-            guard let match = items.first(where: { $0.productId == wanted }) else {
-                throw StoreAdapterError(.productMismatch, store: .google, "the subscription is for another product")
-            }
-            item = match
-        } else {
-            item = items[0]
-        }
-        guard let productId = item.productId, !productId.isEmpty else {
-            throw StoreAdapterError(.malformedResponse, store: .google, "the subscription line item has no productId")
-        }
-        let expiry = try item.expiryTime.map { try Self.timestamp($0, field: "expiryTime") }
-        let start = try subscription.startTime.map { try Self.timestamp($0, field: "startTime") }
         // Google's own time decides "still before expiry" when it sent one; the device clock only as a fallback.
-        let now = storeDate ?? http.client.clock.currentDate
-        let autoRenew = item.autoRenewingPlan?.autoRenewEnabled ?? false
-        let rawState = subscription.subscriptionState?.rawValue ?? "missing"
-
-        let state: VerifiedPurchase.State
-        var willRenew = false
-        switch subscription.subscriptionState {
-        case .active:
-            (state, willRenew) = (.active, autoRenew)
-        case .inGracePeriod:
-            (state, willRenew) = (.gracePeriod, autoRenew)
-        case .onHold:
-            (state, willRenew) = (.billingRetry, autoRenew)
-        case .paused:
-            state = .expired
-        case .canceled:
-            state = expiry.map { $0 > now } == true ? .active : .expired
-        case .expired:
-            state = .expired
-        case .pending:
-            state = .pending
-        case .pendingPurchaseCanceled:
-            throw StoreAdapterError(
-                .notPaid,
-                store: .google,
-                "the pending subscription purchase was canceled",
-                storeReason: rawState
-            )
-        default:
-            throw StoreAdapterError(
-                .malformedResponse,
-                store: .google,
-                "unknown subscriptionState",
-                storeReason: rawState
-            )
-        }
-
+        var purchase = try GooglePurchaseMapping.subscription(
+            subscription, proof: proof, now: storeDate ?? http.client.clock.currentDate, verifiedAt: storeDate)
         try PurchaserBinding.check(
             proof,
             reported: subscription.externalAccountIdentifiers?.obfuscatedExternalAccountId,
             field: "externalAccountIdentifiers.obfuscatedExternalAccountId"
         )
         var acknowledged = false
-        if state == .active || state == .gracePeriod, configuration.acknowledge,
+        if purchase.state == .active || purchase.state == .gracePeriod, configuration.acknowledge,
             subscription.acknowledgementState == .pending
         {
             try await acknowledge(
                 path:
-                    "\(applicationPath)/purchases/subscriptions/\(Self.segment(productId))/tokens/\(token):acknowledge"
+                    "\(applicationPath)/purchases/subscriptions/\(Self.segment(purchase.productId))/tokens/\(token):acknowledge"
             )
             acknowledged = true
         }
 
-        let orderId = item.latestSuccessfulOrderId ?? subscription.latestOrderId
-        return VerifiedPurchase(
-            store: .google,
-            transactionId: orderId ?? proof.fingerprint,
-            originalTransactionId: orderId.map(Self.originalOrderId),
-            productId: productId,
-            purchaser: subscription.externalAccountIdentifiers?.obfuscatedExternalAccountId,
-            purchaseDate: start ?? now,
-            expirationDate: expiry,
-            // subscriptionsv2 has no grace end of its own: while in grace, the line item's expiryTime is the end of
-            // the grace period (the engine bounds it as well).
-            gracePeriodExpirationDate: state == .gracePeriod ? expiry : nil,
-            state: state,
-            environment: subscription.testPurchase != nil ? .sandbox : .production,
-            price: item.autoRenewingPlan?.recurringPrice?.money,
-            willRenew: willRenew,
-            finalizedByAdapter: acknowledged,
-            storeStatus: rawState,
-            verifiedAt: storeDate
-        )
+        purchase.finalizedByAdapter = acknowledged
+        return purchase
     }
 
     // MARK: - HTTP
@@ -355,16 +243,4 @@ public struct GooglePlayAdapter: StoreAdapter {
         value.addingPercentEncoding(withAllowedCharacters: unreserved) ?? value
     }
 
-    private static func timestamp(_ text: String, field: String) throws -> Date {
-        guard let date = RFC3339Timestamp.date(from: text) else {
-            throw StoreAdapterError(.malformedResponse, store: .google, "\(field) is not an RFC 3339 timestamp")
-        }
-        return date
-    }
-
-    /// Google's renewal order ids extend the first one: `GPA.1234-5678-9012-34567..2` → `GPA.1234-5678-9012-34567`.
-    static func originalOrderId(_ orderId: String) -> String {
-        guard let range = orderId.range(of: "..") else { return orderId }
-        return String(orderId[..<range.lowerBound])
-    }
 }

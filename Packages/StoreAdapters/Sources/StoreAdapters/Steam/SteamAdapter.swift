@@ -90,7 +90,7 @@ public struct SteamAdapter: StoreAdapter {
         var finalized = false
         if params.status == .approved, configuration.finalizeApproved {
             // Never capture funds for an order that is not for the expected product or purchaser.
-            _ = try Self.product(in: params, expected: proof.productId)
+            _ = try SteamPurchaseMapping.product(in: params, expected: proof.productId)
             try PurchaserBinding.check(proof, reported: params.steamid?.text, field: "steamid")
             guard let orderId = params.orderid?.text, !orderId.isEmpty else {
                 throw StoreAdapterError(.malformedResponse, store: .steam, "the approved order has no orderid")
@@ -103,7 +103,9 @@ public struct SteamAdapter: StoreAdapter {
                 (params, storeDate) = try await queryTxn(parameter: parameter, id: id)
             }
         }
-        let purchase = try normalize(params, proof: proof, finalized: finalized, storeDate: storeDate)
+        let purchase = try SteamPurchaseMapping.purchase(
+            params, proof: proof, finalized: finalized, sandbox: configuration.sandbox,
+            now: http.client.clock.currentDate, verifiedAt: storeDate)
         try PurchaserBinding.check(proof, reported: purchase.purchaser, field: "steamid")
         logger.debug(
             "steam purchase verified",
@@ -113,123 +115,6 @@ public struct SteamAdapter: StoreAdapter {
             ]
         )
         return purchase
-    }
-
-    // MARK: - Normalization
-
-    /// - Parameter storeDate: the QueryTxn response's HTTP `Date`: ``VerifiedPurchase/verifiedAt``.
-    private func normalize(
-        _ params: QueryTxnParams, proof: PurchaseProof, finalized: Bool, storeDate: Date?
-    ) throws -> VerifiedPurchase {
-        guard let status = params.status else {
-            throw StoreAdapterError(.malformedResponse, store: .steam, "the order has no status")
-        }
-        let (productId, lines) = try Self.product(in: params, expected: proof.productId)
-
-        let state: VerifiedPurchase.State
-        switch status {
-        case .succeeded:
-            state = .active
-        case .approved:
-            state = finalized ? .active : .pending
-        case .initialized:
-            state = .pending
-        case .failed:
-            throw StoreAdapterError(
-                .notPaid,
-                store: .steam,
-                "the order failed or was denied",
-                storeReason: status.rawValue
-            )
-        case .partialRefund:
-            let productRefunded = lines.contains { line in
-                line.itemstatus.map { SteamTransactionStatus.reversals.contains($0) } ?? true
-            }
-            state = productRefunded ? .refunded : .active
-        case .refunded, .chargedback, .refundedSuspectedFraud, .refundedFriendlyFraud:
-            state = .refunded
-        default:
-            throw StoreAdapterError(
-                .malformedResponse,
-                store: .steam,
-                "unknown order status",
-                storeReason: status.rawValue
-            )
-        }
-
-        guard let transactionId = params.transid?.text ?? params.orderid?.text, !transactionId.isEmpty else {
-            throw StoreAdapterError(.malformedResponse, store: .steam, "the order has neither transid nor orderid")
-        }
-        var purchaseDate = storeDate ?? http.client.clock.currentDate
-        if let time = params.time {
-            guard let date = RFC3339Timestamp.date(from: time) else {
-                throw StoreAdapterError(
-                    .malformedResponse,
-                    store: .steam,
-                    "the order time is not an RFC 3339 timestamp"
-                )
-            }
-            purchaseDate = date
-        }
-
-        let price = Self.total(of: lines, currency: params.currency)
-        var refundedAmount: Money?
-        if state == .refunded {
-            let refundedLines =
-                status == .partialRefund
-                ? lines.filter { $0.itemstatus.map { SteamTransactionStatus.reversals.contains($0) } ?? true }
-                : lines
-            refundedAmount = Self.total(of: refundedLines, currency: params.currency)
-        }
-
-        return VerifiedPurchase(
-            store: .steam,
-            transactionId: transactionId,
-            productId: productId,
-            purchaser: params.steamid?.text,
-            purchaseDate: purchaseDate,
-            state: state,
-            environment: configuration.sandbox ? .sandbox : .production,
-            quantity: lines.reduce(0) { $0 + Int($1.qty?.value ?? 1) },
-            price: price,
-            refundedAmount: refundedAmount,
-            finalizedByAdapter: finalized,
-            storeStatus: status.rawValue,
-            verifiedAt: storeDate
-        )
-    }
-
-    /// The verified product and its item lines: the expected product if the order has it, else the first item.
-    private static func product(in params: QueryTxnParams, expected: String?) throws -> (String, [QueryTxnItem]) {
-        let items = params.items ?? []
-        let status = params.status?.rawValue
-        guard let firstItem = items.first?.itemid?.text else {
-            throw StoreAdapterError(.malformedResponse, store: .steam, "the order has no items", storeReason: status)
-        }
-        let productId = expected ?? firstItem
-        let lines = items.filter { $0.itemid?.text == productId }
-        guard !lines.isEmpty else {
-            throw StoreAdapterError(
-                .productMismatch,
-                store: .steam,
-                "the order is for other items",
-                storeReason: status
-            )
-        }
-        return (productId, lines)
-    }
-
-    /// The sum of the lines' `amount` (cents) as exact money, or `nil` without a currency or an amount.
-    private static func total(of lines: [QueryTxnItem], currency: String?) -> Money? {
-        guard let currency, !currency.isEmpty, !lines.isEmpty else { return nil }
-        var cents: Int64 = 0
-        for line in lines {
-            guard let amount = line.amount?.value else { return nil }
-            let (sum, overflow) = cents.addingReportingOverflow(amount)
-            guard !overflow else { return nil }
-            cents = sum
-        }
-        return Money(minorUnits: cents, currency: currency, exponent: 2)
     }
 
     // MARK: - ISteamMicroTxn calls

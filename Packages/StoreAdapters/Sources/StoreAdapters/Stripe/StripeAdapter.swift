@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 import HTTPTypes
 import Logging
 public import OpenCatCore
@@ -106,89 +106,6 @@ public struct StripeAdapter: StoreAdapter {
         let response = try await http.send(request)
         guard response.status.code == 200 else { throw error(for: response) }
         return (try http.decode(Stripe.PaymentIntent.self, from: response.body), HTTPDate.of(response.head.headerFields))
-    }
-
-    /// Maps a PaymentIntent to the normalized result (see the table on ``StripeAdapter``). The purchaser is
-    /// reported, not compared: ``verify(_:)`` compares it with ``PurchaseProof/expectedPurchaser``.
-    /// - Parameters:
-    ///   - intent: the PaymentIntent, ideally with `latest_charge` expanded (otherwise refunds cannot be seen).
-    ///   - expectedProductId: the product the app expects, if any.
-    ///   - configuration: supplies the metadata keys.
-    ///   - verifiedAt: when Stripe answered.
-    /// - Returns: the normalized purchase.
-    /// - Throws: ``StoreAdapterError`` (`notPaid`, `invalidProof`, `productMismatch`, `malformedResponse`).
-    public static func purchase(
-        from intent: Stripe.PaymentIntent,
-        expectedProductId: String?,
-        configuration: Configuration,
-        verifiedAt: Date? = nil
-    ) throws -> VerifiedPurchase {
-        guard let productId = intent.metadata[configuration.productMetadataKey], !productId.isEmpty else {
-            throw StoreAdapterError(
-                .invalidProof,
-                store: .stripe,
-                "the PaymentIntent has no metadata[\(configuration.productMetadataKey)]: it was not made for a product",
-                storeReason: "metadata.\(configuration.productMetadataKey) missing"
-            )
-        }
-        if let expectedProductId, expectedProductId != productId {
-            throw StoreAdapterError(
-                .productMismatch,
-                store: .stripe,
-                "the PaymentIntent is for another product",
-                storeReason: "metadata.\(configuration.productMetadataKey)"
-            )
-        }
-        let exponent = Stripe.minorUnitExponent(forCurrency: intent.currency)
-        let charge = intent.latestCharge?.expanded
-        let state: VerifiedPurchase.State
-        var refundedAmount: Money?
-        switch intent.status {
-        case .succeeded:
-            if let charge, charge.refunded || charge.amountRefunded > 0 {
-                state = .refunded
-                let refunded =
-                    charge.amountRefunded > 0 ? charge.amountRefunded : (charge.amountCaptured ?? intent.amount)
-                refundedAmount = Money(minorUnits: refunded, currency: intent.currency, exponent: exponent)
-            } else {
-                state = .active
-            }
-        case .processing, .requiresCapture:
-            state = .pending
-        case .requiresPaymentMethod, .requiresConfirmation, .requiresAction, .canceled:
-            let detail = intent.lastPaymentError?.reason ?? intent.cancellationReason
-            throw StoreAdapterError(
-                .notPaid,
-                store: .stripe,
-                "the PaymentIntent is not paid (\(intent.status))",
-                storeReason: detail.map { "\(intent.status)/\($0)" } ?? intent.status.rawValue
-            )
-        default:
-            throw StoreAdapterError(
-                .malformedResponse,
-                store: .stripe,
-                "unknown PaymentIntent status",
-                storeReason: intent.status.rawValue
-            )
-        }
-        let received = intent.amountReceived ?? 0
-        return VerifiedPurchase(
-            store: .stripe,
-            transactionId: intent.id,
-            productId: productId,
-            purchaser: intent.metadata[configuration.purchaserMetadataKey],
-            purchaseDate: intent.createdDate,
-            state: state,
-            environment: intent.livemode ? .production : .sandbox,
-            price: Money(
-                minorUnits: received > 0 ? received : intent.amount,
-                currency: intent.currency,
-                exponent: exponent
-            ),
-            refundedAmount: refundedAmount,
-            storeStatus: intent.status.rawValue,
-            verifiedAt: verifiedAt
-        )
     }
 
     /// The shared error for a Stripe error response.

@@ -1,0 +1,37 @@
+import Foundation
+
+extension JWSTransactionDecodedPayload {
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encodeIfPresent(originalTransactionId, forKey: .originalTransactionId)
+        try container.encodeIfPresent(transactionId, forKey: .transactionId)
+        try container.encodeIfPresent(webOrderLineItemId, forKey: .webOrderLineItemId)
+        try container.encodeIfPresent(bundleId, forKey: .bundleId)
+        try container.encodeIfPresent(productId, forKey: .productId)
+        try container.encodeIfPresent(subscriptionGroupIdentifier, forKey: .subscriptionGroupIdentifier)
+        try container.encodeAppStoreDateIfPresent(purchaseDate, forKey: .purchaseDate)
+        try container.encodeAppStoreDateIfPresent(originalPurchaseDate, forKey: .originalPurchaseDate)
+        try container.encodeAppStoreDateIfPresent(expiresDate, forKey: .expiresDate)
+        try container.encodeIfPresent(quantity, forKey: .quantity)
+        try container.encodeIfPresent(rawType, forKey: .type)
+        try container.encodeIfPresent(appAccountToken, forKey: .appAccountToken)
+        try container.encodeIfPresent(rawInAppOwnershipType, forKey: .inAppOwnershipType)
+        try container.encodeAppStoreDateIfPresent(signedDate, forKey: .signedDate)
+        try container.encodeIfPresent(rawRevocationReason, forKey: .revocationReason)
+        try container.encodeAppStoreDateIfPresent(revocationDate, forKey: .revocationDate)
+        try container.encodeIfPresent(isUpgraded, forKey: .isUpgraded)
+        try container.encodeIfPresent(rawOfferType, forKey: .offerType)
+        try container.encodeIfPresent(offerIdentifier, forKey: .offerIdentifier)
+        try container.encodeIfPresent(rawEnvironment, forKey: .environment)
+        try container.encodeIfPresent(storefront, forKey: .storefront)
+        try container.encodeIfPresent(storefrontId, forKey: .storefrontId)
+        try container.encodeIfPresent(rawTransactionReason, forKey: .transactionReason)
+        try container.encodeIfPresent(currency, forKey: .currency)
+        try container.encodeIfPresent(price, forKey: .price)
+        try container.encodeIfPresent(rawOfferDiscountType, forKey: .offerDiscountType)
+        try container.encodeIfPresent(appTransactionId, forKey: .appTransactionId)
+        try container.encodeIfPresent(offerPeriod, forKey: .offerPeriod)
+        try container.encodeIfPresent(rawRevocationType, forKey: .revocationType)
+        try container.encodeIfPresent(revocationPercentage, forKey: .revocationPercentage)
+    }
+}

@@ -1,0 +1,129 @@
+import Foundation
+import OpenCatCore
+import Testing
+
+@testable import StoreAdapters
+
+/// The pure store → ``VerifiedPurchase`` mappings, one table per store: each row is a store's raw status and what
+/// it must become (a state, or the error code that refuses it). No HTTP is involved.
+struct PurchaseMappingTableTests {
+    enum Expected: Sendable, CustomStringConvertible {
+        case state(VerifiedPurchase.State)
+        case error(StoreAdapterError.Code)
+
+        var description: String {
+            switch self {
+            case .state(let state): "\(state)"
+            case .error(let code): "error \(code.rawValue)"
+            }
+        }
+    }
+
+    static let now = Date(timeIntervalSince1970: 1_700_000_000)
+
+    static func check(_ expected: Expected, _ map: () throws -> VerifiedPurchase) {
+        switch expected {
+        case .state(let state):
+            do { #expect(try map().state == state) } catch { Issue.record("refused: \(error)") }
+        case .error(let code):
+            #expect { _ = try map() } throws: { ($0 as? StoreAdapterError)?.code == code }
+        }
+    }
+
+    static func decode<T: Decodable>(_ type: T.Type, _ json: String) throws -> T {
+        try JSONDecoder().decode(type, from: Data(json.utf8))
+    }
+
+    // MARK: Google products
+
+    static let googleProducts: [(Int?, Expected)] = [
+        (0, .state(.active)), (2, .state(.pending)), (1, .error(.notPaid)), (7, .error(.malformedResponse)),
+        (nil, .error(.malformedResponse)),
+    ]
+
+    @Test(arguments: googleProducts)
+    func googleProductPurchaseState(_ raw: Int?, _ expected: Expected) throws {
+        let state = raw.map { #""purchaseState":\#($0),"# } ?? ""
+        let purchase = try Self.decode(ProductPurchase.self, #"""
+            {\#(state)"purchaseTimeMillis":"1700000000123","orderId":"GPA.1","productId":"coins","quantity":3,
+             "purchaseType":0}
+            """#)
+        let proof = PurchaseProof(store: .google, kind: .googleProductPurchaseToken, token: "t", productId: "coins")
+        Self.check(expected) {
+            let mapped = try GooglePurchaseMapping.product(purchase, proof: proof, productId: "coins", verifiedAt: nil)
+            #expect(mapped.environment == .sandbox)  // purchaseType 0: a test purchase
+            #expect(mapped.quantity == 3)
+            #expect(mapped.purchaseDate == Date(timeIntervalSince1970: 1_700_000_000.123))
+            return mapped
+        }
+    }
+
+    // MARK: Google subscriptions
+
+    static let googleSubscriptions: [(String, String, Expected)] = [
+        ("ACTIVE", "2023-12-01T00:00:00Z", .state(.active)),
+        ("IN_GRACE_PERIOD", "2023-11-20T00:00:00Z", .state(.gracePeriod)),
+        ("ON_HOLD", "2023-11-01T00:00:00Z", .state(.billingRetry)),
+        ("PAUSED", "2023-11-01T00:00:00Z", .state(.expired)),
+        ("CANCELED", "2023-12-01T00:00:00Z", .state(.active)),  // until its expiry
+        ("CANCELED", "2023-11-01T00:00:00Z", .state(.expired)),
+        ("EXPIRED", "2023-11-01T00:00:00Z", .state(.expired)),
+        ("PENDING", "2023-12-01T00:00:00Z", .state(.pending)),
+        ("PENDING_PURCHASE_CANCELED", "2023-12-01T00:00:00Z", .error(.notPaid)),
+        ("SOMETHING_NEW", "2023-12-01T00:00:00Z", .error(.malformedResponse)),
+    ]
+
+    @Test(arguments: googleSubscriptions)
+    func googleSubscriptionState(_ raw: String, _ expiry: String, _ expected: Expected) throws {
+        let subscription = try Self.decode(SubscriptionPurchaseV2.self, #"""
+            {"subscriptionState":"SUBSCRIPTION_STATE_\#(raw)","startTime":"2023-10-01T00:00:00.250Z",
+             "latestOrderId":"GPA.1234-5678-9012-34567..2",
+             "lineItems":[{"productId":"pro.monthly","expiryTime":"\#(expiry)",
+                           "autoRenewingPlan":{"autoRenewEnabled":true}}]}
+            """#)
+        let proof = PurchaseProof(store: .google, kind: .googleSubscriptionPurchaseToken, token: "t", productId: "pro.monthly")
+        Self.check(expected) {
+            let mapped = try GooglePurchaseMapping.subscription(subscription, proof: proof, now: Self.now, verifiedAt: nil)
+            #expect(mapped.originalTransactionId == "GPA.1234-5678-9012-34567")
+            #expect(mapped.environment == .production)
+            #expect(mapped.gracePeriodExpirationDate == (mapped.state == .gracePeriod ? mapped.expirationDate : nil))
+            return mapped
+        }
+    }
+
+    // MARK: Steam
+
+    static let steamOrders: [(String, Bool, String?, Expected)] = [
+        ("Succeeded", false, nil, .state(.active)),
+        ("Approved", true, nil, .state(.active)),
+        ("Approved", false, nil, .state(.pending)),
+        ("Init", false, nil, .state(.pending)),
+        ("Failed", false, nil, .error(.notPaid)),
+        ("Refunded", false, nil, .state(.refunded)),
+        ("Chargedback", false, nil, .state(.refunded)),
+        ("RefundedSuspectedFraud", false, nil, .state(.refunded)),
+        ("PartialRefund", false, "Refunded", .state(.refunded)),
+        ("PartialRefund", false, "Succeeded", .state(.active)),
+        ("Unheard", false, nil, .error(.malformedResponse)),
+    ]
+
+    @Test(arguments: steamOrders)
+    func steamOrderStatus(_ status: String, _ finalized: Bool, _ itemStatus: String?, _ expected: Expected) throws {
+        let line = itemStatus.map { #","itemstatus":"\#($0)""# } ?? ""
+        let params = try Self.decode(QueryTxnParams.self, #"""
+            {"orderid":"938473","transid":"374839","steamid":"76561197960287930","status":"\#(status)",
+             "currency":"EUR","time":"2023-11-14T22:13:20Z",
+             "items":[{"itemid":"gem.pack","qty":2,"amount":499\#(line)},{"itemid":"other","qty":1,"amount":100}]}
+            """#)
+        let proof = PurchaseProof(store: .steam, kind: .steamOrder, token: "938473", productId: "gem.pack")
+        Self.check(expected) {
+            let mapped = try SteamPurchaseMapping.purchase(
+                params, proof: proof, finalized: finalized, sandbox: true, now: Self.now, verifiedAt: nil)
+            #expect(mapped.price == Money(minorUnits: 499, currency: "EUR", exponent: 2))
+            #expect(mapped.quantity == 2)
+            #expect(mapped.environment == .sandbox)
+            #expect(mapped.refundedAmount == (mapped.state == .refunded ? mapped.price : nil))
+            return mapped
+        }
+    }
+}
