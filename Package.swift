@@ -36,6 +36,7 @@ let package = Package(
         .target(
             name: "OpenCatConformance",
             dependencies: [
+                .product(name: "MockStoresServer", package: "MockStores"),
                 .product(name: "OpenCat", package: "OpenCatCore"),
                 .product(name: "OpenCatTesting", package: "OpenCatCore"),
                 .product(name: "OpenCatCore", package: "OpenCatCore"),
@@ -51,6 +52,7 @@ let package = Package(
         .testTarget(
             name: "ConformanceTests",
             dependencies: [
+                .product(name: "MockStoresServer", package: "MockStores"),
                 .product(name: "OpenCat", package: "OpenCatCore"),
                 .product(name: "OpenCatTesting", package: "OpenCatCore"),
                 "OpenCatConformance",
@@ -67,6 +69,7 @@ let package = Package(
         .executableTarget(
             name: "opencat",
             dependencies: [
+                .product(name: "MockStoresServer", package: "MockStores"),
                 .product(name: "OpenCatCore", package: "OpenCatCore"),
                 .product(name: "StoreAdapters", package: "StoreAdapters"),
                 .product(name: "MockStores", package: "MockStores"),
@@ -85,11 +88,11 @@ let package = Package(
         .executableTarget(
             name: "AppleJWSBenchmark",
             dependencies: [
+                .product(name: "OpenCatTesting", package: "OpenCatCore"),
                 .product(name: "OpenCatCore", package: "OpenCatCore"),
                 .product(name: "StoreAdapters", package: "StoreAdapters"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
-                .product(name: "SwiftASN1", package: "swift-asn1"),
             ],
             path: "Tools/Benchmarks/AppleJWSBenchmark",
             swiftSettings: swiftSettings
@@ -107,6 +110,7 @@ let package = Package(
         .testTarget(
             name: "OpenCatCLITests",
             dependencies: [
+                .product(name: "OpenCatTesting", package: "OpenCatCore"),
                 "opencat",
                 .product(name: "MockStores", package: "MockStores"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -149,6 +153,7 @@ let package = Package(
         .testTarget(
             name: "MockStoresTests",
             dependencies: [
+                .product(name: "MockStoresServer", package: "MockStores"),
                 .product(name: "OpenCatTesting", package: "OpenCatCore"),
                 .product(name: "MockStores", package: "MockStores"),
                 .product(name: "OpenCatCore", package: "OpenCatCore"),

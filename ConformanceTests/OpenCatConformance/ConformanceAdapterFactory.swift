@@ -1,5 +1,6 @@
 public import Foundation
 public import MockStores
+import OpenCatTesting
 public import OpenCatCore
 public import StoreAdapters
 

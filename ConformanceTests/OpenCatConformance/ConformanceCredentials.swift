@@ -2,6 +2,7 @@ import Crypto
 import _CryptoExtras
 import Foundation
 public import MockStores
+import OpenCatTesting
 import OpenCatCore
 
 /// Credentials generated for one suite run: the mock stores accept them, the adapters use them, nothing is

@@ -1,6 +1,7 @@
 public import Foundation
 import HTTPTypes
 public import MockStores
+import MockStoresServer
 import OpenCatCore
 import OpenCatTesting
 import StoreAdapters

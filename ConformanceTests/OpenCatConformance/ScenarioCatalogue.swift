@@ -1,5 +1,6 @@
 public import Foundation
 import MockStores
+import OpenCatTesting
 public import OpenCatCore
 
 /// The scenario catalogue (`Fixtures/scenarios.json`): every scenario's expected normalized outcome, defined once

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import HTTPTypes
 import MockStores
+import MockStoresServer
 import OpenCatConformance
 import OpenCatCore
 import OpenCat

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import MockStores
+import MockStoresServer
 import OpenCatAsyncHTTPClient
 import OpenCatConformance
 import OpenCatCore

@@ -11,7 +11,10 @@ let package = Package(
     name: "MockStores",
     platforms: [.macOS(.v15), .iOS(.v18)],
     products: [
+        // In-process: cassettes, the interaction script, store auth checks, MockStoreClient. No Hummingbird.
         .library(name: "MockStores", targets: ["MockStores"]),
+        // The loopback HTTP server (Hummingbird) that serves cassettes: for tests over real sockets and `opencat mock`.
+        .library(name: "MockStoresServer", targets: ["MockStoresServer"]),
     ],
     dependencies: [
         .package(path: "../OpenCatCore"),
@@ -29,10 +32,21 @@ let package = Package(
             name: "MockStores",
             dependencies: [
                 .product(name: "OpenCatCore", package: "OpenCatCore"),
+                .product(name: "OpenCatTesting", package: "OpenCatCore"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "MockStoresServer",
+            dependencies: [
+                "MockStores",
+                .product(name: "OpenCatCore", package: "OpenCatCore"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -44,6 +58,7 @@ let package = Package(
         .testTarget(
             name: "MockStoresTests",
             dependencies: [
+                "MockStoresServer",
                 .product(name: "OpenCatTesting", package: "OpenCatCore"),
                 "MockStores",
                 .product(name: "OpenCatCore", package: "OpenCatCore"),

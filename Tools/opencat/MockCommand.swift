@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import MockStores
+import MockStoresServer
 import OpenCatConformance
 import OpenCatCore
 

@@ -7,59 +7,18 @@
 import Crypto
 import Foundation
 import OpenCatCore
+import OpenCatTesting
 import StoreAdapters
-import SwiftASN1
 import X509
 
+/// The benchmark's chain and JWS, minted by the project's one test CA (OpenCatTesting's MockAppleCA).
 struct BenchmarkChain {
     let root: Certificate
     let jws: String
-    let leafKey: P256.Signing.PrivateKey
+    let leafKey: P256.Signing.PublicKey
 
     static func make() throws -> BenchmarkChain {
-        let rootKey = P256.Signing.PrivateKey()
-        let intermediateKey = P256.Signing.PrivateKey()
-        let leafKey = P256.Signing.PrivateKey()
-        let notBefore = Date(timeIntervalSince1970: 1_577_836_800)  // 2020-01-01
-        let notAfter = Date(timeIntervalSince1970: 2_208_988_800)  // 2040-01-01
-        func name(_ cn: String) throws -> DistinguishedName { try DistinguishedName { CommonName(cn) } }
-        func marker(_ oid: ASN1ObjectIdentifier) throws -> Certificate.Extension {
-            var serializer = DER.Serializer()
-            try serializer.serialize(ASN1Null())
-            return Certificate.Extension(oid: oid, critical: false, value: serializer.serializedBytes[...])
-        }
-        let root = try Certificate(
-            version: .v3, serialNumber: .init(), publicKey: .init(rootKey.publicKey), notValidBefore: notBefore,
-            notValidAfter: notAfter, issuer: name("Benchmark Root"), subject: name("Benchmark Root"),
-            signatureAlgorithm: .ecdsaWithSHA256,
-            extensions: try Certificate.Extensions {
-                Critical(BasicConstraints.isCertificateAuthority(maxPathLength: nil))
-                KeyUsage(keyCertSign: true)
-            }, issuerPrivateKey: .init(rootKey))
-        let intermediate = try Certificate(
-            version: .v3, serialNumber: .init(), publicKey: .init(intermediateKey.publicKey), notValidBefore: notBefore,
-            notValidAfter: notAfter, issuer: root.subject, subject: name("Benchmark Intermediate"),
-            signatureAlgorithm: .ecdsaWithSHA256,
-            extensions: try Certificate.Extensions {
-                Critical(BasicConstraints.isCertificateAuthority(maxPathLength: 0))
-                KeyUsage(keyCertSign: true)
-                try marker([1, 2, 840, 113635, 100, 6, 2, 1])
-            }, issuerPrivateKey: .init(rootKey))
-        let leaf = try Certificate(
-            version: .v3, serialNumber: .init(), publicKey: .init(leafKey.publicKey), notValidBefore: notBefore,
-            notValidAfter: notAfter, issuer: intermediate.subject, subject: name("Benchmark Leaf"),
-            signatureAlgorithm: .ecdsaWithSHA256,
-            extensions: try Certificate.Extensions {
-                Critical(BasicConstraints.notCertificateAuthority)
-                KeyUsage(digitalSignature: true)
-                try marker([1, 2, 840, 113635, 100, 6, 11, 1])
-            }, issuerPrivateKey: .init(intermediateKey))
-        func der(_ certificate: Certificate) throws -> String {
-            var serializer = DER.Serializer()
-            try serializer.serialize(certificate)
-            return Data(serializer.serializedBytes).base64EncodedString()
-        }
-        let header = try JSONSerialization.data(withJSONObject: ["alg": "ES256", "x5c": [der(leaf), der(intermediate), der(root)]])
+        let ca = try MockAppleCA()
         let payload = Data("""
             {"transactionId":"2000000000000001","originalTransactionId":"2000000000000001","bundleId":"dev.opencat.bench",\
             "productId":"dev.opencat.bench.unlock","purchaseDate":1700000000000,"originalPurchaseDate":1700000000000,\
@@ -67,9 +26,7 @@ struct BenchmarkChain {
             "environment":"Production","transactionReason":"PURCHASE","storefront":"USA","storefrontId":"143441",\
             "price":4990,"currency":"USD"}
             """.utf8)
-        let signingInput = Base64URL.encode(header) + "." + Base64URL.encode(payload)
-        let signature = try leafKey.signature(for: Data(signingInput.utf8))
-        return BenchmarkChain(root: root, jws: signingInput + "." + Base64URL.encode(signature.rawRepresentation), leafKey: leafKey)
+        return BenchmarkChain(root: ca.rootCertificate, jws: ca.signJWS(payload: payload), leafKey: ca.leafPublicKey)
     }
 }
 
@@ -96,7 +53,7 @@ let signingInput = Data((parts[0] + "." + parts[1]).utf8)
 let rawSignature = try P256.Signing.ECDSASignature(
     rawRepresentation: Data(base64Encoded: String(parts[2]).replacingOccurrences(of: "-", with: "+")
         .replacingOccurrences(of: "_", with: "/").padding(toLength: (parts[2].count + 3) / 4 * 4, withPad: "=", startingAt: 0))!)
-let publicKey = chain.leafKey.publicKey
+let publicKey = chain.leafKey
 guard publicKey.isValidSignature(rawSignature, for: signingInput) else { fatalError("benchmark signature does not verify") }
 
 var rawRates: [Double] = []

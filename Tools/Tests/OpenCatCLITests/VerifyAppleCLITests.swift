@@ -1,5 +1,6 @@
 import Foundation
 import MockStores
+import OpenCatTesting
 import Testing
 
 /// `opencat verify apple` as a user runs it: exit 0 verified, 2 not verified, 64 usage; never a trap.

@@ -1,5 +1,6 @@
 import Foundation
 import MockStores
+import OpenCatTesting
 import Testing
 
 /// `opencat verify apple --jws` on every payload the App Store signs, minted with `MockAppleCA` in Apple's shapes.

@@ -1,5 +1,6 @@
 import Foundation
 import MockStores
+import OpenCatTesting
 import Testing
 
 struct JSONValueTests {

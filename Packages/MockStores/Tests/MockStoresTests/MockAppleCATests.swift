@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import MockStores
+import OpenCatTesting
 import SwiftASN1
 import Testing
 @_spi(FixedExpiryValidationTime) import X509

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import MockStores
+import MockStoresServer
 import OpenCatCore
 import OpenCatTesting
 import Testing

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import HTTPTypes
 import MockStores
+import MockStoresServer
 import OpenCatCore
 import OpenCatTesting
 import _CryptoExtras

@@ -127,7 +127,7 @@ public struct MockCredentials: Sendable {
     public static let openCatStore = Store(rawValue: "opencat")
 
     /// The built-in authenticators for the stores that have credentials.
-    func authenticators() -> [Store: any MockAuthenticator] {
+    package func authenticators() -> [Store: any MockAuthenticator] {
         var result: [Store: any MockAuthenticator] = [:]
         if let stripeSecretKey { result[.stripe] = StripeAuthenticator(secretKey: stripeSecretKey) }
         if let payPal { result[.paypal] = PayPalAuthenticator(credentials: payPal) }

@@ -3,53 +3,53 @@ import HTTPTypes
 import OpenCatCore
 
 /// The loaded interactions in order, with their remaining answers: the matching engine of ``MockStoreServer``.
-struct InteractionScript: Sendable {
-    struct Entry: Sendable {
-        var cassette: String
-        var store: Store
-        var index: Int
-        var interaction: Cassette.Interaction
-        var used: Int
+package struct InteractionScript: Sendable {
+    package struct Entry: Sendable {
+        package var cassette: String
+        package var store: Store
+        package var index: Int
+        package var interaction: Cassette.Interaction
+        package var used: Int
 
-        var remaining: Int { max(0, interaction.times - used) }
+        package var remaining: Int { max(0, interaction.times - used) }
 
-        var reference: InteractionReference {
+        package var reference: InteractionReference {
             InteractionReference(
                 cassette: cassette, store: store, index: index, method: interaction.request.method,
                 path: interaction.request.path, times: interaction.times, used: used)
         }
     }
 
-    private(set) var entries: [Entry] = []
+    package private(set) var entries: [Entry] = []
 
-    init(_ cassettes: [Cassette] = []) {
+    package init(_ cassettes: [Cassette] = []) {
         for cassette in cassettes { append(cassette) }
     }
 
-    mutating func append(_ cassette: Cassette) {
+    package mutating func append(_ cassette: Cassette) {
         for (index, interaction) in cassette.interactions.enumerated() {
             entries.append(Entry(cassette: cassette.name, store: cassette.store, index: index, interaction: interaction, used: 0))
         }
     }
 
     /// The first entry with answers left whose pattern matches.
-    func match(_ request: MockRequest) -> Int? {
+    package func match(_ request: MockRequest) -> Int? {
         entries.indices.first { entries[$0].remaining > 0 && Self.difference(entries[$0].interaction.request, request) == nil }
     }
 
-    mutating func consume(_ position: Int) -> Entry {
+    package mutating func consume(_ position: Int) -> Entry {
         entries[position].used += 1
         return entries[position]
     }
 
     /// Interactions that answered fewer requests than they must (``Cassette/Interaction/requiredTimes``).
-    var unused: [InteractionReference] {
+    package var unused: [InteractionReference] {
         entries.filter { $0.used < $0.interaction.requiredTimes }.map(\.reference)
     }
 
     /// The nearest entry (same method and path, else same path, else the first with answers left, else the first)
     /// and the first field that differed.
-    func nearest(to request: MockRequest) -> (InteractionReference, String)? {
+    package func nearest(to request: MockRequest) -> (InteractionReference, String)? {
         let samePath = entries.filter { $0.interaction.request.path == request.path }
         let sameRoute = samePath.filter { $0.interaction.request.method == request.method }
         let candidates: [Entry] =
@@ -65,7 +65,7 @@ struct InteractionScript: Sendable {
     }
 
     /// The first part of the request that the pattern does not accept, or `nil` when it matches.
-    static func difference(_ pattern: Cassette.RequestPattern, _ request: MockRequest) -> String? {
+    package static func difference(_ pattern: Cassette.RequestPattern, _ request: MockRequest) -> String? {
         if pattern.method != request.method { return "method: expected \(pattern.method), found \(request.method)" }
         if pattern.path != request.path { return "path: expected \(pattern.path), found \(request.path)" }
         if let query = pattern.query {

@@ -135,7 +135,7 @@ struct AppleJWSVerifierTests {
         let chain = try TestAppleChain()
         let jws = try chain.sign(AppleTestValues.transaction())
         let parts = jws.split(separator: ".").map(String.init)
-        let der = try chain.leafKey.signature(for: Data((parts[0] + "." + parts[1]).utf8)).derRepresentation
+        let der = chain.leafSignature(for: Data((parts[0] + "." + parts[1]).utf8)).derRepresentation
         await expectInvalid(
             [parts[0], parts[1], TestAppleChain.base64URL(der)].joined(separator: "."),
             "malformedSignature",
@@ -323,7 +323,7 @@ struct AppleJWSVerifierTests {
         let fingerprint = try #require(AppleRootCAG3.sha256Fingerprint(of: chain.root))
         #expect(
             fingerprint
-                == SHA256.hash(data: try TestAppleChain.der(chain.root)).map { String(format: "%02x", $0) }.joined()
+                == SHA256.hash(data: chain.ca.rootCertificateDER).map { String(format: "%02x", $0) }.joined()
         )
         #expect(!AppleRootCAG3.matches(chain.root))
     }

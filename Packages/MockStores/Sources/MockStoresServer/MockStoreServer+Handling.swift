@@ -1,3 +1,4 @@
+import MockStores
 import Foundation
 import HTTPTypes
 import Hummingbird

@@ -1,3 +1,4 @@
+import MockStores
 import Hummingbird
 import NIOCore
 

@@ -1,3 +1,4 @@
+public import MockStores
 public import Foundation
 import Hummingbird
 public import Logging

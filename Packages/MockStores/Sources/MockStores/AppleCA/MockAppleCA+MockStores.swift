@@ -1,7 +1,11 @@
 import Foundation
 import OpenCatCore
+public import OpenCatTesting
 
 extension MockAppleCA {
+    /// Signs a JSON value as a compact JWS (canonical JSON with exact numbers).
+    public func signJWS(_ payload: JSONValue) -> String { signJWS(payload: payload.serialized()) }
+
     /// A ``MockStoreClient/ProofMinter`` that signs each transaction as an App Store `JWSTransaction` with this CA:
     /// the proof is `appleSignedTransaction` and its token a JWS whose payload follows
     /// [JWSTransactionDecodedPayload](https://developer.apple.com/documentation/appstoreserverapi/jwstransactiondecodedpayload)

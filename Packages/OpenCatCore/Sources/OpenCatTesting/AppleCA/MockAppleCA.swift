@@ -4,15 +4,19 @@ public import SwiftASN1
 public import X509
 import OpenCatCore
 
+
 /// A test certificate authority shaped like Apple's App Store signing chain: a root, an intermediate carrying
 /// Apple's WWDR marker OID `1.2.840.113635.100.6.2.1` and a leaf carrying the App Store receipt-signing marker OID
 /// `1.2.840.113635.100.6.11.1` (non-critical extensions with an ASN.1 NULL value, as Apple's are). Keys are P-256,
 /// generated at run time; nothing is committed.
 ///
 /// It signs compact JWS the way the App Store does (header `{"alg":"ES256","x5c":[leaf, intermediate, root]}`,
-/// raw `r||s` signature), so cassettes can carry `{{apple.jws.…}}` placeholders filled with JWS that verify against
+/// raw `r||s` signature), so tests and MockStores' cassettes (`{{apple.jws.…}}` placeholders) get JWS that verify against
 /// ``rootCertificate``. Verify at the payload's `signedDate`: the default validity (2020-01-01 to 2040-01-01) never
 /// makes a suite rot, and ``Options-swift.struct`` can mint expired or marker-less chains for negative tests.
+///
+/// One test CA for the whole project: StoreAdapters' tests, MockStores, the conformance suite, the CLI tests and
+/// the benchmarks all mint their Apple chains here.
 public struct MockAppleCA: Sendable {
     /// The OID Apple puts on its WWDR intermediate (`1.2.840.113635.100.6.2.1`).
     public static let intermediateMarkerOID: ASN1ObjectIdentifier = [1, 2, 840, 113635, 100, 6, 2, 1]
@@ -81,9 +85,13 @@ public struct MockAppleCA: Sendable {
             subject: intermediateName, signatureAlgorithm: .ecdsaWithSHA256, extensions: intermediateExtensions,
             issuerPrivateKey: .init(rootKey))
 
-        var leafExtensions = try Certificate.Extensions {
-            BasicConstraints.notCertificateAuthority
-            Critical(KeyUsage(digitalSignature: true))
+        var leafExtensions = try Certificate.Extensions { BasicConstraints.notCertificateAuthority }
+        if let usage = options.leafKeyUsage { try leafExtensions.append(Certificate.Extension(usage, critical: true)) }
+        if let uri = options.leafOCSPURI {
+            try leafExtensions.append(
+                Certificate.Extension(
+                    AuthorityInformationAccess([.init(method: .ocspServer, location: .uniformResourceIdentifier(uri))]),
+                    critical: false))
         }
         if options.leafHasAppleOID {
             try leafExtensions.append(Certificate.Extension(oid: Self.leafMarkerOID, critical: false, value: Self.asn1Null))
@@ -113,18 +121,26 @@ public struct MockAppleCA: Sendable {
 
     /// Signs payload bytes as a compact JWS: header `{"alg":"ES256","x5c":[…]}`, base64url parts, raw `r||s`
     /// signature by the leaf key.
-    /// - Parameter payload: the payload JSON, signed as given.
+    /// - Parameters:
+    ///   - payload: the payload JSON, signed as given.
+    ///   - x5c: the header's chain (default: this CA's leaf, intermediate, root; pass `[]` with `omitX5C` for none).
+    ///   - omitX5C: leave `x5c` out of the header.
+    ///   - alg: the header's `alg`.
     /// - Returns: `header.payload.signature`.
-    public func signJWS(payload: Data) -> String {
-        let header: JSONValue = ["alg": "ES256", "x5c": .array(x5c.map(JSONValue.string))]
-        let signingInput = Base64URL.encode(header.serialized()) + "." + Base64URL.encode(payload)
-        // P-256 signing with a valid key only fails if the system's randomness does; treat that as fatal.
-        let signature = try! leafKey.signature(for: Data(signingInput.utf8))
-        return signingInput + "." + Base64URL.encode(signature.rawRepresentation)
+    public func signJWS(payload: Data, x5c: [String]? = nil, omitX5C: Bool = false, alg: String = "ES256") -> String {
+        var header: [String: any Sendable] = ["alg": alg]
+        if !omitX5C { header["x5c"] = x5c ?? self.x5c }
+        // Serializing strings and arrays of strings cannot fail.
+        let headerJSON = try! JSONSerialization.data(withJSONObject: header, options: [.sortedKeys, .withoutEscapingSlashes])
+        let signingInput = Base64URL.encode(headerJSON) + "." + Base64URL.encode(payload)
+        return signingInput + "." + Base64URL.encode(leafSignature(for: Data(signingInput.utf8)).rawRepresentation)
     }
 
-    /// Signs a JSON value as a compact JWS (canonical JSON with exact numbers).
-    public func signJWS(_ payload: JSONValue) -> String { signJWS(payload: payload.serialized()) }
+    /// The leaf key's ECDSA signature of some bytes (for tests that need another encoding of it, such as DER).
+    public func leafSignature(for data: Data) -> P256.Signing.ECDSASignature {
+        // P-256 signing with a valid key only fails if the system's randomness does; treat that as fatal.
+        try! leafKey.signature(for: data)
+    }
 
     /// Signs an `Encodable` payload as a compact JWS.
     /// - Parameters:

@@ -1,4 +1,5 @@
 public import Foundation
+public import X509
 
 extension MockAppleCA {
     /// How to mint the chain: names, validity, and whether the Apple markers are present.
@@ -22,13 +23,18 @@ extension MockAppleCA {
         public var intermediateHasAppleOID: Bool
         /// Whether the leaf carries `1.2.840.113635.100.6.11.1`.
         public var leafHasAppleOID: Bool
+        /// The leaf's Key Usage extension, critical (`nil`: none; Apple's leaf has digitalSignature).
+        public var leafKeyUsage: KeyUsage?
+        /// An OCSP responder named in the leaf's Authority Information Access (`nil`: none).
+        public var leafOCSPURI: String?
 
         /// Creates options (defaults: a valid Apple-shaped chain, 2020–2040).
         public init(
             rootCommonName: String = "OpenCat Mock Apple Root CA - G3",
             notValidBefore: Date = Options.defaultNotValidBefore, notValidAfter: Date = Options.defaultNotValidAfter,
             leafNotValidBefore: Date? = nil, leafNotValidAfter: Date? = nil, intermediateHasAppleOID: Bool = true,
-            leafHasAppleOID: Bool = true
+            leafHasAppleOID: Bool = true, leafKeyUsage: KeyUsage? = KeyUsage(digitalSignature: true),
+            leafOCSPURI: String? = nil
         ) {
             self.rootCommonName = rootCommonName
             self.notValidBefore = notValidBefore
@@ -37,6 +43,8 @@ extension MockAppleCA {
             self.leafNotValidAfter = leafNotValidAfter
             self.intermediateHasAppleOID = intermediateHasAppleOID
             self.leafHasAppleOID = leafHasAppleOID
+            self.leafKeyUsage = leafKeyUsage
+            self.leafOCSPURI = leafOCSPURI
         }
 
         /// A chain whose certificates carry neither Apple marker OID (valid otherwise): must be refused.

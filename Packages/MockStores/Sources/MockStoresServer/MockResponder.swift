@@ -1,3 +1,4 @@
+import MockStores
 import Hummingbird
 
 /// Hands every request to the server's script (no routing: matching is the script's job).
