@@ -1,3 +1,4 @@
+import _CryptoExtras
 public import Foundation
 public import MockStores
 import OpenCatTesting
@@ -69,7 +70,7 @@ public struct ConformanceAdapterFactory: Sendable {
         let account = GoogleServiceAccount(
             projectId: "opencat-conformance", privateKeyId: "conformance-key",
             privateKey: Secret(environment.optionalString("serviceAccountKey")
-                ?? environment.credentials.variables["google.privateKey"]!),
+                ?? environment.credentials.googleKey.pemRepresentation),
             clientEmail: try environment.string("clientEmail"), tokenURI: tokenURL)
         return GooglePlayAdapter(configuration: try .init(
             packageName: try environment.string("packageName"), serviceAccount: account, baseURL: environment.baseURL,

@@ -1,72 +1,143 @@
-import Crypto
-import _CryptoExtras
+public import Crypto
+public import _CryptoExtras
 import Foundation
 public import MockStores
-import OpenCatTesting
-import OpenCatCore
+public import OpenCatCore
+public import OpenCatTesting
 
-/// Credentials generated for one suite run: the mock stores accept them, the adapters use them, nothing is
-/// committed. Cassettes refer to them through placeholders (`{{stripe.secretKey}}`, …).
+/// Credentials generated for one suite run, typed: the mock stores accept them, the adapters use them, nothing is
+/// committed. Cassettes refer to them through placeholders (`{{stripe.secretKey}}`, …; see ``variables``).
 public struct ConformanceCredentials: Sendable {
     /// The Apple test CA that signs every App Store payload of the run.
     public let appleCA: MockAppleCA
-    let appleAPIKey: P256.Signing.PrivateKey
-    let appleWrongAPIKey: P256.Signing.PrivateKey
-    let googleKey: _RSA.Signing.PrivateKey
-    let googleWrongKey: _RSA.Signing.PrivateKey
-    /// Placeholder name → value.
-    public private(set) var variables: [String: String]
+    /// App Store Server API: issuer, key id, the signing key the mock accepts and one it refuses.
+    public var appleIssuerId: String
+    public var appleKeyId: String
+    public var appleAPIKey: P256.Signing.PrivateKey
+    public var appleWrongAPIKey: P256.Signing.PrivateKey
+    /// Google Play: the service account's email, the key the mock accepts and one it refuses.
+    public var googleClientEmail: String
+    public var googleKey: _RSA.Signing.PrivateKey
+    public var googleWrongKey: _RSA.Signing.PrivateKey
+    /// Stripe secret keys: accepted and refused.
+    public var stripeSecretKey: Secret<String>
+    public var stripeWrongSecretKey: Secret<String>
+    /// PayPal client credentials: id, accepted and refused secret.
+    public var payPalClientId: String
+    public var payPalClientSecret: Secret<String>
+    public var payPalWrongClientSecret: Secret<String>
+    /// Steam publisher keys: accepted and refused.
+    public var steamPublisherKey: Secret<String>
+    public var steamWrongPublisherKey: Secret<String>
+    /// The OpenCat server's API key.
+    public var openCatAPIKey: Secret<String>
+    /// Placeholders for third-party cassettes that no built-in credential names.
+    public var extraVariables: [String: String] = [:]
 
     /// The Apple bundle id the App Store Server API token must name.
     public static let appleBundleId = "dev.opencat.auralogic"
 
     /// Generates a fresh set (RSA key generation takes a moment: make one per run).
     public init() throws {
-        appleCA = try MockAppleCA()
-        appleAPIKey = P256.Signing.PrivateKey()
-        appleWrongAPIKey = P256.Signing.PrivateKey()
-        googleKey = try _RSA.Signing.PrivateKey(keySize: .bits2048)
-        googleWrongKey = try _RSA.Signing.PrivateKey(keySize: .bits2048)
         func random(_ bytes: Int) -> String {
             (0..<bytes).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
         }
-        variables = [
-            "stripe.secretKey": "sk_test_opencat_\(random(12))",
-            "stripe.wrongSecretKey": "sk_test_opencat_\(random(12))",
-            "paypal.clientId": "opencat-paypal-client-\(random(6))",
-            "paypal.clientSecret": "opencat-paypal-secret-\(random(12))",
-            "paypal.wrongClientSecret": "opencat-paypal-secret-\(random(12))",
-            "steam.publisherKey": random(16).uppercased(),
-            "steam.wrongPublisherKey": random(16).uppercased(),
-            "apple.issuerId": UUID().uuidString.lowercased(),
-            "apple.keyId": String(random(5).uppercased().prefix(10)),
-            "apple.privateKey": appleAPIKey.pemRepresentation,
-            "apple.wrongPrivateKey": appleWrongAPIKey.pemRepresentation,
-            "google.clientEmail": "conformance@opencat-test.iam.gserviceaccount.com",
-            "google.privateKey": googleKey.pemRepresentation,
-            "google.wrongPrivateKey": googleWrongKey.pemRepresentation,
-            "opencat.apiKey": "ocat_test_\(random(12))",
-        ]
+        appleCA = try MockAppleCA()
+        appleIssuerId = UUID().uuidString.lowercased()
+        appleKeyId = String(random(5).uppercased().prefix(10))
+        appleAPIKey = P256.Signing.PrivateKey()
+        appleWrongAPIKey = P256.Signing.PrivateKey()
+        googleClientEmail = "conformance@opencat-test.iam.gserviceaccount.com"
+        googleKey = try _RSA.Signing.PrivateKey(keySize: .bits2048)
+        googleWrongKey = try _RSA.Signing.PrivateKey(keySize: .bits2048)
+        stripeSecretKey = Secret("sk_test_opencat_\(random(12))")
+        stripeWrongSecretKey = Secret("sk_test_opencat_\(random(12))")
+        payPalClientId = "opencat-paypal-client-\(random(6))"
+        payPalClientSecret = Secret("opencat-paypal-secret-\(random(12))")
+        payPalWrongClientSecret = Secret("opencat-paypal-secret-\(random(12))")
+        steamPublisherKey = Secret(random(16).uppercased())
+        steamWrongPublisherKey = Secret(random(16).uppercased())
+        openCatAPIKey = Secret("ocat_test_\(random(12))")
     }
 
-    /// The same credentials with some placeholder values replaced (keys the mock checks included).
-    public func overriding(_ values: [String: String]) -> ConformanceCredentials {
+    /// Placeholder name → value, for cassettes: every credential above under its placeholder name, then
+    /// ``extraVariables``.
+    public var variables: [String: String] {
+        var values = [
+            "stripe.secretKey": stripeSecretKey.revealed,
+            "stripe.wrongSecretKey": stripeWrongSecretKey.revealed,
+            "paypal.clientId": payPalClientId,
+            "paypal.clientSecret": payPalClientSecret.revealed,
+            "paypal.wrongClientSecret": payPalWrongClientSecret.revealed,
+            "steam.publisherKey": steamPublisherKey.revealed,
+            "steam.wrongPublisherKey": steamWrongPublisherKey.revealed,
+            "apple.issuerId": appleIssuerId,
+            "apple.keyId": appleKeyId,
+            "apple.privateKey": appleAPIKey.pemRepresentation,
+            "apple.wrongPrivateKey": appleWrongAPIKey.pemRepresentation,
+            "google.clientEmail": googleClientEmail,
+            "google.privateKey": googleKey.pemRepresentation,
+            "google.wrongPrivateKey": googleWrongKey.pemRepresentation,
+            "opencat.apiKey": openCatAPIKey.revealed,
+        ]
+        values.merge(extraVariables) { $1 }
+        return values
+    }
+
+    /// The same credentials with some replaced by placeholder name (what the mock checks follows: replacing
+    /// `google.privateKey` also changes the public key the mock verifies with). Unknown names become
+    /// ``extraVariables``.
+    /// - Throws: ``ConformanceError`` when a replacement key is not a PEM key of the right kind.
+    public func overriding(_ values: [String: String]) throws -> ConformanceCredentials {
         var copy = self
-        copy.variables.merge(values) { $1 }
+        for (name, value) in values {
+            switch name {
+            case "stripe.secretKey": copy.stripeSecretKey = Secret(value)
+            case "stripe.wrongSecretKey": copy.stripeWrongSecretKey = Secret(value)
+            case "paypal.clientId": copy.payPalClientId = value
+            case "paypal.clientSecret": copy.payPalClientSecret = Secret(value)
+            case "paypal.wrongClientSecret": copy.payPalWrongClientSecret = Secret(value)
+            case "steam.publisherKey": copy.steamPublisherKey = Secret(value)
+            case "steam.wrongPublisherKey": copy.steamWrongPublisherKey = Secret(value)
+            case "apple.issuerId": copy.appleIssuerId = value
+            case "apple.keyId": copy.appleKeyId = value
+            case "apple.privateKey": copy.appleAPIKey = try Self.p256(value, name)
+            case "apple.wrongPrivateKey": copy.appleWrongAPIKey = try Self.p256(value, name)
+            case "google.clientEmail": copy.googleClientEmail = value
+            case "google.privateKey": copy.googleKey = try Self.rsa(value, name)
+            case "google.wrongPrivateKey": copy.googleWrongKey = try Self.rsa(value, name)
+            case "opencat.apiKey": copy.openCatAPIKey = Secret(value)
+            default: copy.extraVariables[name] = value
+            }
+        }
         return copy
     }
+
+    /// A fixture loader that signs with ``appleCA`` and fills these credentials' placeholders.
+    public var fixtureLoader: FixtureLoader { FixtureLoader(appleCA: appleCA, variables: variables) }
 
     /// The credentials the mock stores check.
     public func mockCredentials(tokenPath: String) -> MockCredentials {
         var credentials = MockCredentials()
-        credentials.stripeSecretKey = Secret(variables["stripe.secretKey"]!)
-        credentials.payPal = .init(clientId: variables["paypal.clientId"]!, clientSecret: Secret(variables["paypal.clientSecret"]!))
-        credentials.google = .init(clientEmail: variables["google.clientEmail"]!, publicKey: googleKey.publicKey, tokenPath: tokenPath)
-        credentials.steamPublisherKey = Secret(variables["steam.publisherKey"]!)
+        credentials.stripeSecretKey = stripeSecretKey
+        credentials.payPal = .init(clientId: payPalClientId, clientSecret: payPalClientSecret)
+        credentials.google = .init(clientEmail: googleClientEmail, publicKey: googleKey.publicKey, tokenPath: tokenPath)
+        credentials.steamPublisherKey = steamPublisherKey
         credentials.apple = .init(
-            keyId: variables["apple.keyId"]!, issuerId: variables["apple.issuerId"]!, bundleId: Self.appleBundleId,
-            publicKey: appleAPIKey.publicKey)
-        credentials.openCatAPIKey = Secret(variables["opencat.apiKey"]!)
+            keyId: appleKeyId, issuerId: appleIssuerId, bundleId: Self.appleBundleId, publicKey: appleAPIKey.publicKey)
+        credentials.openCatAPIKey = openCatAPIKey
         return credentials
+    }
+
+    private static func p256(_ pem: String, _ name: String) throws -> P256.Signing.PrivateKey {
+        do { return try P256.Signing.PrivateKey(pemRepresentation: pem) } catch {
+            throw ConformanceError("\(name): not a PEM P-256 private key")
+        }
+    }
+
+    private static func rsa(_ pem: String, _ name: String) throws -> _RSA.Signing.PrivateKey {
+        do { return try _RSA.Signing.PrivateKey(pemRepresentation: pem) } catch {
+            throw ConformanceError("\(name): not a PEM RSA private key")
+        }
     }
 }

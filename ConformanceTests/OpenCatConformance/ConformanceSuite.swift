@@ -43,7 +43,10 @@ public struct ConformanceSuite: Sendable {
     /// Scenarios that cannot exist for stores the catalogue does not know (third-party adapters):
     /// store → scenario → reason.
     public var additionalNotApplicable: [String: [String: String]]
-    private let cassetteFiles: [URL]
+    /// The cassettes found, each parsed once (App Store payloads signed, placeholders filled).
+    public let cassettes: [Cassette]
+    /// The files that could not be loaded, with why.
+    public let invalidCassettes: [String]
 
     /// Creates a suite.
     /// - Parameters:
@@ -68,7 +71,8 @@ public struct ConformanceSuite: Sendable {
         self.storeFilter = stores
         self.scenarioFilter = scenarios
         self.parallelism = max(1, parallelism)
-        self.credentials = try ConformanceCredentials().overriding(variables)
+        let credentials = try ConformanceCredentials().overriding(variables)
+        self.credentials = credentials
         var files: [URL] = []
         for folder in cassetteFolders {
             var isDirectory: ObjCBool = false
@@ -79,75 +83,85 @@ public struct ConformanceSuite: Sendable {
                 $0.lastPathComponent != "scenarios.json" && !$0.lastPathComponent.hasSuffix(".schema.json")
             }
         }
-        self.cassetteFiles = files
-    }
-
-    /// Loads one cassette file: mints the App Store payloads it lists and fills its placeholders.
-    /// - Throws: `CassetteError` (naming the file and the field) or ``ConformanceError``.
-    public func loadCassette(_ url: URL, credentials: ConformanceCredentials? = nil) throws -> Cassette {
-        let credentials = credentials ?? self.credentials
-        let data = try Cassette.readFile(at: url, displayName: Self.displayName(url))  // size-capped
-        var variables = credentials.variables
-        if let raw = try? JSONValue(parsing: data), case .object(let payloads)? = raw["config"]?["signedPayloads"] {
-            for (name, payload) in payloads {
-                let jws = credentials.appleCA.signJWS(payload)
-                variables["apple.signed.\(name)"] = jws
-                variables["apple.tampered.\(name)"] = Self.tampered(jws, payload: payload)
-            }
-        }
-        return try Cassette.decode(data, file: Self.displayName(url), variables: variables)
-    }
-
-    /// Runs every selected case.
-    public func run() async -> ConformanceReport {
-        let started = ContinuousClock.now
-        var invalid: [String] = []
+        let loader = credentials.fixtureLoader
         var cassettes: [Cassette] = []
-        for file in cassetteFiles {
-            do {
-                let cassette = try loadCassette(file)
-                cassettes.append(cassette)
-            } catch {
-                invalid.append(String(describing: error))
-            }
+        var invalid: [String] = []
+        for file in files {
+            do { cassettes.append(try loader.load(file)) } catch { invalid.append(String(describing: error)) }
         }
+        self.cassettes = cassettes
+        self.invalidCassettes = invalid
+    }
+
+    /// Loads one cassette file with the run's credentials (or others): see ``FixtureLoader``.
+    /// - Throws: `CassetteError` naming the file and the field.
+    public func loadCassette(_ url: URL, credentials: ConformanceCredentials? = nil) throws -> Cassette {
+        try (credentials ?? self.credentials).fixtureLoader.load(url)
+    }
+
+    /// One cell of the matrix: a store and a scenario.
+    public struct CellID: Sendable, Hashable, CustomStringConvertible {
+        public var store: String
+        public var scenario: String
+
+        public init(store: String, scenario: String) {
+            self.store = store
+            self.scenario = scenario
+        }
+
+        public var description: String { "\(store) × \(scenario)" }
+    }
+
+    /// The stores of the run: the catalogue's, then any other store a cassette is for (filtered).
+    public var stores: [String] {
         var stores = catalogue.stores.map(\.rawValue)
         for cassette in cassettes where !stores.contains(cassette.store.rawValue) { stores.append(cassette.store.rawValue) }
-        if !storeFilter.isEmpty { stores = stores.filter(storeFilter.contains) }
-        var scenarioIds = catalogue.scenarios.map(\.id)
-        if !scenarioFilter.isEmpty { scenarioIds = scenarioIds.filter(scenarioFilter.contains) }
+        return storeFilter.isEmpty ? stores : stores.filter(storeFilter.contains)
+    }
+
+    /// The scenarios of the run, in catalogue order (filtered).
+    public var scenarioIds: [String] {
+        let ids = catalogue.scenarios.map(\.id)
+        return scenarioFilter.isEmpty ? ids : ids.filter(scenarioFilter.contains)
+    }
+
+    /// Every cell of the run, store by store.
+    public var cellIDs: [CellID] { stores.flatMap { store in scenarioIds.map { CellID(store: store, scenario: $0) } } }
+
+    /// Runs one cell: not applicable, failed for want of a cassette, or the result of its cassettes.
+    public func cell(_ id: CellID) async -> ConformanceReport.Cell {
+        let matching = cassettes.filter { $0.store.rawValue == id.store && $0.scenario == id.scenario }
+        if let reason = catalogue.notApplicableReason(store: Store(rawValue: id.store), scenario: id.scenario)
+            ?? additionalNotApplicable[id.store]?[id.scenario]
+        {
+            guard matching.isEmpty else {
+                return .init(
+                    store: id.store, scenario: id.scenario, status: .fail,
+                    detail: "a cassette exists for a scenario the catalogue says does not apply (\(reason))",
+                    cassette: matching.first?.name)
+            }
+            return .init(store: id.store, scenario: id.scenario, status: .notApplicable, detail: reason)
+        }
+        guard !matching.isEmpty else {
+            return .init(store: id.store, scenario: id.scenario, status: .fail, detail: "no cassette for this scenario")
+        }
+        return await runCell(store: id.store, scenario: id.scenario, cassettes: matching)
+    }
+
+    /// Runs every selected cell, ``parallelism`` at a time.
+    public func run() async -> ConformanceReport {
+        let started = ContinuousClock.now
+        var invalid = invalidCassettes
         for cassette in cassettes where catalogue.scenario(cassette.scenario) == nil {
             invalid.append("\(cassette.name): scenario: '\(cassette.scenario)' is not in the catalogue")
         }
-
-        var jobs: [(store: String, scenario: String, cassettes: [Cassette])] = []
-        var cells: [ConformanceReport.Cell] = []
-        for store in stores {
-            for scenario in scenarioIds {
-                let matching = cassettes.filter { $0.store.rawValue == store && $0.scenario == scenario }
-                if let reason = catalogue.notApplicableReason(store: Store(rawValue: store), scenario: scenario)
-                    ?? additionalNotApplicable[store]?[scenario]
-                {
-                    if matching.isEmpty {
-                        cells.append(.init(store: store, scenario: scenario, status: .notApplicable, detail: reason))
-                    } else {
-                        cells.append(.init(store: store, scenario: scenario, status: .fail,
-                                           detail: "a cassette exists for a scenario the catalogue says does not apply (\(reason))",
-                                           cassette: matching.first?.name))
-                    }
-                } else if matching.isEmpty {
-                    cells.append(.init(store: store, scenario: scenario, status: .fail, detail: "no cassette for this scenario"))
-                } else {
-                    jobs.append((store, scenario, matching))
-                }
-            }
-        }
-        let results = await withTaskGroup(of: ConformanceReport.Cell.self) { group in
-            var iterator = jobs.makeIterator()
+        let ids = cellIDs
+        var cells = await withTaskGroup(of: ConformanceReport.Cell.self) { group in
+            var iterator = ids.makeIterator()
             var collected: [ConformanceReport.Cell] = []
             func addNext() -> Bool {
-                guard let job = iterator.next() else { return false }
-                group.addTask { await self.runCell(store: job.store, scenario: job.scenario, cassettes: job.cassettes) }
+                guard let id = iterator.next() else { return false }
+                group.addTask { await self.cell(id) }
                 return true
             }
             for _ in 0..<parallelism { if !addNext() { break } }
@@ -157,7 +171,7 @@ public struct ConformanceSuite: Sendable {
             }
             return collected
         }
-        cells += results
+        let (stores, scenarioIds) = (self.stores, self.scenarioIds)
         cells.sort { (stores.firstIndex(of: $0.store) ?? 0, scenarioIds.firstIndex(of: $0.scenario) ?? 0)
             < (stores.firstIndex(of: $1.store) ?? 0, scenarioIds.firstIndex(of: $1.scenario) ?? 0) }
         let elapsed = started.duration(to: ContinuousClock.now)
@@ -179,6 +193,8 @@ public struct ConformanceSuite: Sendable {
     /// Runs one cassette and returns what went wrong (nothing when it passed).
     public func runCase(_ cassette: Cassette) async -> [String] {
         var problems = catalogueDisagreements(cassette)
+        let expectation: ConformanceExpectation
+        do { expectation = try ConformanceExpectation(cassette.expect) } catch { return problems + ["\(error)"] }
         guard let factory = adapters.first(where: { $0.store == cassette.store }) else {
             return problems + ["no adapter is configured for store \(cassette.store)"]
         }
@@ -203,7 +219,7 @@ public struct ConformanceSuite: Sendable {
                 var found: [String] = []
                 for (index, outcome) in outcomes.enumerated() {
                     let label = repetitions > 1 ? "verification \(index + 1): " : ""
-                    found += Self.compare(outcome, with: cassette.expect).map { label + $0 }
+                    found += expectation.problems(with: outcome).map { label + $0 }
                 }
                 if repetitions > 1, case .success(let first)? = outcomes.first {
                     for case .success(var later) in outcomes.dropFirst() {
@@ -246,89 +262,11 @@ public struct ConformanceSuite: Sendable {
         return problems
     }
 
-    /// A date as integer milliseconds since 1970 (rounded), as stores keep them.
-    static func milliseconds(_ date: Date) -> Int64 {
-        let value = (date.timeIntervalSince1970 * 1000).rounded()
-        return Int64(exactly: value) ?? (value > 0 ? .max : .min)
-    }
-
-    /// A date in ISO 8601 with milliseconds, for messages.
-    static func isoMilliseconds(_ date: Date) -> String {
-        date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
-    }
-
-    static func compare(_ outcome: Result<VerifiedPurchase, any Error>, with expect: Cassette.Expectation) -> [String] {
-        switch (outcome, expect.outcome) {
-        case (.success(let purchase), .verified):
-            var problems: [String] = []
-            func check(_ name: String, _ expected: String?, _ actual: String?) {
-                if let expected, expected != actual { problems.append("\(name): expected \(expected), got \(actual ?? "nil")") }
-            }
-            check("state", expect.state, purchase.state.rawValue)
-            check("productId", expect.productId, purchase.productId)
-            check("transactionId", expect.transactionId, purchase.transactionId)
-            check("originalTransactionId", expect.originalTransactionId, purchase.originalTransactionId)
-            check("environment", expect.environment, purchase.environment.rawValue)
-            check("finalized", expect.finalized.map { String($0) }, String(purchase.finalizedByAdapter))
-            check("quantity", expect.quantity.map { String($0) }, String(purchase.quantity))
-            check("store", expect.store, purchase.store.rawValue)
-            check("purchaser", expect.purchaser, purchase.purchaser)
-            check("willRenew", expect.willRenew.map { String($0) }, String(purchase.willRenew))
-            check("storeStatus", expect.storeStatus, purchase.storeStatus)
-            let dates: [(String, String?, Date?)] = [
-                ("purchaseDate", expect.purchaseDate, purchase.purchaseDate),
-                ("expirationDate", expect.expirationDate, purchase.expirationDate),
-                ("gracePeriodExpirationDate", expect.gracePeriodExpirationDate, purchase.gracePeriodExpirationDate),
-                ("verifiedAt", expect.verifiedAt, purchase.verifiedAt),
-            ]
-            for (name, expected, actual) in dates {
-                guard let expected else { continue }
-                // To the millisecond: store timestamps are integer milliseconds.
-                if Cassette.Expectation.date(expected).map(Self.milliseconds) != actual.map(Self.milliseconds) {
-                    problems.append("\(name): expected \(expected), got \(actual.map(Self.isoMilliseconds) ?? "nil")")
-                }
-            }
-            let amounts: [(String, Cassette.Expectation.Price?, Money?)] = [
-                ("price", expect.price, purchase.price), ("refundedAmount", expect.refundedAmount, purchase.refundedAmount),
-            ]
-            for (name, expected, actual) in amounts {
-                guard let expected else { continue }
-                // Exact: the amount as a Decimal, the currency as its code.
-                if actual?.amount != Money.parseDecimal(expected.amount) || actual?.currency != expected.currency.uppercased() {
-                    problems.append("\(name): expected \(expected.amount) \(expected.currency), got \(actual.map(\.description) ?? "nil")")
-                }
-            }
-            return problems
-        case (.success(let purchase), _):
-            return ["expected error \(expect.code ?? "?"), got a verified purchase in state \(purchase.state.rawValue)"]
-        case (.failure(let error as StoreAdapterError), .error):
-            return expect.code == error.code.rawValue ? [] : ["expected error \(expect.code ?? "?"), got \(error.code) (\(error.message))"]
-        case (.failure(let error), _):
-            return ["expected \(expect.outcome == .verified ? "state \(expect.state ?? "?")" : "error \(expect.code ?? "?")"), got \(error)"]
-        }
-    }
-
     static func scalarText(_ value: JSONValue) -> String {
         switch value {
         case .string(let text), .number(let text): return text
         case .bool(let flag): return String(flag)
         default: return String(describing: value)
         }
-    }
-
-    /// The JWS with its payload altered after signing (an extra member), signature kept.
-    static func tampered(_ jws: String, payload: JSONValue) -> String {
-        guard case .object(var members) = payload else { return jws + "x" }
-        members["tampered"] = .bool(true)
-        let parts = jws.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 3 else { return jws + "x" }
-        let encoded = JSONValue.object(members).serialized().base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
-        return "\(parts[0]).\(encoded).\(parts[2])"
-    }
-
-    static func displayName(_ url: URL) -> String {
-        let components = url.pathComponents
-        return components.suffix(3).joined(separator: "/")
     }
 }

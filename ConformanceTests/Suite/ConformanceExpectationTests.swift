@@ -58,7 +58,7 @@ struct ConformanceExpectationTests {
     @Test(arguments: [
         ("refundedAmount", #"{"amount": "9.99", "currency": "USD"}"#, "refundedAmount: expected 9.99 USD, got nil"),
         ("purchaseDate", #""2025-11-22T08:26:40.001Z""#, "purchaseDate: expected 2025-11-22T08:26:40.001Z"),
-        ("expirationDate", #""2030-01-01T00:00:00Z""#, "expirationDate: expected 2030-01-01T00:00:00Z, got nil"),
+        ("expirationDate", #""2030-01-01T00:00:00Z""#, "expirationDate: expected 2030-01-01T00:00:00.000Z, got nil"),
         ("willRenew", "true", "willRenew: expected true, got false"),
         ("purchaser", #""someone-else""#, "purchaser: expected someone-else"),
         ("price", #"{"amount": "5.01", "currency": "USD"}"#, "price: expected 5.01 USD, got 5.00 USD"),

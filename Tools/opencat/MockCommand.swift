@@ -62,7 +62,7 @@ struct MockServe: AsyncParsableCommand {
         let catalogue = try ScenarioCatalogue.load(from: root.appendingPathComponent("Fixtures/scenarios.json"))
         let suite = try ConformanceSuite(
             catalogue: catalogue, cassetteFolders: folders, stores: Set(stores), scenarios: Set(scenarios))
-        let credentials = suite.credentials.overriding(overrides)
+        let credentials = try suite.credentials.overriding(overrides)
         var cassettes: [Cassette] = []
         for folder in folders {
             for file in try Cassette.cassetteFiles(in: folder) where file.lastPathComponent != "scenarios.json"

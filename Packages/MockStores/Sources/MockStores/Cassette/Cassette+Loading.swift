@@ -57,6 +57,14 @@ extension Cassette {
     ///   - variables: placeholder values (see ``load(from:variables:displayName:)``).
     /// - Throws: ``CassetteError``.
     public static func decode(_ data: Data, file: String, variables: [String: String] = [:]) throws -> Cassette {
+        try decodeTemplate(data, file: file).resolving(variables, file: file)
+    }
+
+    /// Decodes and validates a cassette from JSON data, leaving its `{{…}}` placeholders in place: the JSON is
+    /// parsed once, and the caller can read ``config`` (the App Store payloads to sign, say) before resolving them
+    /// with ``resolving(_:file:)``.
+    /// - Throws: ``CassetteError``.
+    public static func decodeTemplate(_ data: Data, file: String) throws -> Cassette {
         guard data.count <= maximumFileSize else {
             throw CassetteError(file: file, field: "(root)", message: "the file is larger than \(maximumFileSize) bytes (8 MiB)")
         }
@@ -69,11 +77,20 @@ extension Cassette {
         cassette.source = file
         do {
             try cassette.validate()
-            cassette = try cassette.substituting(variables)
         } catch let error as CassetteError {
             throw CassetteError(file: file, field: error.field, message: error.message)
         }
         return cassette
+    }
+
+    /// The cassette with its placeholders replaced.
+    /// - Throws: ``CassetteError`` naming `file` and the field of an unknown placeholder.
+    public func resolving(_ variables: [String: String], file: String) throws -> Cassette {
+        do {
+            return try substituting(variables)
+        } catch let error as CassetteError {
+            throw CassetteError(file: file, field: error.field, message: error.message)
+        }
     }
 
     /// Loads every cassette under a directory (recursively, sorted by path), skipping `scenarios.json` and
