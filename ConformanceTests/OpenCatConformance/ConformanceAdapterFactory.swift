@@ -1,9 +1,9 @@
-import _CryptoExtras
 public import Foundation
 public import MockStores
-import OpenCatTesting
 public import OpenCatCore
+import OpenCatTesting
 public import StoreAdapters
+import _CryptoExtras
 
 /// What an adapter is built from for one case: the mock server's address, the cassette's `config`, the run's
 /// credentials, and an HTTP client on the suite's test clock.
@@ -52,15 +52,22 @@ public struct ConformanceAdapterFactory: Sendable {
     /// configuration defaults to production only.
     public static let apple = ConformanceAdapterFactory(store: .apple) { environment in
         let credentials = try AppleStoreAdapter.APICredentials(
-            issuerId: environment.string("issuerId"), keyId: environment.string("keyId"),
-            privateKeyPEM: Secret(environment.string("privateKey")))
-        return AppleStoreAdapter(configuration: .init(
-            bundleId: try environment.string("bundleId"),
-            rootCertificates: [environment.credentials.appleCA.rootCertificate], environment: nil,
-            validationTime: .signedDate, apiCredentials: credentials,
-            productionBaseURL: environment.url(path: environment.optionalString("productionPath") ?? "/production"),
-            sandboxBaseURL: environment.url(path: environment.optionalString("sandboxPath") ?? "/sandbox"),
-            httpClient: environment.httpClient))
+            issuerId: environment.string("issuerId"),
+            keyId: environment.string("keyId"),
+            privateKeyPEM: Secret(environment.string("privateKey"))
+        )
+        return AppleStoreAdapter(
+            configuration: .init(
+                bundleId: try environment.string("bundleId"),
+                rootCertificates: [environment.credentials.appleCA.rootCertificate],
+                environment: nil,
+                validationTime: .signedDate,
+                apiCredentials: credentials,
+                productionBaseURL: environment.url(path: environment.optionalString("productionPath") ?? "/production"),
+                sandboxBaseURL: environment.url(path: environment.optionalString("sandboxPath") ?? "/sandbox"),
+                httpClient: environment.httpClient
+            )
+        )
     }
 
     /// Google Play: `packageName`, `tokenPath`, `clientEmail`, optional `serviceAccountKey` (PEM; default the
@@ -68,21 +75,36 @@ public struct ConformanceAdapterFactory: Sendable {
     public static let google = ConformanceAdapterFactory(store: .google) { environment in
         let tokenURL = environment.url(path: environment.optionalString("tokenPath") ?? "/token")
         let account = GoogleServiceAccount(
-            projectId: "opencat-conformance", privateKeyId: "conformance-key",
-            privateKey: Secret(environment.optionalString("serviceAccountKey")
-                ?? environment.credentials.googleKey.pemRepresentation),
-            clientEmail: try environment.string("clientEmail"), tokenURI: tokenURL)
-        return GooglePlayAdapter(configuration: try .init(
-            packageName: try environment.string("packageName"), serviceAccount: account, baseURL: environment.baseURL,
-            tokenURL: tokenURL, httpClient: environment.httpClient))
+            projectId: "opencat-conformance",
+            privateKeyId: "conformance-key",
+            privateKey: Secret(
+                environment.optionalString("serviceAccountKey")
+                    ?? environment.credentials.googleKey.pemRepresentation
+            ),
+            clientEmail: try environment.string("clientEmail"),
+            tokenURI: tokenURL
+        )
+        return GooglePlayAdapter(
+            configuration: try .init(
+                packageName: try environment.string("packageName"),
+                serviceAccount: account,
+                baseURL: environment.baseURL,
+                tokenURL: tokenURL,
+                httpClient: environment.httpClient
+            )
+        )
     }
 
     /// Stripe: `secretKey`, `apiVersion`.
     public static let stripe = ConformanceAdapterFactory(store: .stripe) { environment in
-        StripeAdapter(configuration: .init(
-            secretKey: Secret(try environment.string("secretKey")),
-            apiVersion: environment.optionalString("apiVersion") ?? StripeAdapter.Configuration.defaultAPIVersion,
-            baseURL: environment.baseURL, httpClient: environment.httpClient))
+        StripeAdapter(
+            configuration: .init(
+                secretKey: Secret(try environment.string("secretKey")),
+                apiVersion: environment.optionalString("apiVersion") ?? StripeAdapter.Configuration.defaultAPIVersion,
+                baseURL: environment.baseURL,
+                httpClient: environment.httpClient
+            )
+        )
     }
 
     /// PayPal: `clientId`, `clientSecret`, `environment` (`live` | `sandbox`), `payeeMerchantId`, and `prices`
@@ -93,15 +115,25 @@ public struct ConformanceAdapterFactory: Sendable {
             for (product, price) in entries {
                 guard let amount = price["amount"]?.stringValue, let currency = price["currency"]?.stringValue,
                     let money = Money(decimalString: amount, currency: currency)
-                else { throw ConformanceError("config.prices.\(product): expected {\"amount\": \"5.00\", \"currency\": \"USD\"}") }
+                else {
+                    throw ConformanceError(
+                        "config.prices.\(product): expected {\"amount\": \"5.00\", \"currency\": \"USD\"}"
+                    )
+                }
                 prices[product] = money
             }
         }
-        return PayPalAdapter(configuration: .init(
-            clientId: try environment.string("clientId"), clientSecret: Secret(try environment.string("clientSecret")),
-            environment: environment.optionalString("environment") == "sandbox" ? .sandbox : .live,
-            payeeMerchantId: try environment.string("payeeMerchantId"), prices: prices,
-            baseURL: environment.baseURL, httpClient: environment.httpClient))
+        return PayPalAdapter(
+            configuration: .init(
+                clientId: try environment.string("clientId"),
+                clientSecret: Secret(try environment.string("clientSecret")),
+                environment: environment.optionalString("environment") == "sandbox" ? .sandbox : .live,
+                payeeMerchantId: try environment.string("payeeMerchantId"),
+                prices: prices,
+                baseURL: environment.baseURL,
+                httpClient: environment.httpClient
+            )
+        )
     }
 
     /// Steam: `appId`, `publisherKey`, `sandbox`.
@@ -111,8 +143,14 @@ public struct ConformanceAdapterFactory: Sendable {
         }
         let sandbox: Bool
         if case .bool(let value)? = environment.config["sandbox"] { sandbox = value } else { sandbox = false }
-        return SteamAdapter(configuration: .init(
-            appId: appId, publisherKey: Secret(try environment.string("publisherKey")), sandbox: sandbox,
-            baseURL: environment.baseURL, httpClient: environment.httpClient))
+        return SteamAdapter(
+            configuration: .init(
+                appId: appId,
+                publisherKey: Secret(try environment.string("publisherKey")),
+                sandbox: sandbox,
+                baseURL: environment.baseURL,
+                httpClient: environment.httpClient
+            )
+        )
     }
 }

@@ -1,9 +1,9 @@
 public import Crypto
-public import _CryptoExtras
 import Foundation
 public import MockStores
 public import OpenCatCore
 public import OpenCatTesting
+public import _CryptoExtras
 
 /// Credentials generated for one suite run, typed: the mock stores accept them, the adapters use them, nothing is
 /// committed. Cassettes refer to them through placeholders (`{{stripe.secretKey}}`, …; see ``variables``).
@@ -124,7 +124,11 @@ public struct ConformanceCredentials: Sendable {
         credentials.google = .init(clientEmail: googleClientEmail, publicKey: googleKey.publicKey, tokenPath: tokenPath)
         credentials.steamPublisherKey = steamPublisherKey
         credentials.apple = .init(
-            keyId: appleKeyId, issuerId: appleIssuerId, bundleId: Self.appleBundleId, publicKey: appleAPIKey.publicKey)
+            keyId: appleKeyId,
+            issuerId: appleIssuerId,
+            bundleId: Self.appleBundleId,
+            publicKey: appleAPIKey.publicKey
+        )
         credentials.openCatAPIKey = openCatAPIKey
         return credentials
     }

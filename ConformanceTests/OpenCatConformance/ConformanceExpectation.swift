@@ -44,7 +44,8 @@ public struct ConformanceExpectation: Sendable, Hashable {
                         throw ConformanceError("expect.state: '\($0)' is not a VerifiedPurchase state")
                     }
                     return state
-                })
+                }
+            )
         case .error:
             guard let code = expect.code else { throw ConformanceError("expect.code: an error outcome needs a code") }
             outcome = .error(StoreAdapterError.Code(rawValue: code))
@@ -151,5 +152,7 @@ public struct ConformanceExpectation: Sendable, Hashable {
     }
 
     /// A date in ISO 8601 with milliseconds, for messages.
-    static func iso(_ date: Date) -> String { date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)) }
+    static func iso(_ date: Date) -> String {
+        date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+    }
 }

@@ -48,14 +48,18 @@ public struct ConformanceReport: Sendable, Codable {
 
     /// Counts of passing, failing and not-applicable cells.
     public var counts: (pass: Int, fail: Int, notApplicable: Int) {
-        (cells.filter { $0.status == .pass }.count, cells.filter { $0.status == .fail }.count,
-         cells.filter { $0.status == .notApplicable }.count)
+        (
+            cells.filter { $0.status == .pass }.count, cells.filter { $0.status == .fail }.count,
+            cells.filter { $0.status == .notApplicable }.count
+        )
     }
 
     /// The matrix as aligned text for a terminal.
     public func renderText() -> String {
         let width = max(26, (scenarios.map(\.count).max() ?? 0) + 2)
-        func pad(_ text: String, _ size: Int) -> String { text.count >= size ? text : text + String(repeating: " ", count: size - text.count) }
+        func pad(_ text: String, _ size: Int) -> String {
+            text.count >= size ? text : text + String(repeating: " ", count: size - text.count)
+        }
         var lines = [pad("scenario", width) + stores.map { pad($0, 9) }.joined()]
         for scenario in scenarios {
             let row = stores.map { store -> String in
@@ -81,13 +85,16 @@ public struct ConformanceReport: Sendable, Codable {
         }
         let (pass, fail, na) = counts
         lines.append("")
-        lines.append("\(stores.count) stores x \(scenarios.count) scenarios: \(pass) passed, \(fail) failed, \(na) not applicable, \(invalidCassettes.count) invalid cassettes (\(durationMilliseconds) ms)")
+        lines.append(
+            "\(stores.count) stores x \(scenarios.count) scenarios: \(pass) passed, \(fail) failed, \(na) not applicable, \(invalidCassettes.count) invalid cassettes (\(durationMilliseconds) ms)"
+        )
         return lines.joined(separator: "\n")
     }
 
     /// The matrix as a Markdown report, with the reasons for every n.a. and failure.
     public func renderMarkdown() -> String {
-        var text = "# OpenCat conformance report\n\n| scenario | " + stores.joined(separator: " | ") + " |\n|---|"
+        var text =
+            "# OpenCat conformance report\n\n| scenario | " + stores.joined(separator: " | ") + " |\n|---|"
             + stores.map { _ in ":-:|" }.joined() + "\n"
         for scenario in scenarios {
             let row = stores.map { store -> String in
@@ -101,11 +108,14 @@ public struct ConformanceReport: Sendable, Codable {
             text += "| \(scenario) | " + row.joined(separator: " | ") + " |\n"
         }
         let (pass, fail, na) = counts
-        text += "\n\(pass) passed, \(fail) failed, \(na) not applicable; \(invalidCassettes.count) invalid cassettes; \(durationMilliseconds) ms.\n"
+        text +=
+            "\n\(pass) passed, \(fail) failed, \(na) not applicable; \(invalidCassettes.count) invalid cassettes; \(durationMilliseconds) ms.\n"
         let notes = cells.filter { $0.status != .pass }
         if !notes.isEmpty {
             text += "\n## Notes\n\n"
-            for cell in notes { text += "- `\(cell.store)/\(cell.scenario)` \(cell.status.rawValue): \(cell.detail ?? "")\n" }
+            for cell in notes {
+                text += "- `\(cell.store)/\(cell.scenario)` \(cell.status.rawValue): \(cell.detail ?? "")\n"
+            }
         }
         if !invalidCassettes.isEmpty {
             text += "\n## Invalid cassettes\n\n" + invalidCassettes.map { "- \($0)\n" }.joined()

@@ -61,9 +61,14 @@ public struct ConformanceSuite: Sendable {
     ///   - variables: extra placeholder values for third-party cassettes.
     /// - Throws: ``ConformanceError`` when a folder cannot be read.
     public init(
-        catalogue: ScenarioCatalogue, cassetteFolders: [URL], adapters: [ConformanceAdapterFactory] = ConformanceAdapterFactory.builtIn,
-        stores: Set<String> = [], scenarios: Set<String> = [], parallelism: Int = 1,
-        additionalNotApplicable: [String: [String: String]] = [:], variables: [String: String] = [:]
+        catalogue: ScenarioCatalogue,
+        cassetteFolders: [URL],
+        adapters: [ConformanceAdapterFactory] = ConformanceAdapterFactory.builtIn,
+        stores: Set<String> = [],
+        scenarios: Set<String> = [],
+        parallelism: Int = 1,
+        additionalNotApplicable: [String: [String: String]] = [:],
+        variables: [String: String] = [:]
     ) throws {
         self.additionalNotApplicable = additionalNotApplicable
         self.catalogue = catalogue
@@ -76,7 +81,8 @@ public struct ConformanceSuite: Sendable {
         var files: [URL] = []
         for folder in cassetteFolders {
             var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: folder.path, isDirectory: &isDirectory), isDirectory.boolValue else {
+            guard FileManager.default.fileExists(atPath: folder.path, isDirectory: &isDirectory), isDirectory.boolValue
+            else {
                 throw ConformanceError("\(folder.path): not a folder of cassettes")
             }
             files += try Cassette.cassetteFiles(in: folder).filter {
@@ -115,7 +121,9 @@ public struct ConformanceSuite: Sendable {
     /// The stores of the run: the catalogue's, then any other store a cassette is for (filtered).
     public var stores: [String] {
         var stores = catalogue.stores.map(\.rawValue)
-        for cassette in cassettes where !stores.contains(cassette.store.rawValue) { stores.append(cassette.store.rawValue) }
+        for cassette in cassettes where !stores.contains(cassette.store.rawValue) {
+            stores.append(cassette.store.rawValue)
+        }
         return storeFilter.isEmpty ? stores : stores.filter(storeFilter.contains)
     }
 
@@ -136,9 +144,12 @@ public struct ConformanceSuite: Sendable {
         {
             guard matching.isEmpty else {
                 return .init(
-                    store: id.store, scenario: id.scenario, status: .fail,
+                    store: id.store,
+                    scenario: id.scenario,
+                    status: .fail,
                     detail: "a cassette exists for a scenario the catalogue says does not apply (\(reason))",
-                    cassette: matching.first?.name)
+                    cassette: matching.first?.name
+                )
             }
             return .init(store: id.store, scenario: id.scenario, status: .notApplicable, detail: reason)
         }
@@ -172,12 +183,20 @@ public struct ConformanceSuite: Sendable {
             return collected
         }
         let (stores, scenarioIds) = (self.stores, self.scenarioIds)
-        cells.sort { (stores.firstIndex(of: $0.store) ?? 0, scenarioIds.firstIndex(of: $0.scenario) ?? 0)
-            < (stores.firstIndex(of: $1.store) ?? 0, scenarioIds.firstIndex(of: $1.scenario) ?? 0) }
+        cells.sort {
+            (stores.firstIndex(of: $0.store) ?? 0, scenarioIds.firstIndex(of: $0.scenario) ?? 0)
+                < (stores.firstIndex(of: $1.store) ?? 0, scenarioIds.firstIndex(of: $1.scenario) ?? 0)
+        }
         let elapsed = started.duration(to: ContinuousClock.now)
         return ConformanceReport(
-            stores: stores, scenarios: scenarioIds, cells: cells, invalidCassettes: invalid,
-            durationMilliseconds: Int(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000))
+            stores: stores,
+            scenarios: scenarioIds,
+            cells: cells,
+            invalidCassettes: invalid,
+            durationMilliseconds: Int(
+                elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000
+            )
+        )
     }
 
     private func runCell(store: String, scenario: String, cassettes: [Cassette]) async -> ConformanceReport.Cell {
@@ -186,8 +205,12 @@ public struct ConformanceSuite: Sendable {
             failures += await runCase(cassette).map { "\(cassette.name): \($0)" }
         }
         return .init(
-            store: store, scenario: scenario, status: failures.isEmpty ? .pass : .fail,
-            detail: failures.isEmpty ? nil : failures.joined(separator: "; "), cassette: cassettes.map(\.name).joined(separator: ", "))
+            store: store,
+            scenario: scenario,
+            status: failures.isEmpty ? .pass : .fail,
+            detail: failures.isEmpty ? nil : failures.joined(separator: "; "),
+            cassette: cassettes.map(\.name).joined(separator: ", ")
+        )
     }
 
     /// Runs one cassette and returns what went wrong (nothing when it passed).
@@ -202,19 +225,30 @@ public struct ConformanceSuite: Sendable {
         let tokenPath = cassette.config["tokenPath"]?.stringValue ?? "/token"
         do {
             problems += try await MockStoreServer.withRunningServer(
-                cassettes: [cassette], credentials: credentials.mockCredentials(tokenPath: tokenPath), clock: clock,
+                cassettes: [cassette],
+                credentials: credentials.mockCredentials(tokenPath: tokenPath),
+                clock: clock,
                 remoteTime: .sharedClock { clock.advance(by: $0) }
             ) { server in
                 let http = HTTPClient(
-                    transport: makeTransport(), retryPolicy: RetryPolicy(maxAttempts: 3, jitter: .none), clock: clock,
-                    timeout: .seconds(10))
+                    transport: makeTransport(),
+                    retryPolicy: RetryPolicy(maxAttempts: 3, jitter: .none),
+                    clock: clock,
+                    timeout: .seconds(10)
+                )
                 let environment = ConformanceEnvironment(
-                    baseURL: server.baseURL, config: cassette.config, credentials: credentials, httpClient: http)
+                    baseURL: server.baseURL,
+                    config: cassette.config,
+                    credentials: credentials,
+                    httpClient: http
+                )
                 let adapter = try factory.make(environment)
                 let repetitions = min(max(1, cassette.expect.repeat ?? 1), Int(Cassette.maximumRepeat))
                 var outcomes: [Result<VerifiedPurchase, any Error>] = []
                 for _ in 0..<repetitions {
-                    do { outcomes.append(.success(try await adapter.verify(cassette.proof))) } catch { outcomes.append(.failure(error)) }
+                    do { outcomes.append(.success(try await adapter.verify(cassette.proof))) } catch {
+                        outcomes.append(.failure(error))
+                    }
                 }
                 var found: [String] = []
                 for (index, outcome) in outcomes.enumerated() {
@@ -256,7 +290,9 @@ public struct ConformanceSuite: Sendable {
             default: actual = cassette.expect.additional[key].map(Self.scalarText)
             }
             if actual != expected.description {
-                problems.append("expect.\(key) is '\(actual ?? "missing")' but the catalogue says '\(expected)' for \(scenario.id)")
+                problems.append(
+                    "expect.\(key) is '\(actual ?? "missing")' but the catalogue says '\(expected)' for \(scenario.id)"
+                )
             }
         }
         return problems

@@ -1,7 +1,7 @@
 public import Foundation
 import MockStores
-import OpenCatTesting
 public import OpenCatCore
+import OpenCatTesting
 
 /// The scenario catalogue (`Fixtures/scenarios.json`): every scenario's expected normalized outcome, defined once
 /// for every store, and the stores for which a scenario cannot exist, with the reason.
@@ -26,9 +26,13 @@ public struct ScenarioCatalogue: Sendable, Codable {
 
         public init(from decoder: any Decoder) throws {
             let container = try decoder.singleValueContainer()
-            if let value = try? container.decode(Bool.self) { self = .bool(value) }
-            else if let value = try? container.decode(Int.self) { self = .int(value) }
-            else { self = .string(try container.decode(String.self)) }
+            if let value = try? container.decode(Bool.self) {
+                self = .bool(value)
+            } else if let value = try? container.decode(Int.self) {
+                self = .int(value)
+            } else {
+                self = .string(try container.decode(String.self))
+            }
         }
 
         public func encode(to encoder: any Encoder) throws {
@@ -63,7 +67,9 @@ public struct ScenarioCatalogue: Sendable, Codable {
         do {
             data = try Cassette.readFile(at: url)  // the same 8 MiB cap as cassettes, checked before reading
         } catch {
-            throw ConformanceError("\(url.path): cannot read the scenario catalogue (\((error as? CassetteError)?.message ?? "unreadable"))")
+            throw ConformanceError(
+                "\(url.path): cannot read the scenario catalogue (\((error as? CassetteError)?.message ?? "unreadable"))"
+            )
         }
         do {
             let catalogue = try JSONDecoder().decode(ScenarioCatalogue.self, from: data)

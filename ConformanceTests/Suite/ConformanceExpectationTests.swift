@@ -1,7 +1,7 @@
 import Foundation
 import MockStores
-import OpenCatTesting
 import OpenCatConformance
+import OpenCatTesting
 import Testing
 
 /// The suite checks everything a cassette says: every expected field, every interaction used, no unknown key.
@@ -10,9 +10,13 @@ struct ConformanceExpectationTests {
 
     /// Runs one committed cassette after `edit` changed its JSON, and returns the cell (or the invalid message).
     private func run(
-        _ store: String, _ scenario: String, edit: (inout [String: Any]) -> Void
+        _ store: String,
+        _ scenario: String,
+        edit: (inout [String: Any]) -> Void
     ) async throws -> (cell: ConformanceReport.Cell?, invalid: [String]) {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("opencat-expect-\(UUID().uuidString)")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "opencat-expect-\(UUID().uuidString)"
+        )
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let data = try Data(contentsOf: Self.fixtures.appendingPathComponent("\(store)/\(scenario).json"))
@@ -23,7 +27,10 @@ struct ConformanceExpectationTests {
             .write(to: folder.appendingPathComponent("\(scenario).json"))
         let suite = try ConformanceSuite(
             catalogue: ScenarioCatalogue.load(from: Self.fixtures.appendingPathComponent("scenarios.json")),
-            cassetteFolders: [folder], stores: [store], scenarios: [scenario])
+            cassetteFolders: [folder],
+            stores: [store],
+            scenarios: [scenario]
+        )
         let report = await suite.run()
         return (report.cell(store: store, scenario: scenario), report.invalidCassettes)
     }

@@ -19,7 +19,8 @@ struct ConformanceSuiteTests {
     static let shared = Result {
         try ConformanceSuite(
             catalogue: ScenarioCatalogue.load(from: fixtures.appendingPathComponent("scenarios.json")),
-            cassetteFolders: [fixtures])
+            cassetteFolders: [fixtures]
+        )
     }
 
     /// Every store × scenario cell (empty if the fixtures cannot be loaded: the matrix test then fails).
@@ -45,13 +46,19 @@ struct ConformanceSuiteTests {
     }
 
     @Test func aCassetteWhoseExpectationIsEditedFailsTheRun() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("opencat-edited-\(UUID().uuidString)")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "opencat-edited-\(UUID().uuidString)"
+        )
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         var text = try String(contentsOf: Self.fixtures.appendingPathComponent("stripe/refunded.json"), encoding: .utf8)
         text = text.replacingOccurrences(of: "\"state\": \"refunded\"", with: "\"state\": \"active\"")
         try text.write(to: folder.appendingPathComponent("refunded.json"), atomically: true, encoding: .utf8)
         let suite = try ConformanceSuite(
-            catalogue: catalogue(), cassetteFolders: [folder], stores: ["stripe"], scenarios: ["refunded"])
+            catalogue: catalogue(),
+            cassetteFolders: [folder],
+            stores: ["stripe"],
+            scenarios: ["refunded"]
+        )
         let report = await suite.run()
         #expect(!report.succeeded)
         let cell = try #require(report.cell(store: "stripe", scenario: "refunded"))
@@ -63,7 +70,10 @@ struct ConformanceSuiteTests {
     @Test func aMalformedExternalCassetteIsRejectedNamingTheFileAndTheField() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("opencat-bad-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        var text = try String(contentsOf: Self.fixtures.appendingPathComponent("steam/one-time-paid.json"), encoding: .utf8)
+        var text = try String(
+            contentsOf: Self.fixtures.appendingPathComponent("steam/one-time-paid.json"),
+            encoding: .utf8
+        )
         text = text.replacingOccurrences(of: "\"status\": 200", with: "\"status\": \"two hundred\"")
         try text.write(to: folder.appendingPathComponent("broken.json"), atomically: true, encoding: .utf8)
         let suite = try ConformanceSuite(catalogue: catalogue(), cassetteFolders: [folder], stores: ["steam"])

@@ -3,9 +3,9 @@ import Foundation
 import HTTPTypes
 import MockStores
 import MockStoresServer
+import OpenCat
 import OpenCatConformance
 import OpenCatCore
-import OpenCat
 import OpenCatTesting
 import Testing
 
@@ -39,7 +39,9 @@ struct ServerModeEndToEndTests {
         return try Cassette.decode(Data(json.utf8), file: "server-mode.json")
     }
 
-    static func interaction(_ method: String, _ path: String, body: String, times: Int = 1, fault: String? = nil) -> String {
+    static func interaction(_ method: String, _ path: String, body: String, times: Int = 1, fault: String? = nil)
+        -> String
+    {
         """
         {"request": {"method": "\(method)", "path": "\(path)"}, "times": \(times),
          "response": {"status": 200, "json": \(body)}\(fault.map { ", \"fault\": \($0)" } ?? "")}
@@ -48,25 +50,42 @@ struct ServerModeEndToEndTests {
 
     struct Harness {
         let clock = ManualClock(start: ConformanceSuite.clockStart, autoAdvance: true, holdsDuringExternalWork: true)
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("opencat-e2e-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "opencat-e2e-\(UUID().uuidString)"
+        )
         let key = StaticKeyProvider(key: SymmetricKey(size: .bits256))
         let store: MockStoreClient
 
         init() {
             store = MockStoreClient(
                 store: .apple,
-                products: [Product(id: ServerModeEndToEndTests.product, store: .apple, type: .autoRenewable,
-                                   displayName: "Pro Yearly", price: Money(minorUnits: 2999, currency: "USD"),
-                                   subscriptionPeriod: "P1Y")],
-                clock: clock)
+                products: [
+                    Product(
+                        id: ServerModeEndToEndTests.product,
+                        store: .apple,
+                        type: .autoRenewable,
+                        displayName: "Pro Yearly",
+                        price: Money(minorUnits: 2999, currency: "USD"),
+                        subscriptionPeriod: "P1Y"
+                    )
+                ],
+                clock: clock
+            )
         }
 
         func sdk(_ server: MockStoreServer) throws -> OpenCat {
             try OpenCat(
                 mode: .server(serverURL: server.baseURL, apiKey: Secret(ServerModeEndToEndTests.apiKey)),
-                appUserId: ServerModeEndToEndTests.user, storeClient: store,
-                options: .init(cacheDirectory: directory, keyProvider: key, clock: clock,
-                               retryPolicy: RetryPolicy(maxAttempts: 2, jitter: .none), requestTimeout: .seconds(10)))
+                appUserId: ServerModeEndToEndTests.user,
+                storeClient: store,
+                options: .init(
+                    cacheDirectory: directory,
+                    keyProvider: key,
+                    clock: clock,
+                    retryPolicy: RetryPolicy(maxAttempts: 2, jitter: .none),
+                    requestTimeout: .seconds(10)
+                )
+            )
         }
     }
 
@@ -78,11 +97,21 @@ struct ServerModeEndToEndTests {
 
     @Test func aPurchasePostsItsProofAndFlipsTheEntitlement() async throws {
         let harness = Harness()
-        let cassette = try Self.cassette([
-            Self.interaction("POST", "/v1/receipts", body: Self.subscriber(transactions: Self.purchased)),
-            Self.interaction("GET", "/v1/subscribers/\(Self.user)", body: Self.subscriber(transactions: Self.purchased), times: 3),
-        ].joined(separator: ","))
-        try await MockStoreServer.withRunningServer(cassettes: [cassette], credentials: Self.credentials, clock: harness.clock,
+        let cassette = try Self.cassette(
+            [
+                Self.interaction("POST", "/v1/receipts", body: Self.subscriber(transactions: Self.purchased)),
+                Self.interaction(
+                    "GET",
+                    "/v1/subscribers/\(Self.user)",
+                    body: Self.subscriber(transactions: Self.purchased),
+                    times: 3
+                ),
+            ].joined(separator: ",")
+        )
+        try await MockStoreServer.withRunningServer(
+            cassettes: [cassette],
+            credentials: Self.credentials,
+            clock: harness.clock,
             remoteTime: .sharedClock { harness.clock.advance(by: $0) }
         ) { server in
             let sdk = try harness.sdk(server)
@@ -104,12 +133,22 @@ struct ServerModeEndToEndTests {
 
     @Test func anOfflinePurchaseIsPostedOnceOnReconnectAfterARestart() async throws {
         let harness = Harness()
-        let cassette = try Self.cassette([
-            Self.interaction("POST", "/v1/receipts", body: "{}", times: 2, fault: #"{"kind": "reset"}"#),
-            Self.interaction("POST", "/v1/receipts", body: Self.subscriber(transactions: Self.purchased)),
-            Self.interaction("GET", "/v1/subscribers/\(Self.user)", body: Self.subscriber(transactions: Self.purchased), times: 5),
-        ].joined(separator: ","))
-        try await MockStoreServer.withRunningServer(cassettes: [cassette], credentials: Self.credentials, clock: harness.clock,
+        let cassette = try Self.cassette(
+            [
+                Self.interaction("POST", "/v1/receipts", body: "{}", times: 2, fault: #"{"kind": "reset"}"#),
+                Self.interaction("POST", "/v1/receipts", body: Self.subscriber(transactions: Self.purchased)),
+                Self.interaction(
+                    "GET",
+                    "/v1/subscribers/\(Self.user)",
+                    body: Self.subscriber(transactions: Self.purchased),
+                    times: 5
+                ),
+            ].joined(separator: ",")
+        )
+        try await MockStoreServer.withRunningServer(
+            cassettes: [cassette],
+            credentials: Self.credentials,
+            clock: harness.clock,
             remoteTime: .sharedClock { harness.clock.advance(by: $0) }
         ) { server in
             do {
@@ -133,11 +172,22 @@ struct ServerModeEndToEndTests {
 
     @Test func serverErrorsKeepCachedEntitlementsWorking() async throws {
         let harness = Harness()
-        let cassette = try Self.cassette([
-            Self.interaction("POST", "/v1/receipts", body: Self.subscriber(transactions: Self.purchased)),
-            Self.interaction("GET", "/v1/subscribers/\(Self.user)", body: "{}", times: 2, fault: #"{"kind": "serverError", "status": 503}"#),
-        ].joined(separator: ","))
-        try await MockStoreServer.withRunningServer(cassettes: [cassette], credentials: Self.credentials, clock: harness.clock,
+        let cassette = try Self.cassette(
+            [
+                Self.interaction("POST", "/v1/receipts", body: Self.subscriber(transactions: Self.purchased)),
+                Self.interaction(
+                    "GET",
+                    "/v1/subscribers/\(Self.user)",
+                    body: "{}",
+                    times: 2,
+                    fault: #"{"kind": "serverError", "status": 503}"#
+                ),
+            ].joined(separator: ",")
+        )
+        try await MockStoreServer.withRunningServer(
+            cassettes: [cassette],
+            credentials: Self.credentials,
+            clock: harness.clock,
             remoteTime: .sharedClock { harness.clock.advance(by: $0) }
         ) { server in
             let sdk = try harness.sdk(server)

@@ -26,18 +26,25 @@ struct TransportSecurityTests {
 
     private func cassette(_ interactions: [Cassette.Interaction]) -> Cassette {
         Cassette(
-            store: Self.store, scenario: "transport", input: .init(kind: .stripePaymentIntent, token: "pi_test"),
-            interactions: interactions, expect: .verified("active"))
+            store: Self.store,
+            scenario: "transport",
+            input: .init(kind: .stripePaymentIntent, token: "pi_test"),
+            interactions: interactions,
+            expect: .verified("active")
+        )
     }
 
     @Test(arguments: Kind.allCases)
     func aRedirectIsReturnedNotFollowedAndTheAuthorizationStaysHome(_ kind: Kind) async throws {
         let redirect = Cassette.Interaction(
             request: .init(method: "GET", path: "/v1/start"),
-            response: .init(status: 302, headers: ["Location": "/v1/elsewhere"]))
+            response: .init(status: 302, headers: ["Location": "/v1/elsewhere"])
+        )
         let target = Cassette.Interaction(
-            request: .init(method: "GET", path: "/v1/elsewhere"), response: .init(status: 200, json: ["leaked": true]),
-            minTimes: 0)
+            request: .init(method: "GET", path: "/v1/elsewhere"),
+            response: .init(status: 200, json: ["leaked": true]),
+            minTimes: 0
+        )
         try await MockStoreServer.withRunningServer(cassettes: [cassette([redirect, target])]) { server in
             var request = HTTPRequest(method: .get, url: server.baseURL.appendingPathComponent("v1/start"))
             request.headerFields[.authorization] = "Bearer sk_test_secret"
@@ -53,7 +60,12 @@ struct TransportSecurityTests {
     func requestsCancelledConcurrentlyEndPromptly(_ kind: Kind) async throws {
         // Each request would be held by the mock until the server stops; cancelling must end every one at once
         // (including one cancelled before its URLSession task existed), not after URLSession's own timeout.
-        let held = Cassette.Interaction(request: .init(method: "GET", path: "/v1/held"), fault: .init(kind: .timeout), times: 8, minTimes: 0)
+        let held = Cassette.Interaction(
+            request: .init(method: "GET", path: "/v1/held"),
+            fault: .init(kind: .timeout),
+            times: 8,
+            minTimes: 0
+        )
         try await MockStoreServer.withRunningServer(cassettes: [cassette([held])]) { server in
             let transport = transport(kind)
             let started = ContinuousClock.now
@@ -73,14 +85,21 @@ struct TransportSecurityTests {
 
     @Test func theMatrixIsTheSameThroughAsyncHTTPClientInParallel() async throws {
         let catalogue = try ScenarioCatalogue.load(
-            from: ConformanceSuiteTests.fixtures.appendingPathComponent("scenarios.json"))
-        let serial = try await ConformanceSuite(catalogue: catalogue, cassetteFolders: [ConformanceSuiteTests.fixtures]).run()
+            from: ConformanceSuiteTests.fixtures.appendingPathComponent("scenarios.json")
+        )
+        let serial = try await ConformanceSuite(catalogue: catalogue, cassetteFolders: [ConformanceSuiteTests.fixtures])
+            .run()
         var parallel = try ConformanceSuite(
-            catalogue: catalogue, cassetteFolders: [ConformanceSuiteTests.fixtures], parallelism: 4)
+            catalogue: catalogue,
+            cassetteFolders: [ConformanceSuiteTests.fixtures],
+            parallelism: 4
+        )
         parallel.makeTransport = { Self.ahc }
         let report = await parallel.run()
         #expect(report.succeeded, "\(report.renderText())")
-        #expect(report.cells.map { "\($0.store)/\($0.scenario)=\($0.status)" }
-            == serial.cells.map { "\($0.store)/\($0.scenario)=\($0.status)" })
+        #expect(
+            report.cells.map { "\($0.store)/\($0.scenario)=\($0.status)" }
+                == serial.cells.map { "\($0.store)/\($0.scenario)=\($0.status)" }
+        )
     }
 }

@@ -11,18 +11,18 @@ let package = Package(
     name: "ChippiPayClient",
     platforms: [.macOS(.v15), .iOS(.v18)],
     products: [
-        .library(name: "ChippiPayClient", targets: ["ChippiPayClient"]),
+        .library(name: "ChippiPayClient", targets: ["ChippiPayClient"])
     ],
     dependencies: [
-        .package(path: "../OpenCatCore"),
+        .package(path: "../OpenCatCore")
     ],
     targets: [
         .target(
             name: "ChippiPayClient",
             dependencies: [
-                .product(name: "OpenCatCore", package: "OpenCatCore"),
+                .product(name: "OpenCatCore", package: "OpenCatCore")
             ],
             swiftSettings: swiftSettings
-        ),
+        )
     ]
 )

@@ -11,18 +11,18 @@ let package = Package(
     name: "KeyServerClient",
     platforms: [.macOS(.v15), .iOS(.v18)],
     products: [
-        .library(name: "KeyServerClient", targets: ["KeyServerClient"]),
+        .library(name: "KeyServerClient", targets: ["KeyServerClient"])
     ],
     dependencies: [
-        .package(path: "../OpenCatCore"),
+        .package(path: "../OpenCatCore")
     ],
     targets: [
         .target(
             name: "KeyServerClient",
             dependencies: [
-                .product(name: "OpenCatCore", package: "OpenCatCore"),
+                .product(name: "OpenCatCore", package: "OpenCatCore")
             ],
             swiftSettings: swiftSettings
-        ),
+        )
     ]
 )

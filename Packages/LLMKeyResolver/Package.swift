@@ -11,18 +11,18 @@ let package = Package(
     name: "LLMKeyResolver",
     platforms: [.macOS(.v15), .iOS(.v18)],
     products: [
-        .library(name: "LLMKeyResolver", targets: ["LLMKeyResolver"]),
+        .library(name: "LLMKeyResolver", targets: ["LLMKeyResolver"])
     ],
     dependencies: [
-        .package(path: "../OpenCatCore"),
+        .package(path: "../OpenCatCore")
     ],
     targets: [
         .target(
             name: "LLMKeyResolver",
             dependencies: [
-                .product(name: "OpenCatCore", package: "OpenCatCore"),
+                .product(name: "OpenCatCore", package: "OpenCatCore")
             ],
             swiftSettings: swiftSettings
-        ),
+        )
     ]
 )

@@ -11,7 +11,7 @@ let package = Package(
     name: "StoreAdapters",
     platforms: [.macOS(.v15), .iOS(.v18)],
     products: [
-        .library(name: "StoreAdapters", targets: ["StoreAdapters"]),
+        .library(name: "StoreAdapters", targets: ["StoreAdapters"])
     ],
     dependencies: [
         .package(path: "../OpenCatCore"),

@@ -68,7 +68,8 @@ enum AppleSignedDataOutput: Encodable {
             subtype = payload.rawSubtype
             notificationUUID = payload.notificationUUID
             bundleId = payload.data?.bundleId ?? payload.summary?.bundleId ?? payload.externalPurchaseToken?.bundleId
-            environment = payload.data?.rawEnvironment ?? payload.summary?.rawEnvironment
+            environment =
+                payload.data?.rawEnvironment ?? payload.summary?.rawEnvironment
                 ?? payload.externalPurchaseToken?.environment.rawValue
             signedDate = payload.signedDate
             purchase = notification.purchase

@@ -12,7 +12,8 @@ struct ConformanceCommand: AsyncParsableCommand {
             Every cassette in Fixtures/ (and in each --fixtures folder) is run against its store's adapter over real \
             HTTP to a MockStores server on 127.0.0.1, on a test clock. Exit status 0 when every applicable cell \
             passes and every cassette is valid; 1 otherwise.
-            """)
+            """
+    )
 
     @Option(name: .customLong("store"), help: "Run only this store (repeatable).")
     var stores: [String] = []
@@ -34,7 +35,8 @@ struct ConformanceCommand: AsyncParsableCommand {
 
     @Option(
         name: .customLong("transport"),
-        help: "The adapters' HTTP transport: urlsession (default) or ahc (AsyncHTTPClient, the server transport).")
+        help: "The adapters' HTTP transport: urlsession (default) or ahc (AsyncHTTPClient, the server transport)."
+    )
     var transport: String = "urlsession"
 
     @Option(name: .customLong("parallel"), help: "How many cases run at once (default 1).")
@@ -55,10 +57,16 @@ struct ConformanceCommand: AsyncParsableCommand {
         var suite: ConformanceSuite
         do {
             catalogue = try ScenarioCatalogue.load(
-                from: cataloguePath.map { URL(fileURLWithPath: $0) } ?? fixtures.appendingPathComponent("scenarios.json"))
+                from: cataloguePath.map { URL(fileURLWithPath: $0) }
+                    ?? fixtures.appendingPathComponent("scenarios.json")
+            )
             suite = try ConformanceSuite(
-                catalogue: catalogue, cassetteFolders: [fixtures] + extra, stores: Set(stores), scenarios: Set(scenarios),
-                parallelism: parallel)
+                catalogue: catalogue,
+                cassetteFolders: [fixtures] + extra,
+                stores: Set(stores),
+                scenarios: Set(scenarios),
+                parallelism: parallel
+            )
         } catch {
             FileHandle.standardError.write(Data("opencat conformance: \(error)\n".utf8))
             throw ExitCode(1)
@@ -72,7 +80,10 @@ struct ConformanceCommand: AsyncParsableCommand {
         let report = await suite.run()
         try await shared?.shutdown()
         print(report.renderText())
-        let reportURL = URL(fileURLWithPath: reportDirectory, relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath))
+        let reportURL = URL(
+            fileURLWithPath: reportDirectory,
+            relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
+        )
         try report.write(to: reportURL)
         print("reports: \(reportURL.path)/conformance.json, conformance.md")
         if !report.succeeded { throw ExitCode(1) }
@@ -82,7 +93,9 @@ struct ConformanceCommand: AsyncParsableCommand {
     static func findRoot() throws -> URL {
         var url = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
         while true {
-            if FileManager.default.fileExists(atPath: url.appendingPathComponent("Fixtures/scenarios.json").path) { return url }
+            if FileManager.default.fileExists(atPath: url.appendingPathComponent("Fixtures/scenarios.json").path) {
+                return url
+            }
             let parent = url.deletingLastPathComponent()
             if parent.path == url.path {
                 throw ValidationError("no Fixtures/scenarios.json here or above; pass --root")

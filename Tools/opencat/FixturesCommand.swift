@@ -7,7 +7,10 @@ import OpenCatCore
 /// `opencat fixtures …`: work with cassettes.
 struct FixturesCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "fixtures", abstract: "Work with conformance cassettes.", subcommands: [FixturesLint.self])
+        commandName: "fixtures",
+        abstract: "Work with conformance cassettes.",
+        subcommands: [FixturesLint.self]
+    )
 }
 
 /// `opencat fixtures lint [DIR]`: validate cassettes against the schema rules and the catalogue, and refuse
@@ -15,7 +18,8 @@ struct FixturesCommand: AsyncParsableCommand {
 struct FixturesLint: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "lint",
-        abstract: "Validate cassettes: format, fields, catalogue agreement, coverage, and no live-looking secrets.")
+        abstract: "Validate cassettes: format, fields, catalogue agreement, coverage, and no live-looking secrets."
+    )
 
     @Argument(help: "The folder of cassettes (default: Fixtures/).")
     var folder: String?
@@ -36,7 +40,9 @@ struct FixturesLint: AsyncParsableCommand {
         let root = try ConformanceCommand.findRoot()
         let fixtures = folder.map { URL(fileURLWithPath: $0) } ?? root.appendingPathComponent("Fixtures")
         let catalogue = try ScenarioCatalogue.load(
-            from: cataloguePath.map { URL(fileURLWithPath: $0) } ?? root.appendingPathComponent("Fixtures/scenarios.json"))
+            from: cataloguePath.map { URL(fileURLWithPath: $0) }
+                ?? root.appendingPathComponent("Fixtures/scenarios.json")
+        )
         let suite = try ConformanceSuite(catalogue: catalogue, cassetteFolders: [fixtures])
         var problems: [String] = []
         var present: Set<String> = []
@@ -54,8 +60,11 @@ struct FixturesLint: AsyncParsableCommand {
                 present.insert("\(cassette.store.rawValue)/\(cassette.scenario)")
                 if catalogue.scenario(cassette.scenario) == nil {
                     problems.append("\(name): scenario: '\(cassette.scenario)' is not in the catalogue")
-                } else if let reason = catalogue.notApplicableReason(store: cassette.store, scenario: cassette.scenario) {
-                    problems.append("\(name): the catalogue says \(cassette.scenario) does not apply to \(cassette.store) (\(reason))")
+                } else if let reason = catalogue.notApplicableReason(store: cassette.store, scenario: cassette.scenario)
+                {
+                    problems.append(
+                        "\(name): the catalogue says \(cassette.scenario) does not apply to \(cassette.store) (\(reason))"
+                    )
                 }
                 problems += suite.catalogueDisagreements(cassette).map { "\(name): \($0)" }
             } catch {

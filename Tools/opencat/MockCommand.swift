@@ -8,7 +8,10 @@ import OpenCatCore
 /// `opencat mock …`: run MockStores from the command line.
 struct MockCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "mock", abstract: "Run the mock stores.", subcommands: [MockServe.self])
+        commandName: "mock",
+        abstract: "Run the mock stores.",
+        subcommands: [MockServe.self]
+    )
 }
 
 /// `opencat mock serve`: serve cassettes on 127.0.0.1 until interrupted.
@@ -20,7 +23,8 @@ struct MockServe: AsyncParsableCommand {
             The server checks credentials the way each store does. Placeholders in the cassettes ({{stripe.secretKey}}, \
             …) take their values from --secrets (a JSON object of name → value); names it does not give are \
             generated for the session and written to --credentials-out, so a client knows what the mock accepts.
-            """)
+            """
+    )
 
     @Option(name: .customLong("port"), help: "The port (0: any free port).")
     var port: Int = 8080
@@ -34,10 +38,16 @@ struct MockServe: AsyncParsableCommand {
     @Option(name: .customLong("scenario"), help: "Serve only this scenario's cassettes (repeatable).")
     var scenarios: [String] = []
 
-    @Option(name: .customLong("secrets"), help: "A JSON file of placeholder values (e.g. {\"stripe.secretKey\": \"sk_test_…\"}).")
+    @Option(
+        name: .customLong("secrets"),
+        help: "A JSON file of placeholder values (e.g. {\"stripe.secretKey\": \"sk_test_…\"})."
+    )
     var secretsFile: String?
 
-    @Option(name: .customLong("credentials-out"), help: "Where to write the placeholder values in force (JSON, mode 0600).")
+    @Option(
+        name: .customLong("credentials-out"),
+        help: "Where to write the placeholder values in force (JSON, mode 0600)."
+    )
     var credentialsOut: String?
 
     func validate() throws {
@@ -51,7 +61,8 @@ struct MockServe: AsyncParsableCommand {
 
     func run() async throws {
         let root = try ConformanceCommand.findRoot()
-        let folders = fixtures.isEmpty ? [root.appendingPathComponent("Fixtures")] : fixtures.map { URL(fileURLWithPath: $0) }
+        let folders =
+            fixtures.isEmpty ? [root.appendingPathComponent("Fixtures")] : fixtures.map { URL(fileURLWithPath: $0) }
         var overrides: [String: String] = [:]
         if let secretsFile {
             guard let data = FileManager.default.contents(atPath: secretsFile),
@@ -61,11 +72,16 @@ struct MockServe: AsyncParsableCommand {
         }
         let catalogue = try ScenarioCatalogue.load(from: root.appendingPathComponent("Fixtures/scenarios.json"))
         let suite = try ConformanceSuite(
-            catalogue: catalogue, cassetteFolders: folders, stores: Set(stores), scenarios: Set(scenarios))
+            catalogue: catalogue,
+            cassetteFolders: folders,
+            stores: Set(stores),
+            scenarios: Set(scenarios)
+        )
         let credentials = try suite.credentials.overriding(overrides)
         var cassettes: [Cassette] = []
         for folder in folders {
-            for file in try Cassette.cassetteFiles(in: folder) where file.lastPathComponent != "scenarios.json"
+            for file in try Cassette.cassetteFiles(in: folder)
+            where file.lastPathComponent != "scenarios.json"
                 && !file.lastPathComponent.hasSuffix(".schema.json")
             {
                 let cassette = try suite.loadCassette(file, credentials: credentials)
@@ -79,14 +95,22 @@ struct MockServe: AsyncParsableCommand {
         if let credentialsOut {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            guard FileManager.default.createFile(
-                atPath: credentialsOut, contents: try encoder.encode(credentials.variables), attributes: [.posixPermissions: 0o600])
+            guard
+                FileManager.default.createFile(
+                    atPath: credentialsOut,
+                    contents: try encoder.encode(credentials.variables),
+                    attributes: [.posixPermissions: 0o600]
+                )
             else { throw ValidationError("cannot write \(credentialsOut)") }
         }
         let server = MockStoreServer(
-            cassettes: cassettes, credentials: credentials.mockCredentials(tokenPath: "/token"), port: port)
+            cassettes: cassettes,
+            credentials: credentials.mockCredentials(tokenPath: "/token"),
+            port: port
+        )
         let url = try await server.start()
-        var banner = "MockStores listening on \(url.absoluteString) with \(cassettes.count) cassettes. Ctrl-C stops it.\n"
+        var banner =
+            "MockStores listening on \(url.absoluteString) with \(cassettes.count) cassettes. Ctrl-C stops it.\n"
         if credentialsOut == nil { banner += "(pass --credentials-out FILE to see the credentials the mock accepts)\n" }
         FileHandle.standardOutput.write(Data(banner.utf8))  // unbuffered: seen at once when piped
         try await withTaskCancellationHandler {

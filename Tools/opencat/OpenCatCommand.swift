@@ -12,7 +12,9 @@ struct OpenCatCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "opencat",
         abstract: "OpenCat: verify store purchases, run the store conformance suite, serve mock stores.",
-        subcommands: [ConformanceCommand.self, VerifyCommand.self, MockCommand.self, FixturesCommand.self, VersionCommand.self]
+        subcommands: [
+            ConformanceCommand.self, VerifyCommand.self, MockCommand.self, FixturesCommand.self, VersionCommand.self,
+        ]
     )
 }
 

@@ -19,7 +19,8 @@ struct VerifyCommand: AsyncParsableCommand {
         subcommands: [
             VerifyApple.self, VerifyGoogle.self, VerifyStripe.self, VerifyPayPal.self, VerifySteam.self,
             VerifyStripeWebhook.self,
-        ])
+        ]
+    )
 }
 
 /// Shared output and error handling of the verify subcommands.
@@ -46,7 +47,12 @@ enum VerifyOutput {
         do {
             return try await body()
         } catch let error as StoreAdapterError {
-            FileHandle.standardError.write(Data("not verified: \(error.code): \(error.message)\(error.storeReason.map { " (store: \($0))" } ?? "")\n".utf8))
+            FileHandle.standardError.write(
+                Data(
+                    "not verified: \(error.code): \(error.message)\(error.storeReason.map { " (store: \($0))" } ?? "")\n"
+                        .utf8
+                )
+            )
             throw ExitCode(2)
         } catch let error as ValidationError {
             throw error
@@ -82,11 +88,13 @@ struct VerifyApple: AsyncParsableCommand {
             detected after the signature verifies. A transaction prints the normalized purchase; renewal info and \
             notifications print {"kind": …} objects (a notification with its nested purchase). Exit 0: verified; \
             2: not verified (with a one-line reason); 64: usage error.
-            """)
+            """
+    )
 
     @Option(
         name: .customLong("jws"),
-        help: "File holding App Store signed data (transaction, renewal info, notification signedPayload or body).")
+        help: "File holding App Store signed data (transaction, renewal info, notification signedPayload or body)."
+    )
     var jwsFile: String?
 
     @Option(name: .customLong("transaction-id"), help: "A transaction id to look up with the App Store Server API.")
@@ -100,15 +108,20 @@ struct VerifyApple: AsyncParsableCommand {
 
     @Flag(
         name: .customLong("any-bundle-id"),
-        help: "Accept signed data for any app (offline checks only): the bundle id is reported, not checked.")
+        help: "Accept signed data for any app (offline checks only): the bundle id is reported, not checked."
+    )
     var anyBundleId = false
 
     @Option(
         name: .customLong("environment"),
-        help: "The App Store environment accepted: production (default), sandbox (Sandbox, Xcode, LocalTesting) or any.")
+        help: "The App Store environment accepted: production (default), sandbox (Sandbox, Xcode, LocalTesting) or any."
+    )
     var environment: String = "production"
 
-    @Option(name: .customLong("at"), help: "When the chain must be valid: signed-date (default), now, or an ISO 8601 date.")
+    @Option(
+        name: .customLong("at"),
+        help: "When the chain must be valid: signed-date (default), now, or an ISO 8601 date."
+    )
     var at: String = "signed-date"
 
     @Option(name: .customLong("product-id"), help: "The product the purchase must be for.")
@@ -133,7 +146,9 @@ struct VerifyApple: AsyncParsableCommand {
         guard (jwsFile == nil) != (transactionId == nil) else {
             throw ValidationError("give exactly one of --jws FILE or --transaction-id ID")
         }
-        guard !roots.isEmpty else { throw ValidationError("give at least one --root CERT (Apple Root CA - G3 in production)") }
+        guard !roots.isEmpty else {
+            throw ValidationError("give at least one --root CERT (Apple Root CA - G3 in production)")
+        }
         guard (bundleId == nil) == anyBundleId else {
             throw ValidationError("give exactly one of --bundle-id ID or --any-bundle-id")
         }
@@ -169,7 +184,10 @@ struct VerifyApple: AsyncParsableCommand {
         var credentials: AppleStoreAdapter.APICredentials?
         if let issuerId, let keyId, let keyFile {
             credentials = try AppleStoreAdapter.APICredentials(
-                issuerId: issuerId, keyId: keyId, privateKeyPEM: VerifyOutput.readSecret(keyFile, what: "key"))
+                issuerId: issuerId,
+                keyId: keyId,
+                privateKeyPEM: VerifyOutput.readSecret(keyFile, what: "key")
+            )
         } else if transactionId != nil {
             throw ValidationError("a lookup needs --issuer-id, --key-id and --key-file")
         }
@@ -184,28 +202,42 @@ struct VerifyApple: AsyncParsableCommand {
             }
             expectedBundleId = (try? JSONDecoder().decode(BundleIdOnly.self, from: payload))?.bundleId ?? ""
             FileHandle.standardError.write(
-                Data("note: bundle id not checked (--any-bundle-id); the signed data names \(expectedBundleId)\n".utf8))
+                Data("note: bundle id not checked (--any-bundle-id); the signed data names \(expectedBundleId)\n".utf8)
+            )
         }
         let configuration = AppleStoreAdapter.Configuration(
-            bundleId: expectedBundleId, rootCertificates: rootCertificates, environment: acceptedEnvironment,
-            validationTime: validationTime, apiCredentials: credentials,
-            productionBaseURL: try VerifyOutput.url(baseURL) ?? AppleStoreAdapter.Configuration.defaultProductionBaseURL,
-            sandboxBaseURL: try VerifyOutput.url(sandboxBaseURL) ?? AppleStoreAdapter.Configuration.defaultSandboxBaseURL)
+            bundleId: expectedBundleId,
+            rootCertificates: rootCertificates,
+            environment: acceptedEnvironment,
+            validationTime: validationTime,
+            apiCredentials: credentials,
+            productionBaseURL: try VerifyOutput.url(baseURL)
+                ?? AppleStoreAdapter.Configuration.defaultProductionBaseURL,
+            sandboxBaseURL: try VerifyOutput.url(sandboxBaseURL)
+                ?? AppleStoreAdapter.Configuration.defaultSandboxBaseURL
+        )
         let adapter = AppleStoreAdapter(configuration: configuration)
         if let token {
             try await VerifyOutput.run { () async throws -> AppleSignedDataOutput in
                 let verified = try await adapter.verifySignedData(token)
                 if let productId, case .transaction(let purchase) = verified, purchase.productId != productId {
                     throw StoreAdapterError(
-                        .productMismatch, store: .apple, "the transaction is for another product",
-                        storeReason: "productIdMismatch")
+                        .productMismatch,
+                        store: .apple,
+                        "the transaction is for another product",
+                        storeReason: "productIdMismatch"
+                    )
                 }
                 return AppleSignedDataOutput(verified)
             }
         } else {
             let proof = PurchaseProof(
-                store: .apple, kind: .appleTransactionId, token: Secret(transactionId ?? ""), productId: productId,
-                transactionId: transactionId)
+                store: .apple,
+                kind: .appleTransactionId,
+                token: Secret(transactionId ?? ""),
+                productId: productId,
+                transactionId: transactionId
+            )
             try await VerifyOutput.run { try await adapter.verify(proof) }
         }
     }
@@ -231,7 +263,8 @@ struct VerifyApple: AsyncParsableCommand {
     /// The compact JWS of a file: the text itself or a notification body's `signedPayload` (unverified: only to
     /// learn the bundle id after verification; the adapter parses it again).
     static func compactJWS(in text: String) -> String {
-        guard text.first == "{", let body = try? JSONDecoder().decode(AppStore.ResponseBodyV2.self, from: Data(text.utf8))
+        guard text.first == "{",
+            let body = try? JSONDecoder().decode(AppStore.ResponseBodyV2.self, from: Data(text.utf8))
         else { return text }
         return body.signedPayload.revealed
     }
@@ -252,7 +285,9 @@ struct VerifyApple: AsyncParsableCommand {
 
 struct VerifyGoogle: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "google", abstract: "Verify a Google Play purchase token with the Play Developer API.")
+        commandName: "google",
+        abstract: "Verify a Google Play purchase token with the Play Developer API."
+    )
 
     @Option(name: .customLong("package"), help: "The app's package name.")
     var packageName: String
@@ -284,13 +319,19 @@ struct VerifyGoogle: AsyncParsableCommand {
         }
         let account = try GoogleServiceAccount(jsonData: keyData)
         let configuration = try GooglePlayAdapter.Configuration(
-            packageName: packageName, serviceAccount: account,
+            packageName: packageName,
+            serviceAccount: account,
             baseURL: try VerifyOutput.url(baseURL) ?? GooglePlayAdapter.Configuration.defaultBaseURL,
-            tokenURL: try VerifyOutput.url(tokenURL), acknowledge: !noAcknowledge)
+            tokenURL: try VerifyOutput.url(tokenURL),
+            acknowledge: !noAcknowledge
+        )
         let proof = PurchaseProof(
-            store: .google, kind: subscription ? .googleSubscriptionPurchaseToken : .googleProductPurchaseToken,
-            token: try VerifyOutput.readSecret(tokenFile, what: "purchase token"), productId: productId,
-            context: ["packageName": packageName])
+            store: .google,
+            kind: subscription ? .googleSubscriptionPurchaseToken : .googleProductPurchaseToken,
+            token: try VerifyOutput.readSecret(tokenFile, what: "purchase token"),
+            productId: productId,
+            context: ["packageName": packageName]
+        )
         let adapter = GooglePlayAdapter(configuration: configuration)
         try await VerifyOutput.run { try await adapter.verify(proof) }
     }
@@ -298,7 +339,9 @@ struct VerifyGoogle: AsyncParsableCommand {
 
 struct VerifyStripe: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "stripe", abstract: "Verify a Stripe PaymentIntent.")
+        commandName: "stripe",
+        abstract: "Verify a Stripe PaymentIntent."
+    )
 
     @Option(name: .customLong("secret-key-file"), help: "File holding the secret key (sk_…/rk_…).")
     var secretKeyFile: String
@@ -313,17 +356,27 @@ struct VerifyStripe: AsyncParsableCommand {
     var baseURL: String?
 
     func run() async throws {
-        let adapter = StripeAdapter(configuration: .init(
-            secretKey: try VerifyOutput.readSecret(secretKeyFile, what: "secret key"),
-            baseURL: try VerifyOutput.url(baseURL) ?? StripeAdapter.Configuration.productionBaseURL))
-        let proof = PurchaseProof(store: .stripe, kind: .stripePaymentIntent, token: Secret(paymentIntent), productId: productId)
+        let adapter = StripeAdapter(
+            configuration: .init(
+                secretKey: try VerifyOutput.readSecret(secretKeyFile, what: "secret key"),
+                baseURL: try VerifyOutput.url(baseURL) ?? StripeAdapter.Configuration.productionBaseURL
+            )
+        )
+        let proof = PurchaseProof(
+            store: .stripe,
+            kind: .stripePaymentIntent,
+            token: Secret(paymentIntent),
+            productId: productId
+        )
         try await VerifyOutput.run { try await adapter.verify(proof) }
     }
 }
 
 struct VerifyPayPal: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "paypal", abstract: "Verify a PayPal order (Orders v2), capturing it if approved.")
+        commandName: "paypal",
+        abstract: "Verify a PayPal order (Orders v2), capturing it if approved."
+    )
 
     @Option(name: .customLong("client-id"), help: "The REST app's client id.")
     var clientId: String
@@ -340,7 +393,10 @@ struct VerifyPayPal: AsyncParsableCommand {
     @Option(name: .customLong("payee-merchant-id"), help: "The merchant id that must receive the payment.")
     var payeeMerchantId: String
 
-    @Option(name: .customLong("price"), help: "The product's exact price, e.g. 5.00 (with --currency and --product-id).")
+    @Option(
+        name: .customLong("price"),
+        help: "The product's exact price, e.g. 5.00 (with --currency and --product-id)."
+    )
     var price: String
 
     @Option(name: .customLong("currency"), help: "The price's ISO 4217 currency, e.g. USD.")
@@ -361,10 +417,17 @@ struct VerifyPayPal: AsyncParsableCommand {
         guard let money = Money(decimalString: price, currency: currency), currency.count == 3 else {
             throw ValidationError("--price/--currency: expected a decimal amount such as 5.00 and a code such as USD")
         }
-        let adapter = PayPalAdapter(configuration: .init(
-            clientId: clientId, clientSecret: try VerifyOutput.readSecret(clientSecretFile, what: "client secret"),
-            environment: sandbox ? .sandbox : .live, payeeMerchantId: payeeMerchantId, prices: [productId: money],
-            baseURL: try VerifyOutput.url(baseURL), captureApproved: !noCapture))
+        let adapter = PayPalAdapter(
+            configuration: .init(
+                clientId: clientId,
+                clientSecret: try VerifyOutput.readSecret(clientSecretFile, what: "client secret"),
+                environment: sandbox ? .sandbox : .live,
+                payeeMerchantId: payeeMerchantId,
+                prices: [productId: money],
+                baseURL: try VerifyOutput.url(baseURL),
+                captureApproved: !noCapture
+            )
+        )
         let proof = PurchaseProof(store: .paypal, kind: .paypalOrder, token: Secret(order), productId: productId)
         try await VerifyOutput.run { try await adapter.verify(proof) }
     }
@@ -372,7 +435,9 @@ struct VerifyPayPal: AsyncParsableCommand {
 
 struct VerifySteam: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "steam", abstract: "Verify a Steam microtransaction (QueryTxn), finalizing it if approved.")
+        commandName: "steam",
+        abstract: "Verify a Steam microtransaction (QueryTxn), finalizing it if approved."
+    )
 
     @Option(name: .customLong("app-id"), help: "The Steam app id.")
     var appId: UInt32
@@ -405,20 +470,30 @@ struct VerifySteam: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let adapter = SteamAdapter(configuration: .init(
-            appId: appId, publisherKey: try VerifyOutput.readSecret(keyFile, what: "publisher key"), sandbox: sandbox,
-            baseURL: try VerifyOutput.url(baseURL) ?? SteamAdapter.Configuration.defaultBaseURL,
-            finalizeApproved: !noFinalize))
+        let adapter = SteamAdapter(
+            configuration: .init(
+                appId: appId,
+                publisherKey: try VerifyOutput.readSecret(keyFile, what: "publisher key"),
+                sandbox: sandbox,
+                baseURL: try VerifyOutput.url(baseURL) ?? SteamAdapter.Configuration.defaultBaseURL,
+                finalizeApproved: !noFinalize
+            )
+        )
         let proof = PurchaseProof(
-            store: .steam, kind: orderId != nil ? .steamOrder : .steamTransaction,
-            token: Secret(orderId ?? transactionId ?? ""), productId: productId)
+            store: .steam,
+            kind: orderId != nil ? .steamOrder : .steamTransaction,
+            token: Secret(orderId ?? transactionId ?? ""),
+            productId: productId
+        )
         try await VerifyOutput.run { try await adapter.verify(proof) }
     }
 }
 
 struct VerifyStripeWebhook: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "stripe-webhook", abstract: "Verify a Stripe webhook delivery's Stripe-Signature header.")
+        commandName: "stripe-webhook",
+        abstract: "Verify a Stripe webhook delivery's Stripe-Signature header."
+    )
 
     @Option(name: .customLong("secret-file"), help: "File holding the endpoint's signing secret (whsec_…).")
     var secretFile: String
@@ -442,7 +517,9 @@ struct VerifyStripeWebhook: AsyncParsableCommand {
         let verifier: StripeWebhookVerifier
         do {
             verifier = try StripeWebhookVerifier(
-                secret: try VerifyOutput.readSecret(secretFile, what: "webhook secret"), tolerance: .seconds(tolerance))
+                secret: try VerifyOutput.readSecret(secretFile, what: "webhook secret"),
+                tolerance: .seconds(tolerance)
+            )
         } catch let error as StoreAdapterError {
             // An empty or unusable secret file (an unset variable) must not verify anything.
             throw ValidationError("\(secretFile): \(error.message)")
@@ -455,7 +532,9 @@ struct VerifyStripeWebhook: AsyncParsableCommand {
             FileHandle.standardError.write(Data("not verified: \(error.code): \(error.message)\n".utf8))
             throw ExitCode(2)
         }
-        let summary = ["id": event.id, "type": event.type.rawValue, "livemode": "\(event.livemode)", "verified": "true"]
+        let summary = [
+            "id": event.id, "type": event.type.rawValue, "livemode": "\(event.livemode)", "verified": "true",
+        ]
         print(String(decoding: try VerifyOutput.encoder.encode(summary), as: UTF8.self))
     }
 }

@@ -38,8 +38,11 @@ struct ExampleStoreAdapter: StoreAdapter {
             id.dropFirst(5).allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }), id.count > 5
         else { throw error(.invalidProof, "not an Example Store receipt id") }
         var request = HTTPRequest(
-            method: .get, scheme: baseURL.scheme, authority: baseURL.host.map { h in baseURL.port.map { "\(h):\($0)" } ?? h },
-            path: "/v1/receipts/\(id)")
+            method: .get,
+            scheme: baseURL.scheme,
+            authority: baseURL.host.map { h in baseURL.port.map { "\(h):\($0)" } ?? h },
+            path: "/v1/receipts/\(id)"
+        )
         request.headerFields[HTTPField.Name("X-Example-Key")!] = key.revealed
         let response: HTTPTransportResponse
         do {
@@ -71,9 +74,16 @@ struct ExampleStoreAdapter: StoreAdapter {
         default: throw error(.malformedResponse, "unknown receipt status")
         }
         return VerifiedPurchase(
-            store: store, transactionId: receipt.id, productId: receipt.product, purchaser: receipt.buyer,
-            purchaseDate: created, state: state, environment: receipt.sandbox ? .sandbox : .production, price: price,
-            storeStatus: receipt.status)
+            store: store,
+            transactionId: receipt.id,
+            productId: receipt.product,
+            purchaser: receipt.buyer,
+            purchaseDate: created,
+            state: state,
+            environment: receipt.sandbox ? .sandbox : .production,
+            price: price,
+            storeStatus: receipt.status
+        )
     }
 
     private func error(_ code: StoreAdapterError.Code, _ message: String, status: Int? = nil) -> StoreAdapterError {

@@ -9,7 +9,9 @@ import Testing
 /// A third-party adapter plugs into the suite through the public `OpenCatConformance` entry point, with its own
 /// cassettes, and must meet the same catalogue.
 struct ExampleStoreConformanceTests {
-    static let cassettes = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Cassettes")
+    static let cassettes = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+        "Cassettes"
+    )
     static let notApplicable = [
         "subscription-active": "Example Store sells no subscriptions", "subscription-expired": "no subscriptions",
         "grace-period": "no subscriptions", "billing-retry": "no subscriptions",
@@ -20,13 +22,21 @@ struct ExampleStoreConformanceTests {
     func suite(folder: URL = cassettes) throws -> ConformanceSuite {
         let factory = ConformanceAdapterFactory(store: ExampleStoreAdapter.exampleStore) { environment in
             ExampleStoreAdapter(
-                baseURL: environment.baseURL, key: Secret(try environment.string("key")), http: environment.httpClient)
+                baseURL: environment.baseURL,
+                key: Secret(try environment.string("key")),
+                http: environment.httpClient
+            )
         }
         return try ConformanceSuite(
-            catalogue: ScenarioCatalogue.load(from: ConformanceSuiteTests.fixtures.appendingPathComponent("scenarios.json")),
-            cassetteFolders: [folder], adapters: [factory], stores: ["examplestore"],
+            catalogue: ScenarioCatalogue.load(
+                from: ConformanceSuiteTests.fixtures.appendingPathComponent("scenarios.json")
+            ),
+            cassetteFolders: [folder],
+            adapters: [factory],
+            stores: ["examplestore"],
             additionalNotApplicable: ["examplestore": Self.notApplicable],
-            variables: ["example.key": "example-key-\(UUID().uuidString)", "example.wrongKey": "example-key-wrong"])
+            variables: ["example.key": "example-key-\(UUID().uuidString)", "example.wrongKey": "example-key-wrong"]
+        )
     }
 
     @Test func theExampleStoreAdapterPassesTheSameCatalogue() async throws {
@@ -38,7 +48,9 @@ struct ExampleStoreConformanceTests {
     }
 
     @Test func aMissingScenarioCassetteFailsTheThirdPartyRun() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("opencat-example-\(UUID().uuidString)")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "opencat-example-\(UUID().uuidString)"
+        )
         try FileManager.default.copyItem(at: Self.cassettes, to: folder)
         try FileManager.default.removeItem(at: folder.appendingPathComponent("refunded.json"))
         let report = try await suite(folder: folder).run()

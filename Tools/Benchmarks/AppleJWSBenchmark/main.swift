@@ -19,13 +19,15 @@ struct BenchmarkChain {
 
     static func make() throws -> BenchmarkChain {
         let ca = try MockAppleCA()
-        let payload = Data("""
+        let payload = Data(
+            """
             {"transactionId":"2000000000000001","originalTransactionId":"2000000000000001","bundleId":"dev.opencat.bench",\
             "productId":"dev.opencat.bench.unlock","purchaseDate":1700000000000,"originalPurchaseDate":1700000000000,\
             "quantity":1,"type":"Non-Consumable","inAppOwnershipType":"PURCHASED","signedDate":1700000000000,\
             "environment":"Production","transactionReason":"PURCHASE","storefront":"USA","storefrontId":"143441",\
             "price":4990,"currency":"USD"}
-            """.utf8)
+            """.utf8
+        )
         return BenchmarkChain(root: ca.rootCertificate, jws: ca.signJWS(payload: payload), leafKey: ca.leafPublicKey)
     }
 }
@@ -51,22 +53,35 @@ _ = try await verifier.verify(chain.jws, as: JWSTransactionDecodedPayload.self)
 let parts = chain.jws.split(separator: ".")
 let signingInput = Data((parts[0] + "." + parts[1]).utf8)
 let rawSignature = try P256.Signing.ECDSASignature(
-    rawRepresentation: Data(base64Encoded: String(parts[2]).replacingOccurrences(of: "-", with: "+")
-        .replacingOccurrences(of: "_", with: "/").padding(toLength: (parts[2].count + 3) / 4 * 4, withPad: "=", startingAt: 0))!)
+    rawRepresentation: Data(
+        base64Encoded: String(parts[2]).replacingOccurrences(of: "-", with: "+")
+            .replacingOccurrences(of: "_", with: "/").padding(
+                toLength: (parts[2].count + 3) / 4 * 4,
+                withPad: "=",
+                startingAt: 0
+            )
+    )!
+)
 let publicKey = chain.leafKey
-guard publicKey.isValidSignature(rawSignature, for: signingInput) else { fatalError("benchmark signature does not verify") }
+guard publicKey.isValidSignature(rawSignature, for: signingInput) else {
+    fatalError("benchmark signature does not verify")
+}
 
 var rawRates: [Double] = []
 var payloadRates: [Double] = []
 var decodedRates: [Double] = []
 for _ in 0..<3 {  // interleaved rounds, best of each, so machine noise hits both sides alike
-    rawRates.append(await measure(iterations) {
-        precondition(publicKey.isValidSignature(rawSignature, for: signingInput))
-    })
+    rawRates.append(
+        await measure(iterations) {
+            precondition(publicKey.isValidSignature(rawSignature, for: signingInput))
+        }
+    )
     payloadRates.append(try await measure(iterations) { _ = try await verifier.verifyPayload(chain.jws) })
-    decodedRates.append(try await measure(iterations) {
-        _ = try await verifier.verify(chain.jws, as: JWSTransactionDecodedPayload.self)
-    })
+    decodedRates.append(
+        try await measure(iterations) {
+            _ = try await verifier.verify(chain.jws, as: JWSTransactionDecodedPayload.self)
+        }
+    )
 }
 let raw = rawRates.max()!
 let payloadRate = payloadRates.max()!
@@ -84,7 +99,11 @@ let report = """
     """
 print(report)
 let target = payloadRate / raw >= 0.8
-print(target ? "target met: warm JWS verification is at least 80% of the raw P-256 rate" : "TARGET MISSED: below 80% of the raw P-256 rate")
+print(
+    target
+        ? "target met: warm JWS verification is at least 80% of the raw P-256 rate"
+        : "TARGET MISSED: below 80% of the raw P-256 rate"
+)
 if let reportPath {
     var text = (try? String(contentsOfFile: reportPath, encoding: .utf8)) ?? "# Benchmarks\n"
     let marker = "## Apple JWS verification"

@@ -7,8 +7,8 @@
 // 12x the first); `isEntitled` under 100 ns with 1,000 cached transactions; cold start (opening the cache and
 // evaluating entitlements) from a cache of 10,000 transactions under 100 ms.
 import Foundation
-import OpenCatCore
 import OpenCat
+import OpenCatCore
 
 /// A store that owns `count` non-consumable and subscription purchases and proves each with its transaction id.
 struct BenchmarkStore: StoreClient {
@@ -20,8 +20,12 @@ struct BenchmarkStore: StoreClient {
     func currentEntitlements() async throws -> [PurchaseProof] {
         (0..<count).map { index in
             PurchaseProof(
-                store: .apple, kind: .appleTransactionId, token: Secret("\(index)"),
-                productId: "product.\(index % 50)", transactionId: "\(1_000_000 + index)")
+                store: .apple,
+                kind: .appleTransactionId,
+                token: Secret("\(index)"),
+                productId: "product.\(index % 50)",
+                transactionId: "\(1_000_000 + index)"
+            )
         }
     }
     func transactionUpdates() -> AsyncStream<PurchaseProof> { AsyncStream { $0.finish() } }
@@ -35,22 +39,32 @@ struct InstantVerifier: PurchaseVerifier {
     func verifyPurchase(_ proof: PurchaseProof) async throws -> VerifiedTransaction {
         VerifiedTransaction(
             transaction: TransactionInfo(
-                transactionId: proof.transactionId ?? "", productId: proof.productId ?? "", store: proof.store,
-                purchaseDate: Self.purchased, expirationDate: Self.purchased.addingTimeInterval(365 * 86_400),
-                status: .active))
+                transactionId: proof.transactionId ?? "",
+                productId: proof.productId ?? "",
+                store: proof.store,
+                purchaseDate: Self.purchased,
+                expirationDate: Self.purchased.addingTimeInterval(365 * 86_400),
+                status: .active
+            )
+        )
     }
 }
 
 let entitlements = EntitlementMap(
-    Dictionary(uniqueKeysWithValues: (0..<50).map { ("product.\($0)", Set(["tier.\($0 % 5)"])) }))
+    Dictionary(uniqueKeysWithValues: (0..<50).map { ("product.\($0)", Set(["tier.\($0 % 5)"])) })
+)
 
 func makeSDK(folder: URL, count: Int) throws -> OpenCat {
     try OpenCat(
         mode: .standalone(
-            verifier: InstantVerifier(), entitlements: entitlements,
-            offerings: OfferingsLayout(currentOfferingId: nil, offerings: [])),
-        appUserId: "benchmark-user", storeClient: BenchmarkStore(count: count),
-        options: OpenCat.Options(cacheDirectory: folder))
+            verifier: InstantVerifier(),
+            entitlements: entitlements,
+            offerings: OfferingsLayout(currentOfferingId: nil, offerings: [])
+        ),
+        appUserId: "benchmark-user",
+        storeClient: BenchmarkStore(count: count),
+        options: OpenCat.Options(cacheDirectory: folder)
+    )
 }
 
 func freshFolder() throws -> URL {

@@ -15,7 +15,9 @@ enum OpenCatCLI {
     static var executable: URL {
         var folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
         // macOS runs tests from inside an .xctest bundle.
-        while folder.pathExtension == "xctest" || folder.lastPathComponent == "MacOS" || folder.lastPathComponent == "Contents" {
+        while folder.pathExtension == "xctest" || folder.lastPathComponent == "MacOS"
+            || folder.lastPathComponent == "Contents"
+        {
             folder.deleteLastPathComponent()
         }
         return folder.appendingPathComponent("opencat")

@@ -15,7 +15,8 @@ struct VerifyAppleCLITests {
             {"bundleId":"\(Self.bundleId)","environment":"\(environment)","originalPurchaseDate":1699990000000,\
             "originalTransactionId":"2000000000000001","productId":"dev.opencat.pro","purchaseDate":1699990000000,\
             "quantity":1,"signedDate":\(signedDate),"transactionId":"2000000000000002","type":"Non-Consumable"}
-            """.utf8)
+            """.utf8
+        )
     }
 
     private func verify(_ jws: String, _ extra: [String] = []) throws -> OpenCatCLI.Result {
@@ -34,7 +35,8 @@ struct VerifyAppleCLITests {
     @Test(arguments: [Int64(253_402_300_800_000), .max, .min, -62_135_596_800_001])
     func aForgedSignedDateExitsTwoWithoutTrapping(_ signedDate: Int64) throws {
         let genuine = Self.ca.signJWS(payload: transaction(signedDate: signedDate))
-        let forged = genuine.split(separator: ".").prefix(2).joined(separator: ".") + "." + String(repeating: "A", count: 86)
+        let forged =
+            genuine.split(separator: ".").prefix(2).joined(separator: ".") + "." + String(repeating: "A", count: 86)
         for jws in [forged, genuine] {
             let result = try verify(jws, ["--bundle-id", Self.bundleId])
             #expect(!result.trapped)

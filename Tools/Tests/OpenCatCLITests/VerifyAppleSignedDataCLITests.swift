@@ -11,7 +11,8 @@ struct VerifyAppleSignedDataCLITests {
     static let signedDate: Int64 = 1_700_000_000_000
 
     private func transaction(revoked: Bool = false) -> String {
-        let revocation = revoked ? #","revocationDate":1699999000000,"revocationReason":0,"revocationType":"REFUND_FULL""# : ""
+        let revocation =
+            revoked ? #","revocationDate":1699999000000,"revocationReason":0,"revocationType":"REFUND_FULL""# : ""
         return Self.ca.signJWS(
             payload: Data(
                 """
@@ -20,7 +21,9 @@ struct VerifyAppleSignedDataCLITests {
                 "originalTransactionId":"2000000000000001","price":2990,"productId":"dev.opencat.pro.monthly",\
                 "purchaseDate":1699990000933,"quantity":1,"signedDate":\(Self.signedDate),\
                 "transactionId":"2000000000000002","type":"Auto-Renewable Subscription"\(revocation)}
-                """.utf8))
+                """.utf8
+            )
+        )
     }
 
     private func renewalInfo() -> String {
@@ -30,12 +33,17 @@ struct VerifyAppleSignedDataCLITests {
                 {"autoRenewProductId":"dev.opencat.pro.monthly","autoRenewStatus":1,"environment":"Production",\
                 "originalTransactionId":"2000000000000001","productId":"dev.opencat.pro.monthly",\
                 "renewalDate":1702592000000,"signedDate":\(Self.signedDate)}
-                """.utf8))
+                """.utf8
+            )
+        )
     }
 
-    private func notification(_ type: String, subtype: String?, environment: String = "Production", nested: Bool) -> String {
+    private func notification(_ type: String, subtype: String?, environment: String = "Production", nested: Bool)
+        -> String
+    {
         let subtypeField = subtype.map { #""subtype":"\#($0)","# } ?? ""
-        let nestedFields = nested
+        let nestedFields =
+            nested
             ? #","signedTransactionInfo":"\#(transaction(revoked: type == "REFUND"))","signedRenewalInfo":"\#(renewalInfo())""#
             : ""
         return Self.ca.signJWS(
@@ -44,7 +52,9 @@ struct VerifyAppleSignedDataCLITests {
                 {"notificationType":"\(type)",\(subtypeField)"notificationUUID":"002e14d5-51f5-4503-b5a8-c3a1af68eb20",\
                 "data":{"appAppleId":1234567890,"bundleId":"\(Self.bundleId)","bundleVersion":"42",\
                 "environment":"\(environment)"\(nestedFields)},"version":"2.0","signedDate":\(Self.signedDate)}
-                """.utf8))
+                """.utf8
+            )
+        )
     }
 
     private func verify(_ contents: String, root: Data = ca.rootCertificateDER, _ extra: [String] = []) throws
@@ -54,7 +64,8 @@ struct VerifyAppleSignedDataCLITests {
         let file = try folder.write("signed.txt", Data(contents.utf8))
         let rootFile = try folder.write("root.der", root)
         return try OpenCatCLI.run(
-            ["verify", "apple", "--jws", file, "--root", rootFile, "--bundle-id", Self.bundleId] + extra)
+            ["verify", "apple", "--jws", file, "--root", rootFile, "--bundle-id", Self.bundleId] + extra
+        )
     }
 
     private func json(_ result: OpenCatCLI.Result) throws -> [String: Any] {

@@ -1,5 +1,5 @@
-import MockStores
 import Hummingbird
+import MockStores
 import NIOCore
 
 /// The request context of the mock's Hummingbird application: the core context plus the connection's channel, so a

@@ -1,5 +1,5 @@
-import MockStores
 import Hummingbird
+import MockStores
 
 /// Hands every request to the server's script (no routing: matching is the script's job).
 struct MockResponder: HTTPResponder {

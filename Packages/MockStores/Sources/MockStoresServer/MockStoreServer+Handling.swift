@@ -1,8 +1,8 @@
-import MockStores
 import Foundation
 import HTTPTypes
 import Hummingbird
 import Logging
+import MockStores
 import NIOCore
 import OpenCatCore
 import Synchronization
@@ -25,8 +25,13 @@ extension MockStoreServer {
         let target = request.head.path ?? "/"
         let parts = target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
         let mockRequest = MockRequest(
-            method: request.method.rawValue, path: String(parts[0]), query: parts.count > 1 ? String(parts[1]) : nil,
-            headers: request.headers, body: Data(body.readableBytesView), receivedAt: clock.currentDate)
+            method: request.method.rawValue,
+            path: String(parts[0]),
+            query: parts.count > 1 ? String(parts[1]) : nil,
+            headers: request.headers,
+            body: Data(body.readableBytesView),
+            receivedAt: clock.currentDate
+        )
 
         switch plan(for: mockRequest) {
         case .respond(let response):
@@ -61,7 +66,8 @@ extension MockStoreServer {
     /// endpoint, or the unmatched-request answer.
     func plan(for request: MockRequest) -> Plan {
         let context = MockAuthContext(baseURL: currentBaseURL, now: clock.currentDate)
-        let (plan, waiters, logLine) = state.withLock { state -> (Plan, [CheckedContinuation<Void, any Error>], String?) in
+        let (plan, waiters, logLine) = state.withLock {
+            state -> (Plan, [CheckedContinuation<Void, any Error>], String?) in
             state.received.append(request)
             let ready = state.requestWaiters.filter { $0.value.count <= state.received.count }
             for id in ready.keys { state.requestWaiters.removeValue(forKey: id) }
@@ -72,7 +78,8 @@ extension MockStoreServer {
                 let authenticator = state.authenticators[store]
                 if let rejection = authenticator?.rejection(for: request, context: context) {
                     state.exchanges.append(
-                        MockExchange(request: request, handling: .rejectedByAuth(store), status: rejection.status))
+                        MockExchange(request: request, handling: .rejectedByAuth(store), status: rejection.status)
+                    )
                     return (.respond(rejection), waiters, nil)
                 }
                 let entry = state.script.consume(position)
@@ -81,14 +88,20 @@ extension MockStoreServer {
                 if case .delay(_, let response) = plan { authenticator?.observe(response, to: request) }
                 state.exchanges.append(
                     MockExchange(
-                        request: request, handling: .interaction(entry.reference), fault: entry.interaction.fault?.kind,
-                        status: status))
+                        request: request,
+                        handling: .interaction(entry.reference),
+                        fault: entry.interaction.fault?.kind,
+                        status: status
+                    )
+                )
                 return (plan, waiters, nil)
             }
 
             for store in state.authenticators.keys.sorted(by: { $0.rawValue < $1.rawValue }) {
                 if let response = state.authenticators[store]!.builtInResponse(to: request, context: context) {
-                    state.exchanges.append(MockExchange(request: request, handling: .builtIn(store), status: response.status))
+                    state.exchanges.append(
+                        MockExchange(request: request, handling: .builtIn(store), status: response.status)
+                    )
                     return (.respond(response), waiters, nil)
                 }
             }
@@ -144,7 +157,10 @@ extension MockStoreServer {
             return (.respond(failed), failed.status)
         default:
             // Refused by validation; answer like an unknown fault would be noticed.
-            let response = MockResponse.json(599, ["error": ["type": "opencat_mock_unknown_fault", "message": .string(fault.kind.rawValue)]])
+            let response = MockResponse.json(
+                599,
+                ["error": ["type": "opencat_mock_unknown_fault", "message": .string(fault.kind.rawValue)]]
+            )
             return (.respond(response), 599)
         }
     }
@@ -163,7 +179,8 @@ extension MockStoreServer {
     static func mockResponse(_ template: Cassette.ResponseTemplate) -> MockResponse {
         var fields = HTTPFields()
         for (name, value) in (template.headers ?? [:]).sorted(by: { $0.key < $1.key }) {
-            guard let fieldName = HTTPField.Name(name), fieldName != .contentLength, fieldName != .transferEncoding else {
+            guard let fieldName = HTTPField.Name(name), fieldName != .contentLength, fieldName != .transferEncoding
+            else {
                 continue
             }
             fields.append(HTTPField(name: fieldName, value: value))
@@ -197,19 +214,24 @@ extension MockStoreServer {
                     "type": "opencat_mock_unmatched_request", "message": .string(unmatched.description),
                     "nearest": nearest,
                 ]
-            ])
+            ]
+        )
     }
 
     static func hummingbirdResponse(_ response: MockResponse) -> Response {
         Response(
-            status: HTTPResponse.Status(code: response.status), headers: response.headers,
-            body: ResponseBody(byteBuffer: ByteBuffer(bytes: response.body)))
+            status: HTTPResponse.Status(code: response.status),
+            headers: response.headers,
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: response.body))
+        )
     }
 
     // MARK: Holding requests
 
     /// Runs `operation` (a clock sleep) unless the server stops or the connection closes first.
-    func holdingConnection(_ channel: any Channel, _ operation: @escaping @Sendable () async throws -> Void) async throws {
+    func holdingConnection(_ channel: any Channel, _ operation: @escaping @Sendable () async throws -> Void)
+        async throws
+    {
         try await withThrowingTaskGroup(of: Bool.self) { group in
             group.addTask {
                 try await operation()

@@ -1,7 +1,7 @@
-public import MockStores
 public import Foundation
 import Hummingbird
 public import Logging
+public import MockStores
 public import OpenCatCore
 import ServiceLifecycle
 import Synchronization
@@ -85,8 +85,12 @@ public final class MockStoreServer: Sendable {
     ///   - port: the port (`0`: an ephemeral port).
     ///   - logger: where to log (no-op by default).
     public init(
-        cassettes: [Cassette] = [], credentials: MockCredentials = MockCredentials(), clock: any WallClock = SystemClock(),
-        remoteTime: MockRemoteTime = .waitsOnClock, host: String = "127.0.0.1", port: Int = 0,
+        cassettes: [Cassette] = [],
+        credentials: MockCredentials = MockCredentials(),
+        clock: any WallClock = SystemClock(),
+        remoteTime: MockRemoteTime = .waitsOnClock,
+        host: String = "127.0.0.1",
+        port: Int = 0,
         logger: Logger = Logger(label: "dev.opencat.mockstores", factory: { _ in SwiftLogNoOpLogHandler() })
     ) {
         var initial = State()
@@ -113,14 +117,21 @@ public final class MockStoreServer: Sendable {
     /// - Returns: what `body` returns.
     /// - Throws: what `body` throws, or the server's error if it could not listen.
     public static func withRunningServer<T>(
-        cassettes: [Cassette] = [], credentials: MockCredentials = MockCredentials(), clock: any WallClock = SystemClock(),
+        cassettes: [Cassette] = [],
+        credentials: MockCredentials = MockCredentials(),
+        clock: any WallClock = SystemClock(),
         remoteTime: MockRemoteTime = .waitsOnClock,
         logger: Logger = Logger(label: "dev.opencat.mockstores", factory: { _ in SwiftLogNoOpLogHandler() }),
         isolation: isolated (any Actor)? = #isolation,
         _ body: (MockStoreServer) async throws -> T
     ) async throws -> T {
         let server = MockStoreServer(
-            cassettes: cassettes, credentials: credentials, clock: clock, remoteTime: remoteTime, logger: logger)
+            cassettes: cassettes,
+            credentials: credentials,
+            clock: clock,
+            remoteTime: remoteTime,
+            logger: logger
+        )
         return try await withThrowingTaskGroup(of: Void.self, returning: T.self) { group in
             group.addTask { try await server.run() }
             do {
@@ -167,7 +178,8 @@ public final class MockStoreServer: Sendable {
             responder: MockResponder(server: self),
             configuration: ApplicationConfiguration(address: .hostname(host, port: requestedPort), serverName: nil),
             onServerRunning: { [self] channel in didStartListening(port: channel.localAddress?.port ?? requestedPort) },
-            logger: logger)
+            logger: logger
+        )
         let group = ServiceGroup(services: [app], gracefulShutdownSignals: [], cancellationSignals: [], logger: logger)
         let stopAtOnce = state.withLock { state in
             state.serviceGroup = group

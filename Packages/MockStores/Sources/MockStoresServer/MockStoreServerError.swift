@@ -16,7 +16,8 @@ public enum MockStoreServerError: Error, Hashable, Sendable, CustomStringConvert
         case .alreadyStarted: return "MockStoreServer: a server runs once; create a new one"
         case .notRunning: return "MockStoreServer: the server is not running"
         case .scriptNotFollowed(let lines):
-            return "MockStoreServer: the cassette script was not followed:\n" + lines.map { "  - " + $0 }.joined(separator: "\n")
+            return "MockStoreServer: the cassette script was not followed:\n"
+                + lines.map { "  - " + $0 }.joined(separator: "\n")
         case .connectionClosed: return "MockStoreServer: connection closed without a response (fault)"
         case .invalidPort(let port): return "MockStoreServer: port \(port) is outside 0...65535"
         }

@@ -39,17 +39,38 @@ struct CassetteLimitsTests {
     }
 
     @Test func boundaryValuesAreAccepted() {
-        #expect(Self.error(interaction: #"{"request": {"method": "GET", "path": "/v1/x"}, "response": {"status": 200}, "fault": {"kind": "delay", "seconds": 600}, "times": 1000}"#) == nil)
-        #expect(Self.error(interaction: #"{"request": {"method": "GET", "path": "/v1/x"}, "fault": {"kind": "rateLimited", "retryAfter": 86400}}"#) == nil)
+        #expect(
+            Self.error(
+                interaction:
+                    #"{"request": {"method": "GET", "path": "/v1/x"}, "response": {"status": 200}, "fault": {"kind": "delay", "seconds": 600}, "times": 1000}"#
+            ) == nil
+        )
+        #expect(
+            Self.error(
+                interaction:
+                    #"{"request": {"method": "GET", "path": "/v1/x"}, "fault": {"kind": "rateLimited", "retryAfter": 86400}}"#
+            ) == nil
+        )
     }
 
     @Test func timesStatusQuantityAndRepeatAreBounded() {
         let plain = #"{"request": {"method": "GET", "path": "/v1/x"}, "response": {"status": 200}"#
         #expect(Self.error(interaction: plain + #", "times": 1001}"#)?.contains("interactions[0].times") == true)
         #expect(Self.error(interaction: plain + #", "times": 1e30}"#) != nil)
-        #expect(Self.error(interaction: #"{"request": {"method": "GET", "path": "/v1/x"}, "response": {"status": 9223372036854775807}}"#)?.contains("response.status") == true)
-        #expect(Self.error(interaction: plain + "}", expectExtra: #", "quantity": 1000001"#)?.contains("expect.quantity") == true)
-        #expect(Self.error(interaction: plain + "}", expectExtra: #", "repeat": 1000000000000"#)?.contains("expect.repeat") == true)
+        #expect(
+            Self.error(
+                interaction:
+                    #"{"request": {"method": "GET", "path": "/v1/x"}, "response": {"status": 9223372036854775807}}"#
+            )?.contains("response.status") == true
+        )
+        #expect(
+            Self.error(interaction: plain + "}", expectExtra: #", "quantity": 1000001"#)?.contains("expect.quantity")
+                == true
+        )
+        #expect(
+            Self.error(interaction: plain + "}", expectExtra: #", "repeat": 1000000000000"#)?.contains("expect.repeat")
+                == true
+        )
         #expect(Self.error(interaction: plain + "}", expectExtra: #", "repeat": 0"#)?.contains("expect.repeat") == true)
         #expect(Self.error(interaction: plain + "}", expectExtra: #", "repeat": 2"#) == nil)
     }
@@ -59,9 +80,13 @@ struct CassetteLimitsTests {
     @Test func serverClampsAHugeDelayBuiltInCodeInsteadOfTrapping() async throws {
         let clock = ManualClock()
         let cassette = MockStoreServerFaultTests.cassette(
-            .init(kind: .delay, seconds: 1e308), response: .init(status: 70000))
+            .init(kind: .delay, seconds: 1e308),
+            response: .init(status: 70000)
+        )
         try await MockStoreServer.withRunningServer(
-            cassettes: [cassette], clock: clock, remoteTime: .sharedClock { clock.advance(by: $0) }
+            cassettes: [cassette],
+            clock: clock,
+            remoteTime: .sharedClock { clock.advance(by: $0) }
         ) { server in
             let before = clock.currentDate
             let response = try await Loopback.send(.get, server, "/v1/thing")

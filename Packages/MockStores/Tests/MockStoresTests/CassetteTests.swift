@@ -6,26 +6,28 @@ import Testing
 
 struct CassetteTests {
     static let valid = #"""
-    {
-      "format": "opencat-cassette/1",
-      "store": "stripe",
-      "scenario": "one-time-paid",
-      "description": "A one-time PaymentIntent that succeeded.",
-      "input": {"kind": "stripePaymentIntent", "token": "pi_3OpenCatPaid001", "productId": "gems_500", "transactionId": null, "context": {}},
-      "config": {"secretKey": "{{stripe.secretKey}}", "stripeVersion": "2024-06-20"},
-      "interactions": [
         {
-          "request": {"method": "GET", "path": "/v1/payment_intents/pi_3OpenCatPaid001", "query": {"expand[]": "latest_charge"},
-                      "headers": {"Stripe-Version": "2024-06-20", "X-Key": "{{stripe.secretKey}}"}},
-          "response": {"status": 200, "json": {"id": "pi_3OpenCatPaid001", "amount": 500, "status": "succeeded"}}
-        },
-        {"request": {"method": "GET", "path": "/v1/x"}, "fault": {"kind": "rateLimited", "retryAfter": 2}, "times": 2}
-      ],
-      "expect": {"outcome": "verified", "state": "active", "productId": "gems_500", "price": {"amount": "5.00", "currency": "USD"}, "finalized": false, "expirationDate": null}
-    }
-    """#
+          "format": "opencat-cassette/1",
+          "store": "stripe",
+          "scenario": "one-time-paid",
+          "description": "A one-time PaymentIntent that succeeded.",
+          "input": {"kind": "stripePaymentIntent", "token": "pi_3OpenCatPaid001", "productId": "gems_500", "transactionId": null, "context": {}},
+          "config": {"secretKey": "{{stripe.secretKey}}", "stripeVersion": "2024-06-20"},
+          "interactions": [
+            {
+              "request": {"method": "GET", "path": "/v1/payment_intents/pi_3OpenCatPaid001", "query": {"expand[]": "latest_charge"},
+                          "headers": {"Stripe-Version": "2024-06-20", "X-Key": "{{stripe.secretKey}}"}},
+              "response": {"status": 200, "json": {"id": "pi_3OpenCatPaid001", "amount": 500, "status": "succeeded"}}
+            },
+            {"request": {"method": "GET", "path": "/v1/x"}, "fault": {"kind": "rateLimited", "retryAfter": 2}, "times": 2}
+          ],
+          "expect": {"outcome": "verified", "state": "active", "productId": "gems_500", "price": {"amount": "5.00", "currency": "USD"}, "finalized": false, "expirationDate": null}
+        }
+        """#
 
-    static func decode(_ text: String, variables: [String: String] = ["stripe.secretKey": "sk_test_x"]) throws -> Cassette {
+    static func decode(_ text: String, variables: [String: String] = ["stripe.secretKey": "sk_test_x"]) throws
+        -> Cassette
+    {
         try Cassette.decode(Data(text.utf8), file: "Fixtures/stripe/paid.json", variables: variables)
     }
 
@@ -55,7 +57,11 @@ struct CassetteTests {
     }
 
     @Test func placeholderNamesAreListedWithoutValues() throws {
-        let cassette = try Cassette.decode(Data(Self.valid.utf8), file: "x.json", variables: ["stripe.secretKey": "{{stripe.secretKey}}"])
+        let cassette = try Cassette.decode(
+            Data(Self.valid.utf8),
+            file: "x.json",
+            variables: ["stripe.secretKey": "{{stripe.secretKey}}"]
+        )
         #expect(cassette.placeholderNames == ["stripe.secretKey"])
     }
 
@@ -85,7 +91,8 @@ struct CassetteTests {
     @Test func anUnknownPlaceholderIsNamedWithItsField() {
         #expect(
             Self.error(Self.valid, variables: [:])
-                == "Fixtures/stripe/paid.json: config.secretKey: unknown placeholder {{stripe.secretKey}}")
+                == "Fixtures/stripe/paid.json: config.secretKey: unknown placeholder {{stripe.secretKey}}"
+        )
     }
 
     @Test func invalidJSONIsReportedAtTheRoot() throws {
@@ -96,7 +103,10 @@ struct CassetteTests {
     @Test(arguments: [
         (#""kind": "rateLimited", "retryAfter": 2"#, #""kind": "explode""#, "interactions[1].fault.kind"),
         (#""kind": "rateLimited", "retryAfter": 2"#, #""kind": "delay""#, "interactions[1].fault.seconds"),
-        (#""kind": "rateLimited", "retryAfter": 2"#, #""kind": "reset", "status": 503"#, "interactions[1].fault.status"),
+        (
+            #""kind": "rateLimited", "retryAfter": 2"#, #""kind": "reset", "status": 503"#,
+            "interactions[1].fault.status"
+        ),
         (#""outcome": "verified", "state": "active""#, #""outcome": "verified""#, "expect.state"),
         (#""outcome": "verified", "state": "active""#, #""outcome": "maybe", "state": "active""#, "expect.outcome"),
         (#""format": "opencat-cassette/1""#, #""format": "opencat-cassette/2""#, "format"),
@@ -113,7 +123,10 @@ struct CassetteTests {
 
     @Test func loadingFromAFolderSkipsTheCatalogueAndSchemas() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cassettes-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder.appendingPathComponent("stripe"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            at: folder.appendingPathComponent("stripe"),
+            withIntermediateDirectories: true
+        )
         defer { try? FileManager.default.removeItem(at: folder) }
         try Data(Self.valid.utf8).write(to: folder.appendingPathComponent("stripe/paid.json"))
         try Data("{}".utf8).write(to: folder.appendingPathComponent("scenarios.json"))

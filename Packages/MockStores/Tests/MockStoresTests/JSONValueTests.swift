@@ -5,8 +5,16 @@ import Testing
 
 struct JSONValueTests {
     @Test func numbersKeepEveryDigitThroughDecodingAndSerialization() throws {
-        let value = try JSONValue(parsing: Data(#"{"big": 12345678901234567890.123456789, "int": 9223372036854775807, "u": 18446744073709551615, "small": 0.1, "neg": -42}"#.utf8))
-        #expect(value.canonicalText == #"{"big":12345678901234567890.123456789,"int":9223372036854775807,"neg":-42,"small":0.1,"u":18446744073709551615}"#)
+        let value = try JSONValue(
+            parsing: Data(
+                #"{"big": 12345678901234567890.123456789, "int": 9223372036854775807, "u": 18446744073709551615, "small": 0.1, "neg": -42}"#
+                    .utf8
+            )
+        )
+        #expect(
+            value.canonicalText
+                == #"{"big":12345678901234567890.123456789,"int":9223372036854775807,"neg":-42,"small":0.1,"u":18446744073709551615}"#
+        )
     }
 
     @Test func numbersCompareByValueNotSpelling() throws {

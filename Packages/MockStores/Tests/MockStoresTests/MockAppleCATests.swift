@@ -23,7 +23,10 @@ struct MockAppleCATests {
         var verifier = Verifier(rootCertificates: CertificateStore([ca.rootCertificate])) {
             RFC5280Policy(fixedExpiryValidationTime: time)
         }
-        return await verifier.validate(leaf: ca.leafCertificate, intermediates: CertificateStore([ca.intermediateCertificate]))
+        return await verifier.validate(
+            leaf: ca.leafCertificate,
+            intermediates: CertificateStore([ca.intermediateCertificate])
+        )
     }
 
     @Test func aSignedJWSCarriesTheChainAndVerifiesWithTheLeafKey() throws {
@@ -61,7 +64,9 @@ struct MockAppleCATests {
             return
         }
         #expect(chain.count == 3)
-        let intermediateMarker = try #require(ca.intermediateCertificate.extensions[oid: MockAppleCA.intermediateMarkerOID])
+        let intermediateMarker = try #require(
+            ca.intermediateCertificate.extensions[oid: MockAppleCA.intermediateMarkerOID]
+        )
         let leafMarker = try #require(ca.leafCertificate.extensions[oid: MockAppleCA.leafMarkerOID])
         #expect(!intermediateMarker.critical && !leafMarker.critical)
         #expect(Array(intermediateMarker.value) == [0x05, 0x00])
@@ -77,7 +82,9 @@ struct MockAppleCATests {
             RFC5280Policy(fixedExpiryValidationTime: Self.signedDate)
         }
         let result = await verifier.validate(
-            leaf: TestKeys.appleCA.leafCertificate, intermediates: CertificateStore([TestKeys.appleCA.intermediateCertificate]))
+            leaf: TestKeys.appleCA.leafCertificate,
+            intermediates: CertificateStore([TestKeys.appleCA.intermediateCertificate])
+        )
         guard case .couldNotValidate = result else {
             Issue.record("a foreign root validated the chain")
             return
@@ -94,7 +101,8 @@ struct MockAppleCATests {
             Issue.record("an expired leaf validated")
             return
         }
-        guard case .validCertificate = await Self.validate(expired, at: Date(timeIntervalSince1970: 1_590_000_000)) else {
+        guard case .validCertificate = await Self.validate(expired, at: Date(timeIntervalSince1970: 1_590_000_000))
+        else {
             Issue.record("the expired leaf did not validate during its validity")
             return
         }

@@ -7,20 +7,39 @@ import Testing
 
 struct MockStoreClientTests {
     static let gems = Product(
-        id: "gems_500", store: .apple, type: .consumable, displayName: "500 Gems",
-        price: Money(decimalString: "4.99", currency: "USD")!)
+        id: "gems_500",
+        store: .apple,
+        type: .consumable,
+        displayName: "500 Gems",
+        price: Money(decimalString: "4.99", currency: "USD")!
+    )
     static let lifetime = Product(
-        id: "pro_lifetime", store: .apple, type: .nonConsumable, displayName: "Pro forever",
-        price: Money(decimalString: "49.99", currency: "USD")!)
+        id: "pro_lifetime",
+        store: .apple,
+        type: .nonConsumable,
+        displayName: "Pro forever",
+        price: Money(decimalString: "49.99", currency: "USD")!
+    )
     static let monthly = Product(
-        id: "pro_monthly", store: .apple, type: .autoRenewable, displayName: "Pro monthly",
-        price: Money(decimalString: "9.99", currency: "USD")!, subscriptionPeriod: "P1M")
+        id: "pro_monthly",
+        store: .apple,
+        type: .autoRenewable,
+        displayName: "Pro monthly",
+        price: Money(decimalString: "9.99", currency: "USD")!,
+        subscriptionPeriod: "P1M"
+    )
 
     struct Declined: Error, Equatable {}
 
-    static func makeStore(clock: ManualClock = ManualClock(), minter: MockStoreClient.ProofMinter? = nil) -> MockStoreClient {
+    static func makeStore(clock: ManualClock = ManualClock(), minter: MockStoreClient.ProofMinter? = nil)
+        -> MockStoreClient
+    {
         MockStoreClient(
-            store: .apple, products: [gems, lifetime, monthly], clock: clock, minter: minter ?? MockStoreClient.defaultMinter)
+            store: .apple,
+            products: [gems, lifetime, monthly],
+            clock: clock,
+            minter: minter ?? MockStoreClient.defaultMinter
+        )
     }
 
     @Test func productsAreServedFromTheCatalog() async throws {
@@ -96,7 +115,12 @@ struct MockStoreClientTests {
 
     @Test func aSubscriptionWithoutAPeriodIsASetUpError() async throws {
         let broken = Product(
-            id: "sub", store: .apple, type: .autoRenewable, displayName: "Sub", price: Money(decimalString: "1", currency: "USD")!)
+            id: "sub",
+            store: .apple,
+            type: .autoRenewable,
+            displayName: "Sub",
+            price: Money(decimalString: "1", currency: "USD")!
+        )
         let store = MockStoreClient(store: .google, products: [broken])
         await #expect(throws: MockStoreClientError.invalidSubscriptionPeriod("sub")) {
             try await store.purchase(productId: "sub", appUserId: "u1")
@@ -105,13 +129,20 @@ struct MockStoreClientTests {
 
     @Test func theDefaultMinterUsesEachStoresProofKind() async throws {
         let cases: [(Store, Product.ProductType, PurchaseProof.Kind)] = [
-            (.google, .autoRenewable, .googleSubscriptionPurchaseToken), (.google, .consumable, .googleProductPurchaseToken),
-            (.stripe, .consumable, .stripePaymentIntent), (.paypal, .consumable, .paypalOrder), (.steam, .consumable, .steamOrder),
+            (.google, .autoRenewable, .googleSubscriptionPurchaseToken),
+            (.google, .consumable, .googleProductPurchaseToken),
+            (.stripe, .consumable, .stripePaymentIntent), (.paypal, .consumable, .paypalOrder),
+            (.steam, .consumable, .steamOrder),
         ]
         for (store, type, kind) in cases {
             let product = Product(
-                id: "p", store: store, type: type, displayName: "P", price: Money(decimalString: "1", currency: "USD")!,
-                subscriptionPeriod: type == .autoRenewable ? "P1W" : nil)
+                id: "p",
+                store: store,
+                type: type,
+                displayName: "P",
+                price: Money(decimalString: "1", currency: "USD")!,
+                subscriptionPeriod: type == .autoRenewable ? "P1W" : nil
+            )
             let client = MockStoreClient(store: store, products: [product], clock: ManualClock())
             guard case .success(let proof) = try await client.purchase(productId: "p", appUserId: "u") else {
                 Issue.record("expected success")
@@ -179,7 +210,9 @@ struct MockStoreClientTests {
         }
         #expect(proof.kind == .appleSignedTransaction)
         let (_, payloadData, signature, input) = try MockAppleCATests.parts(proof.token.revealed)
-        #expect(ca.leafPublicKey.isValidSignature(try P256.Signing.ECDSASignature(rawRepresentation: signature), for: input))
+        #expect(
+            ca.leafPublicKey.isValidSignature(try P256.Signing.ECDSASignature(rawRepresentation: signature), for: input)
+        )
         let payload = try JSONValue(parsing: payloadData)
         #expect(payload["transactionId"] == .string(try #require(proof.transactionId)))
         #expect(payload["bundleId"] == "dev.opencat.demo")

@@ -10,14 +10,19 @@ struct MockStoreServerFaultTests {
     static let example = Store(rawValue: "example")
 
     static func cassette(_ fault: Cassette.Fault, response: Cassette.ResponseTemplate? = nil) -> Cassette {
-        .script(Self.example, [Cassette.Interaction(request: .init(method: "GET", path: "/v1/thing"), response: response, fault: fault)])
+        .script(
+            Self.example,
+            [Cassette.Interaction(request: .init(method: "GET", path: "/v1/thing"), response: response, fault: fault)]
+        )
     }
 
     @Test func aDelayMovesASharedTestClockThenAnswers() async throws {
         let clock = ManualClock()
         let cassette = Self.cassette(.delay(seconds: 2), response: .init(status: 200, json: ["late": true]))
         try await MockStoreServer.withRunningServer(
-            cassettes: [cassette], clock: clock, remoteTime: .sharedClock { clock.advance(by: $0) }
+            cassettes: [cassette],
+            clock: clock,
+            remoteTime: .sharedClock { clock.advance(by: $0) }
         ) { server in
             let before = clock.currentDate
             let response = try await Loopback.send(.get, server, "/v1/thing")
@@ -33,7 +38,9 @@ struct MockStoreServerFaultTests {
         let client = HTTPClient(retryPolicy: .never, clock: clock, timeout: .seconds(10))
         let cassette = Self.cassette(.delay(seconds: 30), response: .init(status: 200))
         try await MockStoreServer.withRunningServer(
-            cassettes: [cassette], clock: clock, remoteTime: .sharedClock { clock.advance(by: $0) }
+            cassettes: [cassette],
+            clock: clock,
+            remoteTime: .sharedClock { clock.advance(by: $0) }
         ) { server in
             let error = await #expect(throws: HTTPTransportError.self) {
                 try await Loopback.send(.get, server, "/v1/thing", client: client)
@@ -87,7 +94,10 @@ struct MockStoreServerFaultTests {
     }
 
     @Test func aMalformedBodyIsTruncatedJSONWithStatus200() async throws {
-        let cassette = Self.cassette(.malformed, response: .init(status: 200, json: ["id": "pi_1", "status": "succeeded"]))
+        let cassette = Self.cassette(
+            .malformed,
+            response: .init(status: 200, json: ["id": "pi_1", "status": "succeeded"])
+        )
         try await MockStoreServer.withRunningServer(cassettes: [cassette]) { server in
             let response = try await Loopback.send(.get, server, "/v1/thing")
             #expect(response.status.code == 200)
@@ -112,9 +122,12 @@ struct MockStoreServerFaultTests {
             [
                 Cassette.Interaction(
                     request: .init(method: "GET", path: "/v1/thing"),
-                    response: .init(status: 429, json: ["error": ["type": "rate_limit_error"]]), fault: .rateLimited(retryAfter: 3)),
+                    response: .init(status: 429, json: ["error": ["type": "rate_limit_error"]]),
+                    fault: .rateLimited(retryAfter: 3)
+                ),
                 .get("/v1/thing", json: ["ok": true]),
-            ])
+            ]
+        )
         try await MockStoreServer.withRunningServer(cassettes: [cassette]) { server in
             let first = try await Loopback.send(.get, server, "/v1/thing")
             #expect(first.status.code == 429)

@@ -10,7 +10,10 @@ struct MockStoreServerMatchingTests {
     static let example = Store(rawValue: "example")
 
     @Test func aRequestMatchesOnMethodPathAndQueryAsAMultiset() async throws {
-        let cassette = Cassette.script(Self.example, [.get("/v1/items/1", query: ["expand[]": ["a", "b"], "limit": ["2"]])])
+        let cassette = Cassette.script(
+            Self.example,
+            [.get("/v1/items/1", query: ["expand[]": ["a", "b"], "limit": ["2"]])]
+        )
         try await MockStoreServer.withRunningServer(cassettes: [cassette]) { server in
             let response = try await Loopback.send(.get, server, "/v1/items/1?limit=2&expand[]=b&expand[]=a")
             #expect(response.status.code == 200)
@@ -35,11 +38,16 @@ struct MockStoreServerMatchingTests {
     @Test func aJSONBodyMatchesCanonically() async throws {
         let interaction = Cassette.Interaction(
             request: .init(method: "POST", path: "/v1/receipts", json: ["a": 1, "b": [true, nil], "c": ["d": "e"]]),
-            response: .init(status: 201, json: ["created": true]))
+            response: .init(status: 201, json: ["created": true])
+        )
         try await MockStoreServer.withRunningServer(cassettes: [.script(Self.example, [interaction])]) { server in
             let response = try await Loopback.send(
-                .post, server, "/v1/receipts", headers: ["Content-Type": "application/json"],
-                body: #"{ "c": {"d": "e"}, "b": [true, null], "a": 1.0 }"#)
+                .post,
+                server,
+                "/v1/receipts",
+                headers: ["Content-Type": "application/json"],
+                body: #"{ "c": {"d": "e"}, "b": [true, null], "a": 1.0 }"#
+            )
             #expect(response.status.code == 201)
             try server.verify()
         }
@@ -48,7 +56,8 @@ struct MockStoreServerMatchingTests {
     @Test func aJSONBodyThatDiffersNamesTheJSONPath() async throws {
         let interaction = Cassette.Interaction(
             request: .init(method: "POST", path: "/v1/receipts", json: ["proof": "abc", "n": 1]),
-            response: .init(status: 201))
+            response: .init(status: 201)
+        )
         try await MockStoreServer.withRunningServer(cassettes: [.script(Self.example, [interaction])]) { server in
             let response = try await Loopback.send(.post, server, "/v1/receipts", body: #"{"proof": "abd", "n": 1}"#)
             #expect(response.status.code == 599)
@@ -61,11 +70,16 @@ struct MockStoreServerMatchingTests {
     @Test func aFormBodyMatchesTheListedFieldsOnly() async throws {
         let interaction = Cassette.Interaction(
             request: .init(method: "POST", path: "/token", form: .init(single: ["grant_type": "client_credentials"])),
-            response: .init(status: 200, json: ["access_token": "t"]))
+            response: .init(status: 200, json: ["access_token": "t"])
+        )
         try await MockStoreServer.withRunningServer(cassettes: [.script(Self.example, [interaction])]) { server in
             let response = try await Loopback.send(
-                .post, server, "/token", headers: ["Content-Type": "application/x-www-form-urlencoded"],
-                body: "assertion=eyJ.changing.each.run&grant_type=client_credentials")
+                .post,
+                server,
+                "/token",
+                headers: ["Content-Type": "application/x-www-form-urlencoded"],
+                body: "assertion=eyJ.changing.each.run&grant_type=client_credentials"
+            )
             #expect(response.status.code == 200)
             #expect(server.receivedRequests.first?.formValue("assertion") == "eyJ.changing.each.run")
         }
@@ -74,16 +88,28 @@ struct MockStoreServerMatchingTests {
     @Test func listedHeadersMustMatchAndOthersAreIgnored() async throws {
         let interaction = Cassette.Interaction(
             request: .init(method: "GET", path: "/v1/payment_intents/pi_1", headers: ["stripe-version": "2024-06-20"]),
-            response: .init(status: 200, json: ["id": "pi_1"]), times: 2)
+            response: .init(status: 200, json: ["id": "pi_1"]),
+            times: 2
+        )
         try await MockStoreServer.withRunningServer(cassettes: [.script(Self.example, [interaction])]) { server in
             let good = try await Loopback.send(
-                .get, server, "/v1/payment_intents/pi_1",
-                headers: ["Stripe-Version": "2024-06-20", "User-Agent": "anything", "Authorization": "Bearer whatever"])
+                .get,
+                server,
+                "/v1/payment_intents/pi_1",
+                headers: ["Stripe-Version": "2024-06-20", "User-Agent": "anything", "Authorization": "Bearer whatever"]
+            )
             #expect(good.status.code == 200)
-            let bad = try await Loopback.send(.get, server, "/v1/payment_intents/pi_1", headers: ["Stripe-Version": "2020-08-27"])
+            let bad = try await Loopback.send(
+                .get,
+                server,
+                "/v1/payment_intents/pi_1",
+                headers: ["Stripe-Version": "2020-08-27"]
+            )
             #expect(bad.status.code == 599)
             #expect(
-                server.unmatchedRequests.first?.difference == #"headers.stripe-version: expected "2024-06-20", found "2020-08-27""#)
+                server.unmatchedRequests.first?.difference
+                    == #"headers.stripe-version: expected "2024-06-20", found "2020-08-27""#
+            )
         }
     }
 
@@ -93,7 +119,8 @@ struct MockStoreServerMatchingTests {
             [
                 .get("/v1/orders/o1", json: ["status": "PENDING"]),
                 .get("/v1/orders/o1", json: ["status": "COMPLETED"], times: 2),
-            ])
+            ]
+        )
         try await MockStoreServer.withRunningServer(cassettes: [cassette]) { server in
             var statuses: [JSONValue?] = []
             for _ in 0..<3 { statuses.append(try await Loopback.send(.get, server, "/v1/orders/o1").json?["status"]) }
@@ -112,7 +139,8 @@ struct MockStoreServerMatchingTests {
     @Test func anUnmatchedRequestNamesTheNearestInteractionAndIsRecorded() async throws {
         let cassette = Cassette.script(
             Self.example,
-            [.get("/v1/a"), .get("/v1/payment_intents/pi_1", query: ["expand[]": ["latest_charge"]])])
+            [.get("/v1/a"), .get("/v1/payment_intents/pi_1", query: ["expand[]": ["latest_charge"]])]
+        )
         try await MockStoreServer.withRunningServer(cassettes: [cassette]) { server in
             let response = try await Loopback.send(.get, server, "/v1/payment_intents/pi_1")
             #expect(response.status.code == 599)
@@ -121,7 +149,9 @@ struct MockStoreServerMatchingTests {
             let unmatched = try #require(server.unmatchedRequests.first)
             #expect(unmatched.nearest?.index == 1)
             #expect(unmatched.difference == "query: expected expand[]=latest_charge, found none")
-            #expect(unmatched.description.contains("nearest is example/test interactions[1] (GET /v1/payment_intents/pi_1"))
+            #expect(
+                unmatched.description.contains("nearest is example/test interactions[1] (GET /v1/payment_intents/pi_1")
+            )
             #expect(server.unusedInteractions.map(\.index) == [0, 1])
             #expect(server.problems.count == 3)
             #expect(server.exchanges.first?.handling == .unmatched)

@@ -26,9 +26,14 @@ enum TestKeys {
             payPal: .init(clientId: "mock-client-id", clientSecret: Secret("mock-client-secret")),
             google: .init(clientEmail: googleEmail, publicKey: google.publicKey),
             steamPublisherKey: Secret(steamKey),
-            apple: .init(keyId: "MOCKKEY123", issuerId: "57246542-96fe-1a63-e053-0824d011072a", bundleId: "dev.opencat.demo",
-                         publicKey: apple.publicKey),
-            openCatAPIKey: Secret(openCatKey))
+            apple: .init(
+                keyId: "MOCKKEY123",
+                issuerId: "57246542-96fe-1a63-e053-0824d011072a",
+                bundleId: "dev.opencat.demo",
+                publicKey: apple.publicKey
+            ),
+            openCatAPIKey: Secret(openCatKey)
+        )
     }
 }
 
@@ -38,7 +43,10 @@ enum Loopback {
     static let client = HTTPClient(retryPolicy: .never)
 
     static func request(
-        _ method: HTTPRequest.Method, _ server: MockStoreServer, _ target: String, headers: [String: String] = [:]
+        _ method: HTTPRequest.Method,
+        _ server: MockStoreServer,
+        _ target: String,
+        headers: [String: String] = [:]
     ) -> HTTPRequest {
         var request = HTTPRequest(method: method, scheme: "http", authority: "127.0.0.1:\(server.port)", path: target)
         for (name, value) in headers { request.headerFields[HTTPField.Name(name)!] = value }
@@ -46,8 +54,12 @@ enum Loopback {
     }
 
     static func send(
-        _ method: HTTPRequest.Method, _ server: MockStoreServer, _ target: String, headers: [String: String] = [:],
-        body: String? = nil, client: HTTPClient = Loopback.client
+        _ method: HTTPRequest.Method,
+        _ server: MockStoreServer,
+        _ target: String,
+        headers: [String: String] = [:],
+        body: String? = nil,
+        client: HTTPClient = Loopback.client
     ) async throws -> HTTPTransportResponse {
         try await client.send(request(method, server, target, headers: headers), body: body.map { Data($0.utf8) })
     }
@@ -72,7 +84,9 @@ enum TestJWT {
     }
 
     static func rs256(_ claims: JSONValue, key: _RSA.Signing.PrivateKey) throws -> String {
-        let input = base64URL(JSONValue(["alg": "RS256", "typ": "JWT", "kid": "k1"]).serialized()) + "." + base64URL(claims.serialized())
+        let input =
+            base64URL(JSONValue(["alg": "RS256", "typ": "JWT", "kid": "k1"]).serialized()) + "."
+            + base64URL(claims.serialized())
         let signature = try key.signature(for: Data(input.utf8), padding: .insecurePKCS1v1_5)
         return input + "." + base64URL(signature.rawRepresentation)
     }
@@ -93,15 +107,27 @@ extension Cassette {
     /// A one-store cassette with interactions, expecting a verified active purchase.
     static func script(_ store: Store, _ interactions: [Cassette.Interaction]) -> Cassette {
         Cassette(
-            store: store, scenario: "test", input: .init(kind: .stripePaymentIntent, token: "pi_test"),
-            interactions: interactions, expect: .verified("active"))
+            store: store,
+            scenario: "test",
+            input: .init(kind: .stripePaymentIntent, token: "pi_test"),
+            interactions: interactions,
+            expect: .verified("active")
+        )
     }
 }
 
 extension Cassette.Interaction {
-    static func get(_ path: String, query: [String: [String]]? = nil, status: Int = 200, json: JSONValue = ["ok": true], times: Int = 1) -> Self {
+    static func get(
+        _ path: String,
+        query: [String: [String]]? = nil,
+        status: Int = 200,
+        json: JSONValue = ["ok": true],
+        times: Int = 1
+    ) -> Self {
         Self(
             request: .init(method: "GET", path: path, query: query.map(Cassette.NameValues.init)),
-            response: .init(status: status, json: json), times: times)
+            response: .init(status: status, json: json),
+            times: times
+        )
     }
 }

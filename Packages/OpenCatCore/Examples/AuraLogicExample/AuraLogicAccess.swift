@@ -1,5 +1,5 @@
-public import OpenCatCore
 public import OpenCat
+public import OpenCatCore
 
 /// The worked example from the design: Aura Logic's full unlock.
 ///
@@ -44,7 +44,10 @@ public struct AuraLogicAccess: Sendable, Hashable {
     /// The single offering holding the full unlock.
     public static let offerings = OfferingsLayout(
         currentOfferingId: "default",
-        offerings: [.init(identifier: "default", packages: [.init(identifier: "$lifetime", productId: fullUnlockProductId)])])
+        offerings: [
+            .init(identifier: "default", packages: [.init(identifier: "$lifetime", productId: fullUnlockProductId)])
+        ]
+    )
 
     /// Whether the player owns the full unlock.
     public var hasFullAccess: Bool

@@ -29,10 +29,14 @@ public final class AsyncHTTPClientTransport: HTTPTransport, Sendable {
     /// - Parameter maximumResponseBytes: see ``maximumResponseBytes``.
     public init(maximumResponseBytes: Int = 16 * 1024 * 1024) {
         var configuration = AsyncHTTPClient.HTTPClient.Configuration(
-            redirectConfiguration: .disallow, timeout: .init(connect: .seconds(30)))
+            redirectConfiguration: .disallow,
+            timeout: .init(connect: .seconds(30))
+        )
         configuration.decompression = .disabled
         self.client = AsyncHTTPClient.HTTPClient(
-            eventLoopGroupProvider: .singleton, configuration: configuration)
+            eventLoopGroupProvider: .singleton,
+            configuration: configuration
+        )
         self.ownsClient = true
         self.maximumResponseBytes = maximumResponseBytes
     }
@@ -66,7 +70,8 @@ public final class AsyncHTTPClientTransport: HTTPTransport, Sendable {
             }
             let head = HTTPResponse(
                 status: .init(code: Int(response.status.code), reasonPhrase: response.status.reasonPhrase),
-                headerFields: fields)
+                headerFields: fields
+            )
             return HTTPTransportResponse(head: head, body: Data(bytes.readableBytesView))
         } catch {
             throw Self.map(error)

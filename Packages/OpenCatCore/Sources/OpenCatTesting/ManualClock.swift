@@ -58,7 +58,8 @@ public final class ManualClock: ExternalWorkAwareClock, Sendable {
     ///   - autoAdvance: whether waiting sleepers move time forward by themselves.
     ///   - holdsDuringExternalWork: whether automatic advancing pauses while external work (real I/O) runs.
     public init(
-        start: Date = Date(timeIntervalSince1970: 1_700_000_000), autoAdvance: Bool = false,
+        start: Date = Date(timeIntervalSince1970: 1_700_000_000),
+        autoAdvance: Bool = false,
         holdsDuringExternalWork: Bool = false
     ) {
         self.epoch = start

@@ -53,8 +53,28 @@ public final class ScriptedTransport: HTTPTransport {
     public init() {}
 
     /// Adds a JSON reply for a method and path prefix.
-    public func on(_ method: HTTPRequest.Method, _ path: String, exact: Bool = false, times: Int? = nil, status: Int = 200, headers: [String: String] = [:], json: String) {
-        add(Step(method: method, path: path, exact: exact, times: times, reply: .response(status: status, headers: headers.merging(["Content-Type": "application/json"]) { a, _ in a }, body: Data(json.utf8))))
+    public func on(
+        _ method: HTTPRequest.Method,
+        _ path: String,
+        exact: Bool = false,
+        times: Int? = nil,
+        status: Int = 200,
+        headers: [String: String] = [:],
+        json: String
+    ) {
+        add(
+            Step(
+                method: method,
+                path: path,
+                exact: exact,
+                times: times,
+                reply: .response(
+                    status: status,
+                    headers: headers.merging(["Content-Type": "application/json"]) { a, _ in a },
+                    body: Data(json.utf8)
+                )
+            )
+        )
     }
 
     public func add(_ step: Step) { state.withLock { $0.steps.append(step) } }
@@ -65,15 +85,20 @@ public final class ScriptedTransport: HTTPTransport {
 
     public var requests: [Recorded] { state.withLock { $0.recorded } }
 
-    public func requests(matching pathFragment: String) -> [Recorded] { requests.filter { $0.path.contains(pathFragment) } }
+    public func requests(matching pathFragment: String) -> [Recorded] {
+        requests.filter { $0.path.contains(pathFragment) }
+    }
 
     public func send(_ request: HTTPRequest, body: Data?) async throws -> HTTPTransportResponse {
         let reply: Reply = try state.withLock { state in
             state.recorded.append(Recorded(request: request, body: body))
             let path = String((request.path ?? "").prefix { $0 != "?" })
-            guard let index = state.steps.firstIndex(where: { step in
-                step.method == request.method && (step.exact ? path == step.path : path.hasPrefix(step.path)) && (step.times ?? 1) > 0
-            }) else {
+            guard
+                let index = state.steps.firstIndex(where: { step in
+                    step.method == request.method && (step.exact ? path == step.path : path.hasPrefix(step.path))
+                        && (step.times ?? 1) > 0
+                })
+            else {
                 throw HTTPTransportError(.invalidRequest, "ScriptedTransport: no step for \(request.method) \(path)")
             }
             if let times = state.steps[index].times { state.steps[index].times = times - 1 }
@@ -83,7 +108,10 @@ public final class ScriptedTransport: HTTPTransport {
         case .response(let status, let headers, let body):
             var fields = HTTPFields()
             for (name, value) in headers { if let name = HTTPField.Name(name) { fields[name] = value } }
-            return HTTPTransportResponse(head: HTTPResponse(status: .init(code: status), headerFields: fields), body: body)
+            return HTTPTransportResponse(
+                head: HTTPResponse(status: .init(code: status), headerFields: fields),
+                body: body
+            )
         case .transportError(let code):
             throw HTTPTransportError(code, "scripted \(code)")
         case .hang:
@@ -94,7 +122,16 @@ public final class ScriptedTransport: HTTPTransport {
 
 extension HTTPClient {
     /// A client over a scripted transport on an auto-advancing test clock, with deterministic back-off.
-    public static func scripted(_ transport: ScriptedTransport, clock: any WallClock = ManualClock(autoAdvance: true), maxAttempts: Int = 3) -> HTTPClient {
-        HTTPClient(transport: transport, retryPolicy: RetryPolicy(maxAttempts: maxAttempts, jitter: .none), clock: clock, timeout: .seconds(10))
+    public static func scripted(
+        _ transport: ScriptedTransport,
+        clock: any WallClock = ManualClock(autoAdvance: true),
+        maxAttempts: Int = 3
+    ) -> HTTPClient {
+        HTTPClient(
+            transport: transport,
+            retryPolicy: RetryPolicy(maxAttempts: maxAttempts, jitter: .none),
+            clock: clock,
+            timeout: .seconds(10)
+        )
     }
 }

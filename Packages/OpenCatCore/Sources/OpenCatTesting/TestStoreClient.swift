@@ -30,7 +30,9 @@ public final class TestStoreClient: StoreClient {
         (stream, continuation) = AsyncStream.makeStream()
     }
 
-    public func script(_ productId: String, _ outcomes: Scripted...) { state.withLock { $0.purchases[productId, default: []] += outcomes } }
+    public func script(_ productId: String, _ outcomes: Scripted...) {
+        state.withLock { $0.purchases[productId, default: []] += outcomes }
+    }
     public func setCurrent(_ proofs: [PurchaseProof]) { state.withLock { $0.current = proofs } }
     public func setProducts(_ products: [Product], failing: Bool = false) {
         state.withLock {

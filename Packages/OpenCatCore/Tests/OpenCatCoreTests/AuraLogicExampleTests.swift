@@ -1,8 +1,8 @@
 import AuraLogicExample
 import Crypto
 import Foundation
-import OpenCatCore
 import OpenCat
+import OpenCatCore
 import OpenCatTesting
 import Testing
 
@@ -38,13 +38,31 @@ struct AuraLogicExampleTests {
         let verifier = TableVerifier()
         let proof = Fixture.proof("jws-unlock", product: AuraLogicAccess.fullUnlockProductId, transaction: "2000000001")
         store.script(AuraLogicAccess.fullUnlockProductId, .result(.success(proof)))
-        verifier.set("jws-unlock", .success(VerifiedTransaction(transaction: Fixture.transaction(
-            "2000000001", product: AuraLogicAccess.fullUnlockProductId))))
+        verifier.set(
+            "jws-unlock",
+            .success(
+                VerifiedTransaction(
+                    transaction: Fixture.transaction(
+                        "2000000001",
+                        product: AuraLogicAccess.fullUnlockProductId
+                    )
+                )
+            )
+        )
         let sdk = try OpenCat(
-            mode: .standalone(verifier: verifier, entitlements: AuraLogicAccess.entitlements, offerings: AuraLogicAccess.offerings),
-            appUserId: "player-1", storeClient: store,
-            options: .init(cacheDirectory: Fixture.temporaryDirectory(), keyProvider: StaticKeyProvider(key: SymmetricKey(size: .bits256)),
-                           clock: ManualClock()))
+            mode: .standalone(
+                verifier: verifier,
+                entitlements: AuraLogicAccess.entitlements,
+                offerings: AuraLogicAccess.offerings
+            ),
+            appUserId: "player-1",
+            storeClient: store,
+            options: .init(
+                cacheDirectory: Fixture.temporaryDirectory(),
+                keyProvider: StaticKeyProvider(key: SymmetricKey(size: .bits256)),
+                clock: ManualClock()
+            )
+        )
         #expect(!AuraLogicAccess(openCat: sdk).isUnlocked(level: 1, difficulty: .hard))
         _ = try await sdk.purchase(productID: AuraLogicAccess.fullUnlockProductId)
         #expect(AuraLogicAccess(openCat: sdk).isUnlocked(level: 1, difficulty: .hard))

@@ -1,9 +1,9 @@
 import Crypto
 import Foundation
 import Logging
+import OpenCat
 import OpenCatCore
 import OpenCatTesting
-import OpenCat
 import Testing
 
 struct EncryptedCacheTests {
@@ -89,11 +89,16 @@ struct EncryptedCacheTests {
         let url = directory.appendingPathComponent("short.key")
         try Data([1, 2, 3]).write(to: url)
         // Old enough not to be "being written": no waiting.
-        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -60)], ofItemAtPath: url.path)
+        try FileManager.default.setAttributes(
+            [.modificationDate: Date(timeIntervalSinceNow: -60)],
+            ofItemAtPath: url.path
+        )
         let key = try FileKeyProvider(fileURL: url, pause: { _ in Issue.record("waited for an old file") }).cacheKey()
         #expect(try Data(contentsOf: url).count == 32)
         #expect(key.withUnsafeBytes { Data($0) } == (try Data(contentsOf: url)))
-        let aside = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasPrefix("short.key.damaged-") }
+        let aside = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter {
+            $0.hasPrefix("short.key.damaged-")
+        }
         #expect(aside.count == 1)
         #expect(try Data(contentsOf: directory.appendingPathComponent(aside[0])) == Data([1, 2, 3]))
     }

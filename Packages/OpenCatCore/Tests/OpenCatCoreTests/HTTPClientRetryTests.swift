@@ -41,7 +41,9 @@ final class SequenceTransport: HTTPTransport {
 struct HTTPClientRetryTests {
     static let request = HTTPRequest(method: .get, scheme: "https", authority: "api.example.com", path: "/v1/thing")
 
-    func client(_ transport: SequenceTransport, clock: ManualClock, policy: RetryPolicy = RetryPolicy(jitter: .none)) -> HTTPClient {
+    func client(_ transport: SequenceTransport, clock: ManualClock, policy: RetryPolicy = RetryPolicy(jitter: .none))
+        -> HTTPClient
+    {
         HTTPClient(transport: transport, retryPolicy: policy, clock: clock, timeout: .seconds(5))
     }
 
@@ -57,7 +59,9 @@ struct HTTPClientRetryTests {
     @Test func a429WithAnHTTPDateRetryAfterWaitsUntilThatDate() async throws {
         let clock = ManualClock(start: Date(timeIntervalSince1970: 1_700_000_000), autoAdvance: true)
         // 1_700_000_012 = Tue, 14 Nov 2023 22:13:32 GMT: 12 seconds after the clock's start.
-        let transport = SequenceTransport([.status(429, ["Retry-After": "Tue, 14 Nov 2023 22:13:32 GMT"]), .status(200, [:])])
+        let transport = SequenceTransport([
+            .status(429, ["Retry-After": "Tue, 14 Nov 2023 22:13:32 GMT"]), .status(200, [:]),
+        ])
         _ = try await client(transport, clock: clock).send(Self.request)
         #expect(transport.attempts == 2)
         #expect(clock.recordedSleeps.contains(.seconds(12)))
@@ -151,14 +155,19 @@ struct HTTPClientRetryTests {
 
     @Test func aConnectionFailureIsRetried() async throws {
         let transport = SequenceTransport([.error(.connectionFailed), .status(200, [:])])
-        #expect(try await client(transport, clock: ManualClock(autoAdvance: true)).send(Self.request).status.code == 200)
+        #expect(
+            try await client(transport, clock: ManualClock(autoAdvance: true)).send(Self.request).status.code == 200
+        )
         #expect(transport.attempts == 2)
     }
 
     @Test func anOverrideHeaderCanForbidARetry() async throws {
         let transport = SequenceTransport([.status(500, ["Stripe-Should-Retry": "false"]), .status(200, [:])])
         let policy = RetryPolicy(jitter: .none, overrideHeader: HTTPField.Name("Stripe-Should-Retry"))
-        #expect(try await client(transport, clock: ManualClock(autoAdvance: true), policy: policy).send(Self.request).status.code == 500)
+        #expect(
+            try await client(transport, clock: ManualClock(autoAdvance: true), policy: policy).send(Self.request).status
+                .code == 500
+        )
         #expect(transport.attempts == 1)
     }
 

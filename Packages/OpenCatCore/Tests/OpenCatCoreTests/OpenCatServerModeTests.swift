@@ -1,7 +1,7 @@
 import Crypto
 import Foundation
-import OpenCatCore
 import OpenCat
+import OpenCatCore
 import OpenCatTesting
 import Testing
 
@@ -17,20 +17,38 @@ struct OpenCatServerModeTests {
 
     init() {
         server.setEntitlementMap([Self.product: ["pro"]])
-        server.know(token: "jws-yearly", as: Fixture.transaction(
-            "tx-100", product: Self.product, expires: Fixture.epoch + 365 * 86_400, willRenew: true))
+        server.know(
+            token: "jws-yearly",
+            as: Fixture.transaction(
+                "tx-100",
+                product: Self.product,
+                expires: Fixture.epoch + 365 * 86_400,
+                willRenew: true
+            )
+        )
     }
 
     func makeSDK(options: OpenCat.Options? = nil) throws -> OpenCat {
         try OpenCat(
             mode: .server(serverURL: URL(string: "https://api.opencat.test")!, apiKey: Secret(Self.apiKey)),
-            appUserId: "user/with space", storeClient: store,
-            options: options ?? .init(cacheDirectory: directory, keyProvider: key, clock: clock, transport: server,
-                                      retryPolicy: RetryPolicy(maxAttempts: 2, jitter: .none)))
+            appUserId: "user/with space",
+            storeClient: store,
+            options: options
+                ?? .init(
+                    cacheDirectory: directory,
+                    keyProvider: key,
+                    clock: clock,
+                    transport: server,
+                    retryPolicy: RetryPolicy(maxAttempts: 2, jitter: .none)
+                )
+        )
     }
 
     func scriptPurchase() {
-        store.script(Self.product, .result(.success(Fixture.proof("jws-yearly", product: Self.product, transaction: "tx-100"))))
+        store.script(
+            Self.product,
+            .result(.success(Fixture.proof("jws-yearly", product: Self.product, transaction: "tx-100")))
+        )
     }
 
     @Test func aPurchasePostsItsProofAndFlipsTheEntitlement() async throws {
@@ -100,7 +118,10 @@ struct OpenCatServerModeTests {
 
     @Test func aProofTheServerRejectsFailsThePurchaseAndIsNotRetried() async throws {
         let sdk = try makeSDK()
-        store.script(Self.product, .result(.success(Fixture.proof("forged", product: Self.product, transaction: "tx-bad"))))
+        store.script(
+            Self.product,
+            .result(.success(Fixture.proof("forged", product: Self.product, transaction: "tx-bad")))
+        )
         let error = await #expect(throws: OpenCatError.self) { try await sdk.purchase(productID: Self.product) }
         #expect(error?.code == .purchaseFailed)
         #expect((error?.underlying as? OpenCatServerError)?.status == 422)
@@ -110,8 +131,15 @@ struct OpenCatServerModeTests {
 
     @Test func staleOfferingsAreServedOfflineAndRefreshedOnline() async throws {
         let manual = ManualClock(start: Fixture.epoch)
-        let sdk = try makeSDK(options: .init(cacheDirectory: directory, keyProvider: key, clock: manual, transport: server,
-                                             retryPolicy: .never))
+        let sdk = try makeSDK(
+            options: .init(
+                cacheDirectory: directory,
+                keyProvider: key,
+                clock: manual,
+                transport: server,
+                retryPolicy: .never
+            )
+        )
         func offering(_ name: String) -> Offerings {
             Offerings(currentOfferingId: name, all: [name: Offering(identifier: name, packages: [])])
         }
@@ -141,8 +169,10 @@ struct OpenCatServerModeTests {
     @Test func aWrongAPIKeyIsReportedNotCrashed() async throws {
         let sdk = try OpenCat(
             mode: .server(serverURL: URL(string: "https://api.opencat.test")!, apiKey: "ocat_wrong"),
-            appUserId: "u", storeClient: store,
-            options: .init(cacheDirectory: directory, keyProvider: key, clock: clock, transport: server))
+            appUserId: "u",
+            storeClient: store,
+            options: .init(cacheDirectory: directory, keyProvider: key, clock: clock, transport: server)
+        )
         let error = await #expect(throws: OpenCatError.self) { try await sdk.offerings() }
         #expect(error?.code == .network)
         #expect((error?.underlying as? OpenCatServerError)?.status == 401)
@@ -168,7 +198,10 @@ struct OpenCatServerModeTests {
 
     @Test func theServersVerdictOnAForgedProofIsFinal() async throws {
         let sdk = try makeSDK()
-        store.script(Self.product, .result(.success(Fixture.proof("forged", product: Self.product, transaction: "tx-999"))))
+        store.script(
+            Self.product,
+            .result(.success(Fixture.proof("forged", product: Self.product, transaction: "tx-999")))
+        )
         let error = await #expect(throws: OpenCatError.self) { try await sdk.purchase(productID: Self.product) }
         #expect(error?.code == .purchaseFailed)
         #expect(await sdk.syncPendingPurchases().stillPending == 0)
@@ -180,7 +213,8 @@ struct OpenCatServerModeTests {
         scriptPurchase()
         _ = try await sdk.purchase(productID: Self.product)
         // The key is the SHA-256 of the user-bound outbox id (no user id travels in a header).
-        let expected = SHA256.hash(data: Data("user/with space|apple:tx-100".utf8)).map { String(format: "%02x", $0) }.joined()
+        let expected = SHA256.hash(data: Data("user/with space|apple:tx-100".utf8)).map { String(format: "%02x", $0) }
+            .joined()
         #expect(server.receiptPosts == [expected])
         await sdk.shutdown()
     }

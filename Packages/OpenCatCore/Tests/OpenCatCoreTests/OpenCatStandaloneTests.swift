@@ -1,7 +1,7 @@
 import Crypto
 import Foundation
-import OpenCatCore
 import OpenCat
+import OpenCatCore
 import OpenCatTesting
 import Testing
 
@@ -18,19 +18,42 @@ struct OpenCatStandaloneTests {
 
     func makeSDK(clock: ManualClock? = nil) throws -> OpenCat {
         try OpenCat(
-            mode: .standalone(verifier: verifier, entitlements: Self.map, offerings: OfferingsLayout(
-                currentOfferingId: "default",
-                offerings: [.init(identifier: "default", packages: [.init(identifier: "$monthly", productId: Self.monthly)])])),
-            appUserId: "user-1", storeClient: store,
-            options: .init(cacheDirectory: directory, keyProvider: key, clock: clock ?? self.clock))
+            mode: .standalone(
+                verifier: verifier,
+                entitlements: Self.map,
+                offerings: OfferingsLayout(
+                    currentOfferingId: "default",
+                    offerings: [
+                        .init(identifier: "default", packages: [.init(identifier: "$monthly", productId: Self.monthly)])
+                    ]
+                )
+            ),
+            appUserId: "user-1",
+            storeClient: store,
+            options: .init(cacheDirectory: directory, keyProvider: key, clock: clock ?? self.clock)
+        )
     }
 
     func scriptMonthlyPurchase(token: String = "jws-1", transaction: String = "tx-1", expires: TimeInterval = 3600) {
-        store.script(Self.monthly, .result(.success(Fixture.proof(token, product: Self.monthly, transaction: transaction))))
-        verifier.set(token, .success(VerifiedTransaction(
-            transaction: Fixture.transaction(transaction, product: Self.monthly, purchased: clock.currentDate,
-                                             expires: clock.currentDate + expires, willRenew: true),
-            confirmedAt: clock.currentDate)))
+        store.script(
+            Self.monthly,
+            .result(.success(Fixture.proof(token, product: Self.monthly, transaction: transaction)))
+        )
+        verifier.set(
+            token,
+            .success(
+                VerifiedTransaction(
+                    transaction: Fixture.transaction(
+                        transaction,
+                        product: Self.monthly,
+                        purchased: clock.currentDate,
+                        expires: clock.currentDate + expires,
+                        willRenew: true
+                    ),
+                    confirmedAt: clock.currentDate
+                )
+            )
+        )
     }
 
     @Test func aVerifiedPurchaseGrantsTheEntitlementAndFinishesTheTransaction() async throws {
@@ -90,11 +113,20 @@ struct OpenCatStandaloneTests {
             scriptMonthlyPurchase(expires: 60)
             _ = try await sdk.purchase(productID: Self.monthly)
             // A later store confirmation (a renewal check) saw a time after the expiry.
-            verifier.set("jws-late", .success(VerifiedTransaction(
-                transaction: Fixture.transaction("tx-other", product: "unrelated"), confirmedAt: Fixture.epoch + 7200)))
+            verifier.set(
+                "jws-late",
+                .success(
+                    VerifiedTransaction(
+                        transaction: Fixture.transaction("tx-other", product: "unrelated"),
+                        confirmedAt: Fixture.epoch + 7200
+                    )
+                )
+            )
             var updates = sdk.customerInfoUpdates.makeAsyncIterator()
             store.emitUpdate(Fixture.proof("jws-late", product: "unrelated", transaction: "tx-other"))
-            while let info = await updates.next(), !info.allTransactions.contains(where: { $0.transactionId == "tx-other" }) {}
+            while let info = await updates.next(),
+                !info.allTransactions.contains(where: { $0.transactionId == "tx-other" })
+            {}
             #expect(verifier.callCount == 2)
             await sdk.shutdown()
         }
@@ -119,7 +151,10 @@ struct OpenCatStandaloneTests {
 
     @Test func aForgedProofFailsWithTheVerifiersReason() async throws {
         let sdk = try makeSDK()
-        store.script(Self.monthly, .result(.success(Fixture.proof("forged", product: Self.monthly, transaction: "tx-9"))))
+        store.script(
+            Self.monthly,
+            .result(.success(Fixture.proof("forged", product: Self.monthly, transaction: "tx-9")))
+        )
         let error = await #expect(throws: OpenCatError.self) { try await sdk.purchase(productID: Self.monthly) }
         #expect(error?.code == .purchaseFailed)
         #expect(error?.underlying is TableVerifier.Forged)
@@ -136,11 +171,21 @@ struct OpenCatStandaloneTests {
 
     @Test func aPurchaseThatCannotBeVerifiedOfflineIsKeptAndVerifiedOnSync() async throws {
         let sdk = try makeSDK()
-        store.script(Self.monthly, .result(.success(Fixture.proof("jws-1", product: Self.monthly, transaction: "tx-1"))))
+        store.script(
+            Self.monthly,
+            .result(.success(Fixture.proof("jws-1", product: Self.monthly, transaction: "tx-1")))
+        )
         verifier.set("jws-1", .failure(TableVerifier.TransientFailure()))
         #expect(try await sdk.purchase(productID: Self.monthly).status == .awaitingSync)
         #expect(!sdk.isEntitled("pro"))
-        verifier.set("jws-1", .success(VerifiedTransaction(transaction: Fixture.transaction("tx-1", product: Self.monthly, expires: Fixture.epoch + 3600))))
+        verifier.set(
+            "jws-1",
+            .success(
+                VerifiedTransaction(
+                    transaction: Fixture.transaction("tx-1", product: Self.monthly, expires: Fixture.epoch + 3600)
+                )
+            )
+        )
         let report = await sdk.syncPendingPurchases()
         #expect(report.delivered == 1)
         #expect(sdk.isEntitled("pro"))
@@ -153,8 +198,19 @@ struct OpenCatStandaloneTests {
         _ = try await sdk.purchase(productID: Self.monthly)
         var updates = sdk.customerInfoUpdates.makeAsyncIterator()
         #expect(await updates.next()?.isEntitled("pro") == true)
-        verifier.set("jws-refund", .success(VerifiedTransaction(transaction: Fixture.transaction(
-            "tx-1", product: Self.monthly, expires: Fixture.epoch + 3600, status: .refunded))))
+        verifier.set(
+            "jws-refund",
+            .success(
+                VerifiedTransaction(
+                    transaction: Fixture.transaction(
+                        "tx-1",
+                        product: Self.monthly,
+                        expires: Fixture.epoch + 3600,
+                        status: .refunded
+                    )
+                )
+            )
+        )
         store.emitUpdate(Fixture.proof("jws-refund", product: Self.monthly, transaction: "tx-1"))
         #expect(await updates.next()?.isEntitled("pro") == false)
         #expect(!sdk.isEntitled("pro"))
@@ -162,7 +218,10 @@ struct OpenCatStandaloneTests {
 
     @Test func restoreReverifiesEveryCurrentPurchase() async throws {
         let sdk = try makeSDK()
-        verifier.set("jws-life", .success(VerifiedTransaction(transaction: Fixture.transaction("tx-life", product: Self.lifetime))))
+        verifier.set(
+            "jws-life",
+            .success(VerifiedTransaction(transaction: Fixture.transaction("tx-life", product: Self.lifetime)))
+        )
         store.setCurrent([Fixture.proof("jws-life", product: Self.lifetime, transaction: "tx-life")])
         let info = try await sdk.restorePurchases()
         #expect(info.activeEntitlements["pro"]?.expirationDate == nil)
@@ -171,10 +230,21 @@ struct OpenCatStandaloneTests {
 
     @Test func offeringsAreBuiltFromTheLayoutAndTheStoresProducts() async throws {
         let sdk = try makeSDK()
-        store.setProducts([Product(id: Self.monthly, store: .apple, type: .autoRenewable, displayName: "Pro Monthly",
-                                   price: Money(minorUnits: 499, currency: "USD"), subscriptionPeriod: "P1M")])
+        store.setProducts([
+            Product(
+                id: Self.monthly,
+                store: .apple,
+                type: .autoRenewable,
+                displayName: "Pro Monthly",
+                price: Money(minorUnits: 499, currency: "USD"),
+                subscriptionPeriod: "P1M"
+            )
+        ])
         let offerings = try await sdk.offerings()
-        #expect(offerings.current?.package("$monthly")?.product.price == Money(amount: Decimal(string: "4.99")!, currency: "USD"))
+        #expect(
+            offerings.current?.package("$monthly")?.product.price
+                == Money(amount: Decimal(string: "4.99")!, currency: "USD")
+        )
     }
 
     @Test func theStaticAPIThrowsNotConfiguredBeforeConfiguration() async throws {

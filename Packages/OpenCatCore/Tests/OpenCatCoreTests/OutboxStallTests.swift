@@ -20,16 +20,30 @@ struct OutboxStallTests {
 
     init() {
         server.setEntitlementMap([Self.product: ["pro"]])
-        server.know(token: "jws-yearly", as: Fixture.transaction(
-            "tx-100", product: Self.product, expires: Fixture.epoch + 365 * 86_400, willRenew: true))
+        server.know(
+            token: "jws-yearly",
+            as: Fixture.transaction(
+                "tx-100",
+                product: Self.product,
+                expires: Fixture.epoch + 365 * 86_400,
+                willRenew: true
+            )
+        )
     }
 
     func makeSDK() throws -> OpenCat {
         try OpenCat(
             mode: .server(serverURL: URL(string: "https://api.opencat.test")!, apiKey: Secret(Self.apiKey)),
-            appUserId: "user-1", storeClient: store,
-            options: .init(cacheDirectory: directory, keyProvider: key, clock: clock, transport: server,
-                           retryPolicy: RetryPolicy(maxAttempts: 1, jitter: .none)))
+            appUserId: "user-1",
+            storeClient: store,
+            options: .init(
+                cacheDirectory: directory,
+                keyProvider: key,
+                clock: clock,
+                transport: server,
+                retryPolicy: RetryPolicy(maxAttempts: 1, jitter: .none)
+            )
+        )
     }
 
     func posts() -> Int { server.requestLog.filter { $0 == "POST /v1/receipts" }.count }
@@ -42,7 +56,7 @@ struct OutboxStallTests {
         let sdk = try makeSDK()
         store.script(Self.product, .result(.success(proof)))
         #expect(try await sdk.purchase(productID: Self.product).status == .awaitingSync)  // attempt 1
-        for _ in 0..<4 { #expect(await sdk.syncPendingPurchases().stillPending == 1) }     // attempts 2…5
+        for _ in 0..<4 { #expect(await sdk.syncPendingPurchases().stillPending == 1) }  // attempts 2…5
         #expect(posts() == 5)
 
         let stalled = await sdk.syncPendingPurchases()

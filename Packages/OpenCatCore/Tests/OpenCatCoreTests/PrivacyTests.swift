@@ -1,8 +1,8 @@
 import Crypto
 import Foundation
 import Logging
-import OpenCatCore
 import OpenCat
+import OpenCatCore
 import OpenCatTesting
 import Testing
 
@@ -29,23 +29,47 @@ struct PrivacyTests {
         for (index, product) in Self.productIds.enumerated() {
             let proof = Fixture.proof(Self.proofs[index], product: product, transaction: Self.transactionIds[index])
             store.script(product, .result(.success(proof)))
-            server.know(token: Self.proofs[index], as: Fixture.transaction(Self.transactionIds[index], product: product))
+            server.know(
+                token: Self.proofs[index],
+                as: Fixture.transaction(Self.transactionIds[index], product: product)
+            )
         }
-        store.script(Self.productIds[0], .result(.success(Fixture.proof(Self.proofs[2], product: Self.productIds[0], transaction: "TXN-FORGED"))))
+        store.script(
+            Self.productIds[0],
+            .result(.success(Fixture.proof(Self.proofs[2], product: Self.productIds[0], transaction: "TXN-FORGED")))
+        )
         store.script(Self.productIds[1], .result(.cancelled))
         let sdk = try OpenCat(
-            mode: mode(server), appUserId: Self.userId, storeClient: store,
-            options: .init(cacheDirectory: directory, keyProvider: FileKeyProvider(fileURL: directory.appendingPathComponent("k")),
-                           clock: ManualClock(start: Fixture.epoch, autoAdvance: true), transport: server,
-                           retryPolicy: RetryPolicy(maxAttempts: 2, jitter: .none), logger: capture.logger, logLevel: .trace))
+            mode: mode(server),
+            appUserId: Self.userId,
+            storeClient: store,
+            options: .init(
+                cacheDirectory: directory,
+                keyProvider: FileKeyProvider(fileURL: directory.appendingPathComponent("k")),
+                clock: ManualClock(start: Fixture.epoch, autoAdvance: true),
+                transport: server,
+                retryPolicy: RetryPolicy(maxAttempts: 2, jitter: .none),
+                logger: capture.logger,
+                logLevel: .trace
+            )
+        )
         sdk.setLogLevel(.debug)
         _ = try await sdk.offerings()
         for product in Self.productIds { _ = try await sdk.purchase(productID: product) }
         for product in Self.productIds {
-            do { _ = try await sdk.purchase(productID: product) } catch { errors.append(String(describing: error)); errors.append("\(error)") }
+            do { _ = try await sdk.purchase(productID: product) } catch {
+                errors.append(String(describing: error)); errors.append("\(error)")
+            }
         }
         server.setAvailability(.offline)
-        store.script(Self.productIds[1], .result(.success(Fixture.proof(Self.proofs[1], product: Self.productIds[1], transaction: Self.transactionIds[1]))))
+        store.script(
+            Self.productIds[1],
+            .result(
+                .success(
+                    Fixture.proof(Self.proofs[1], product: Self.productIds[1], transaction: Self.transactionIds[1])
+                )
+            )
+        )
         _ = try? await sdk.purchase(productID: Self.productIds[1])
         _ = await sdk.customerInfo()
         server.setAvailability(.failing(500))
@@ -77,7 +101,9 @@ struct PrivacyTests {
 
     @Test func theCacheFileHoldsNoUserProductTransactionOrProofInPlaintext() async throws {
         _ = try await runFullFlow(mode: Self.serverMode)
-        let files = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasPrefix("opencat-cache") }
+        let files = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter {
+            $0.hasPrefix("opencat-cache")
+        }
         #expect(!files.isEmpty)
         for file in files {
             let raw = try Data(contentsOf: directory.appendingPathComponent(file))

@@ -1,8 +1,8 @@
 import Crypto
 import Foundation
 import GRDB
-import OpenCatCore
 import OpenCat
+import OpenCatCore
 import OpenCatTesting
 import Synchronization
 import Testing
@@ -18,19 +18,32 @@ struct SecurityRegressionTests {
     let verifier = TableVerifier()
 
     func makeSDK(
-        clock: ManualClock, environments: Set<TransactionInfo.Environment> = [.production],
+        clock: ManualClock,
+        environments: Set<TransactionInfo.Environment> = [.production],
         busyTimeout: Duration = .seconds(5)
     ) throws -> OpenCat {
         try OpenCat(
-            mode: .standalone(verifier: verifier, entitlements: Self.map, offerings: .init(currentOfferingId: nil, offerings: [])),
-            appUserId: "user-1", storeClient: store,
+            mode: .standalone(
+                verifier: verifier,
+                entitlements: Self.map,
+                offerings: .init(currentOfferingId: nil, offerings: [])
+            ),
+            appUserId: "user-1",
+            storeClient: store,
             options: .init(
-                cacheDirectory: directory, keyProvider: key, clock: clock, acceptedEnvironments: environments,
-                cacheBusyTimeout: busyTimeout))
+                cacheDirectory: directory,
+                keyProvider: key,
+                clock: clock,
+                acceptedEnvironments: environments,
+                cacheBusyTimeout: busyTimeout
+            )
+        )
     }
 
     func subscription(
-        _ id: String = "tx-1", expires: Date, environment: TransactionInfo.Environment = .production
+        _ id: String = "tx-1",
+        expires: Date,
+        environment: TransactionInfo.Environment = .production
     ) -> TransactionInfo {
         var transaction = Fixture.transaction(id, product: Self.monthly, purchased: Fixture.epoch, expires: expires)
         transaction.environment = environment
@@ -41,8 +54,14 @@ struct SecurityRegressionTests {
 
     @Test func aSandboxTransactionGrantsNothingUnlessTheAppAcceptsTheSandbox() async throws {
         let clock = ManualClock(start: Fixture.epoch)
-        verifier.set("jws-sandbox", .success(VerifiedTransaction(
-            transaction: subscription(expires: Fixture.epoch + 86_400, environment: .sandbox))))
+        verifier.set(
+            "jws-sandbox",
+            .success(
+                VerifiedTransaction(
+                    transaction: subscription(expires: Fixture.epoch + 86_400, environment: .sandbox)
+                )
+            )
+        )
         store.setCurrent([Fixture.proof("jws-sandbox", product: Self.monthly, transaction: "tx-1")])
 
         let production = try makeSDK(clock: clock)
@@ -61,13 +80,19 @@ struct SecurityRegressionTests {
     @Test func aRejectedPurchaseIsVerifiedAgainWhenBoughtAgain() async throws {
         let clock = ManualClock(start: Fixture.epoch)
         let sdk = try makeSDK(clock: clock)
-        store.script(Self.monthly, .result(.success(Fixture.proof("jws-1", product: Self.monthly, transaction: "tx-1"))))
+        store.script(
+            Self.monthly,
+            .result(.success(Fixture.proof("jws-1", product: Self.monthly, transaction: "tx-1")))
+        )
         verifier.set("jws-1", .failure(TableVerifier.Forged()))
         await #expect(throws: OpenCatError.self) { try await sdk.purchase(productID: Self.monthly) }
         #expect(verifier.callCount == 1)
 
         // The store fixed its side (or the first answer was wrong): buying again must ask again.
-        store.script(Self.monthly, .result(.success(Fixture.proof("jws-1", product: Self.monthly, transaction: "tx-1"))))
+        store.script(
+            Self.monthly,
+            .result(.success(Fixture.proof("jws-1", product: Self.monthly, transaction: "tx-1")))
+        )
         verifier.set("jws-1", .success(VerifiedTransaction(transaction: subscription(expires: Fixture.epoch + 86_400))))
         let result = try await sdk.purchase(productID: Self.monthly)
         #expect(verifier.callCount == 2)
@@ -104,8 +129,16 @@ struct SecurityRegressionTests {
         // Date) says the epoch; the subscription runs for 30 days from it.
         let real = Fixture.epoch
         let wrong = ManualClock(start: Date(timeIntervalSince1970: 1_900_000_000))
-        verifier.set("jws-1", .success(VerifiedTransaction(
-            transaction: subscription(expires: real + 30 * 86_400), confirmedAt: real, currentTime: real)))
+        verifier.set(
+            "jws-1",
+            .success(
+                VerifiedTransaction(
+                    transaction: subscription(expires: real + 30 * 86_400),
+                    confirmedAt: real,
+                    currentTime: real
+                )
+            )
+        )
         store.setCurrent([Fixture.proof("jws-1", product: Self.monthly, transaction: "tx-1")])
         do {
             let sdk = try makeSDK(clock: wrong)
@@ -124,8 +157,15 @@ struct SecurityRegressionTests {
         // App Store offline proofs carry a signed date (a lower bound of real time) but no current time.
         let real = Fixture.epoch
         let wrong = ManualClock(start: Date(timeIntervalSince1970: 1_900_000_000))
-        verifier.set("jws-1", .success(VerifiedTransaction(
-            transaction: subscription(expires: real + 60 * 86_400), confirmedAt: real)))
+        verifier.set(
+            "jws-1",
+            .success(
+                VerifiedTransaction(
+                    transaction: subscription(expires: real + 60 * 86_400),
+                    confirmedAt: real
+                )
+            )
+        )
         store.setCurrent([Fixture.proof("jws-1", product: Self.monthly, transaction: "tx-1")])
         do {
             let sdk = try makeSDK(clock: wrong)
@@ -139,9 +179,15 @@ struct SecurityRegressionTests {
 
     @Test func aConfirmedTimeFarAheadOfTheDeviceIsCapped() async throws {
         let clock = ManualClock(start: Fixture.epoch)
-        verifier.set("jws-1", .success(VerifiedTransaction(
-            transaction: subscription(expires: Fixture.epoch + 86_400),
-            confirmedAt: Date(timeIntervalSince1970: 4_000_000_000))))
+        verifier.set(
+            "jws-1",
+            .success(
+                VerifiedTransaction(
+                    transaction: subscription(expires: Fixture.epoch + 86_400),
+                    confirmedAt: Date(timeIntervalSince1970: 4_000_000_000)
+                )
+            )
+        )
         store.setCurrent([Fixture.proof("jws-1", product: Self.monthly, transaction: "tx-1")])
         let sdk = try makeSDK(clock: clock)
         #expect(try await sdk.restorePurchases().isEntitled("pro"))
@@ -205,7 +251,10 @@ struct SecurityRegressionTests {
     @Test func aPurchaseThatCanNeitherBeDeliveredNorSavedIsAnError() async throws {
         let clock = ManualClock(start: Fixture.epoch)
         let sdk = try makeSDK(clock: clock, busyTimeout: .milliseconds(50))
-        store.script(Self.monthly, .result(.success(Fixture.proof("jws-1", product: Self.monthly, transaction: "tx-1"))))
+        store.script(
+            Self.monthly,
+            .result(.success(Fixture.proof("jws-1", product: Self.monthly, transaction: "tx-1")))
+        )
         verifier.set("jws-1", .failure(TableVerifier.TransientFailure()))
         // Another process holds the database: the outbox cannot be written.
         let lock = try ExclusiveLock(path: directory.appendingPathComponent("opencat-cache.sqlite").path)
@@ -218,8 +267,10 @@ struct SecurityRegressionTests {
     @Test func undecodableOutboxEntriesAreCountedNotSkippedSilently() async throws {
         do {
             let cache = try EncryptedCache(
-                fileURL: directory.appendingPathComponent("opencat-cache.sqlite"), keyProvider: key,
-                logger: LogCapture().logger)
+                fileURL: directory.appendingPathComponent("opencat-cache.sqlite"),
+                keyProvider: key,
+                logger: LogCapture().logger
+            )
             try cache.enqueue(id: "user-1|apple:tx-9", payload: Data("not an outbox payload".utf8))
         }
         let sdk = try makeSDK(clock: ManualClock(start: Fixture.epoch))
@@ -236,8 +287,15 @@ struct SecurityRegressionTests {
         let clock = ManualClock(start: Fixture.epoch)
         func makeFileKeyed() throws -> OpenCat {
             try OpenCat(
-                mode: .standalone(verifier: verifier, entitlements: Self.map, offerings: .init(currentOfferingId: nil, offerings: [])),
-                appUserId: "user-1", storeClient: store, options: .init(cacheDirectory: directory, clock: clock))
+                mode: .standalone(
+                    verifier: verifier,
+                    entitlements: Self.map,
+                    offerings: .init(currentOfferingId: nil, offerings: [])
+                ),
+                appUserId: "user-1",
+                storeClient: store,
+                options: .init(cacheDirectory: directory, clock: clock)
+            )
         }
         do {
             let sdk = try makeFileKeyed()
@@ -246,17 +304,25 @@ struct SecurityRegressionTests {
         }
         let original = try Data(contentsOf: keyFile)
         try original.prefix(7).write(to: keyFile)  // a crash or a disk error truncated it
-        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -60)], ofItemAtPath: keyFile.path)
+        try FileManager.default.setAttributes(
+            [.modificationDate: Date(timeIntervalSinceNow: -60)],
+            ofItemAtPath: keyFile.path
+        )
 
         let sdk = try makeFileKeyed()
         #expect(sdk.cacheRecovery != nil)
         #expect(sdk.cacheRecovery?.reason.contains("different key") == true, "\(String(describing: sdk.cacheRecovery))")
         #expect(try Data(contentsOf: keyFile).count == 32)
-        let damaged = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasPrefix("cache.key.damaged-") }
+        let damaged = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter {
+            $0.hasPrefix("cache.key.damaged-")
+        }
         #expect(damaged.count == 1)
         #expect(try Data(contentsOf: directory.appendingPathComponent(damaged[0])) == original.prefix(7))
         // It works: a purchase is kept and survives a restart.
-        store.script(Self.monthly, .result(.success(Fixture.proof("jws-1", product: Self.monthly, transaction: "tx-1"))))
+        store.script(
+            Self.monthly,
+            .result(.success(Fixture.proof("jws-1", product: Self.monthly, transaction: "tx-1")))
+        )
         verifier.set("jws-1", .success(VerifiedTransaction(transaction: subscription(expires: Fixture.epoch + 86_400))))
         #expect(try await sdk.purchase(productID: Self.monthly).status == .completed)
         await sdk.shutdown()
@@ -272,20 +338,35 @@ struct SecurityRegressionTests {
         // The other process has created the file and written 5 bytes so far.
         try theirs.prefix(5).write(to: keyFile)
         let waits = LockedCounter()
-        let provider = FileKeyProvider(fileURL: keyFile, pause: { _ in
-            // While this process waits, the other one finishes writing.
-            if waits.increment() == 2 { try? theirs.write(to: keyFile) }
-        })
+        let provider = FileKeyProvider(
+            fileURL: keyFile,
+            pause: { _ in
+                // While this process waits, the other one finishes writing.
+                if waits.increment() == 2 { try? theirs.write(to: keyFile) }
+            }
+        )
         // The SDK opens its cache with that key: nothing was damaged, so nothing is recovered, and it works.
         let sdk = try OpenCat(
-            mode: .standalone(verifier: verifier, entitlements: Self.map, offerings: .init(currentOfferingId: nil, offerings: [])),
-            appUserId: "user-1", storeClient: store,
-            options: .init(cacheDirectory: directory, keyProvider: provider, clock: ManualClock(start: Fixture.epoch)))
+            mode: .standalone(
+                verifier: verifier,
+                entitlements: Self.map,
+                offerings: .init(currentOfferingId: nil, offerings: [])
+            ),
+            appUserId: "user-1",
+            storeClient: store,
+            options: .init(cacheDirectory: directory, keyProvider: provider, clock: ManualClock(start: Fixture.epoch))
+        )
         #expect(sdk.cacheRecovery == nil)
         #expect(waits.value == 2)
         #expect(try provider.cacheKey().withUnsafeBytes { Data($0) } == theirs)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.contains("damaged") }.isEmpty)
-        store.script(Self.monthly, .result(.success(Fixture.proof("jws-1", product: Self.monthly, transaction: "tx-1"))))
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.contains("damaged") }
+                .isEmpty
+        )
+        store.script(
+            Self.monthly,
+            .result(.success(Fixture.proof("jws-1", product: Self.monthly, transaction: "tx-1")))
+        )
         verifier.set("jws-1", .success(VerifiedTransaction(transaction: subscription(expires: Fixture.epoch + 86_400))))
         #expect(try await sdk.purchase(productID: Self.monthly).status == .completed)
         #expect(sdk.isEntitled("pro"))
@@ -307,7 +388,11 @@ struct SecurityRegressionTests {
 /// A thread-safe counter for closures the code under test calls.
 final class LockedCounter: Sendable {
     private let count = Mutex(0)
-    func increment() -> Int { count.withLock { $0 += 1; return $0 } }
+    func increment() -> Int {
+        count.withLock {
+            $0 += 1; return $0
+        }
+    }
     var value: Int { count.withLock { $0 } }
 }
 

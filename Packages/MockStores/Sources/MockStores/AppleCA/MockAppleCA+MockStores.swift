@@ -15,15 +15,26 @@ extension MockAppleCA {
     ///   - environment: `Sandbox` or `Production` (as Apple spells it).
     ///   - storefront: the storefront's ISO 3166-1 alpha-3 code.
     public func transactionMinter(
-        bundleId: String, environment: String = "Sandbox", storefront: String = "USA"
+        bundleId: String,
+        environment: String = "Sandbox",
+        storefront: String = "USA"
     ) -> MockStoreClient.ProofMinter {
         { transaction in
             let jws = signJWS(
                 Self.transactionPayload(
-                    transaction, bundleId: bundleId, environment: environment, storefront: storefront))
+                    transaction,
+                    bundleId: bundleId,
+                    environment: environment,
+                    storefront: storefront
+                )
+            )
             return PurchaseProof(
-                store: .apple, kind: .appleSignedTransaction, token: Secret(jws), productId: transaction.productId,
-                transactionId: transaction.transactionId)
+                store: .apple,
+                kind: .appleSignedTransaction,
+                token: Secret(jws),
+                productId: transaction.productId,
+                transactionId: transaction.transactionId
+            )
         }
     }
 
@@ -34,7 +45,9 @@ extension MockAppleCA {
     ///   - environment: `Sandbox` or `Production`.
     ///   - storefront: the storefront code.
     public static func transactionPayload(
-        _ transaction: MockStoreClient.Transaction, bundleId: String, environment: String = "Sandbox",
+        _ transaction: MockStoreClient.Transaction,
+        bundleId: String,
+        environment: String = "Sandbox",
         storefront: String = "USA"
     ) -> JSONValue {
         func milliseconds(_ date: Date) -> JSONValue { .integer(Int64((date.timeIntervalSince1970 * 1000).rounded())) }

@@ -20,7 +20,8 @@ struct AppleAuthenticator: MockAuthenticator {
             let signature = try? P256.Signing.ECDSASignature(rawRepresentation: jws.signature),
             credentials.publicKey.isValidSignature(signature, for: jws.signingInput)
         else { return false }
-        guard claims.iss == credentials.issuerId, claims.aud == "appstoreconnect-v1", claims.bid == credentials.bundleId,
+        guard claims.iss == credentials.issuerId, claims.aud == "appstoreconnect-v1",
+            claims.bid == credentials.bundleId,
             let exp = claims.exp, Date(timeIntervalSince1970: TimeInterval(exp)) > now
         else { return false }
         return true

@@ -30,13 +30,15 @@ final class GoogleAuthenticator: MockAuthenticator {
             return Self.unauthenticated(
                 "Request is missing required authentication credential. Expected OAuth 2 access token, login cookie or "
                     + "other valid authentication credential. See https://developers.google.com/identity/sign-in/web/devconsole-project.",
-                reason: "required")
+                reason: "required"
+            )
         }
         guard issued.withLock({ $0.contains(token) }) else {
             return Self.unauthenticated(
                 "Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other "
                     + "valid authentication credential. See https://developers.google.com/identity/sign-in/web/devconsole-project.",
-                reason: "authError")
+                reason: "authError"
+            )
         }
         return nil
     }
@@ -68,8 +70,10 @@ final class GoogleAuthenticator: MockAuthenticator {
         }
         guard header.alg == "RS256",
             credentials.publicKey.isValidSignature(
-                _RSA.Signing.RSASignature(rawRepresentation: jws.signature), for: jws.signingInput,
-                padding: .insecurePKCS1v1_5)
+                _RSA.Signing.RSASignature(rawRepresentation: jws.signature),
+                for: jws.signingInput,
+                padding: .insecurePKCS1v1_5
+            )
         else {
             return Self.oauthError(400, "invalid_grant", "Invalid JWT Signature.")
         }
@@ -86,9 +90,11 @@ final class GoogleAuthenticator: MockAuthenticator {
         }
         guard let iat = claims.iat, let exp = claims.exp, exp > iat, exp - iat <= 3600 else {
             return Self.oauthError(
-                400, "invalid_grant",
+                400,
+                "invalid_grant",
                 "Invalid JWT: Token must be a short-lived token (60 minutes) and in a reasonable timeframe. Check your "
-                    + "iat and exp values in the JWT claim.")
+                    + "iat and exp values in the JWT claim."
+            )
         }
         return nil
     }
@@ -120,6 +126,7 @@ final class GoogleAuthenticator: MockAuthenticator {
                     "status": "UNAUTHENTICATED",
                 ]
             ],
-            headers: [.wwwAuthenticate: "Bearer realm=\"https://accounts.google.com/\""])
+            headers: [.wwwAuthenticate: "Bearer realm=\"https://accounts.google.com/\""]
+        )
     }
 }

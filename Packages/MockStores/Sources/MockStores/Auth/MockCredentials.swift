@@ -20,7 +20,8 @@ public struct MockCredentials: Sendable {
 
         /// Creates PayPal credentials.
         public init(
-            clientId: String, clientSecret: Secret<String>,
+            clientId: String,
+            clientSecret: Secret<String>,
             accessToken: Secret<String> = Secret("opencat-mock-paypal-access-token")
         ) {
             self.clientId = clientId
@@ -44,7 +45,10 @@ public struct MockCredentials: Sendable {
 
         /// Creates Google credentials from a public key.
         public init(
-            clientEmail: String, publicKey: _RSA.Signing.PublicKey, tokenPath: String = "/token", audience: String? = nil,
+            clientEmail: String,
+            publicKey: _RSA.Signing.PublicKey,
+            tokenPath: String = "/token",
+            audience: String? = nil,
             accessToken: Secret<String> = Secret("opencat-mock-google-access-token")
         ) {
             self.clientEmail = clientEmail
@@ -57,23 +61,37 @@ public struct MockCredentials: Sendable {
         /// Creates Google credentials from a PEM (`-----BEGIN PUBLIC KEY-----`) public key.
         /// - Throws: when the PEM is not an RSA public key of at least 2048 bits.
         public init(
-            clientEmail: String, publicKeyPEM: String, tokenPath: String = "/token", audience: String? = nil,
+            clientEmail: String,
+            publicKeyPEM: String,
+            tokenPath: String = "/token",
+            audience: String? = nil,
             accessToken: Secret<String> = Secret("opencat-mock-google-access-token")
         ) throws {
             self.init(
-                clientEmail: clientEmail, publicKey: try _RSA.Signing.PublicKey(pemRepresentation: publicKeyPEM),
-                tokenPath: tokenPath, audience: audience, accessToken: accessToken)
+                clientEmail: clientEmail,
+                publicKey: try _RSA.Signing.PublicKey(pemRepresentation: publicKeyPEM),
+                tokenPath: tokenPath,
+                audience: audience,
+                accessToken: accessToken
+            )
         }
 
         /// Creates Google credentials from a DER (SubjectPublicKeyInfo or PKCS #1) public key.
         /// - Throws: when the bytes are not an RSA public key of at least 2048 bits.
         public init(
-            clientEmail: String, publicKeyDER: Data, tokenPath: String = "/token", audience: String? = nil,
+            clientEmail: String,
+            publicKeyDER: Data,
+            tokenPath: String = "/token",
+            audience: String? = nil,
             accessToken: Secret<String> = Secret("opencat-mock-google-access-token")
         ) throws {
             self.init(
-                clientEmail: clientEmail, publicKey: try _RSA.Signing.PublicKey(derRepresentation: publicKeyDER),
-                tokenPath: tokenPath, audience: audience, accessToken: accessToken)
+                clientEmail: clientEmail,
+                publicKey: try _RSA.Signing.PublicKey(derRepresentation: publicKeyDER),
+                tokenPath: tokenPath,
+                audience: audience,
+                accessToken: accessToken
+            )
         }
     }
 
@@ -112,8 +130,12 @@ public struct MockCredentials: Sendable {
 
     /// Creates credentials; stores left `nil` are not checked.
     public init(
-        stripeSecretKey: Secret<String>? = nil, payPal: PayPal? = nil, google: Google? = nil,
-        steamPublisherKey: Secret<String>? = nil, apple: Apple? = nil, openCatAPIKey: Secret<String>? = nil
+        stripeSecretKey: Secret<String>? = nil,
+        payPal: PayPal? = nil,
+        google: Google? = nil,
+        steamPublisherKey: Secret<String>? = nil,
+        apple: Apple? = nil,
+        openCatAPIKey: Secret<String>? = nil
     ) {
         self.stripeSecretKey = stripeSecretKey
         self.payPal = payPal

@@ -32,8 +32,11 @@ final class PayPalAuthenticator: MockAuthenticator {
                     "name": "AUTHENTICATION_FAILURE",
                     "message":
                         "Authentication failed due to invalid authentication credentials or a missing Authorization header.",
-                    "links": [["href": "https://developer.paypal.com/api/rest/authentication/", "rel": "information_link"]],
-                ])
+                    "links": [
+                        ["href": "https://developer.paypal.com/api/rest/authentication/", "rel": "information_link"]
+                    ],
+                ]
+            )
         }
         return nil
     }
@@ -43,20 +46,24 @@ final class PayPalAuthenticator: MockAuthenticator {
         if let rejection = rejection(for: request, context: context) { return rejection }
         guard request.formValue("grant_type") == "client_credentials" else {
             return .json(
-                400, ["error": "unsupported_grant_type", "error_description": "Grant Type is NULL or not supported"])
+                400,
+                ["error": "unsupported_grant_type", "error_description": "Grant Type is NULL or not supported"]
+            )
         }
         let token = credentials.accessToken.revealed
         issued.withLock { _ = $0.insert(token) }
         return .json(
             200,
             [
-                "scope": "https://uri.paypal.com/services/payments/payment https://uri.paypal.com/services/payments/refund",
+                "scope":
+                    "https://uri.paypal.com/services/payments/payment https://uri.paypal.com/services/payments/refund",
                 "access_token": .string(token),
                 "token_type": "Bearer",
                 "app_id": "APP-OPENCATMOCK",
                 "expires_in": 32400,
                 "nonce": "opencat-mock-nonce",
-            ])
+            ]
+        )
     }
 
     func observe(_ response: MockResponse, to request: MockRequest) {

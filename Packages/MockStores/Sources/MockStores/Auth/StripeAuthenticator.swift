@@ -12,7 +12,8 @@ struct StripeAuthenticator: MockAuthenticator {
             return Self.unauthorized(
                 "You did not provide an API key. You need to provide your API key in the Authorization header, using "
                     + "Bearer auth (e.g. 'Authorization: Bearer YOUR_SECRET_KEY'). See https://stripe.com/docs/api#authentication "
-                    + "for details, or we can help at https://support.stripe.com/.")
+                    + "for details, or we can help at https://support.stripe.com/."
+            )
         }
         guard Authorization.constantTimeEquals(presented, secretKey.revealed) else {
             return Self.unauthorized("Invalid API Key provided: \(Self.masked(presented))")

@@ -86,9 +86,17 @@ extension Cassette {
 
         /// Creates an expectation.
         public init(
-            outcome: Outcome, state: String? = nil, code: String? = nil, productId: String? = nil,
-            transactionId: String? = nil, originalTransactionId: String? = nil, environment: String? = nil,
-            price: Price? = nil, finalized: Bool? = nil, quantity: Int? = nil, additional: [String: JSONValue] = [:]
+            outcome: Outcome,
+            state: String? = nil,
+            code: String? = nil,
+            productId: String? = nil,
+            transactionId: String? = nil,
+            originalTransactionId: String? = nil,
+            environment: String? = nil,
+            price: Price? = nil,
+            finalized: Bool? = nil,
+            quantity: Int? = nil,
+            additional: [String: JSONValue] = [:]
         ) {
             self.outcome = outcome
             self.state = state

@@ -50,7 +50,9 @@ extension Cassette {
         /// A truncated JSON body.
         public static let malformed = Fault(kind: .malformed)
         /// 429 with `Retry-After`.
-        public static func rateLimited(retryAfter: Int = 1) -> Fault { Fault(kind: .rateLimited, retryAfter: retryAfter) }
+        public static func rateLimited(retryAfter: Int = 1) -> Fault {
+            Fault(kind: .rateLimited, retryAfter: retryAfter)
+        }
         /// A 5xx status.
         public static func serverError(status: Int = 500) -> Fault { Fault(kind: .serverError, status: status) }
 

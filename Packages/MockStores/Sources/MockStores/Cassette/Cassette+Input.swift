@@ -16,7 +16,10 @@ extension Cassette {
 
         /// Creates an input.
         public init(
-            kind: PurchaseProof.Kind, token: String, productId: String? = nil, transactionId: String? = nil,
+            kind: PurchaseProof.Kind,
+            token: String,
+            productId: String? = nil,
+            transactionId: String? = nil,
             context: [String: String] = [:]
         ) {
             self.kind = kind
@@ -29,8 +32,13 @@ extension Cassette {
         /// The proof for a store.
         public func proof(store: Store) -> PurchaseProof {
             PurchaseProof(
-                store: store, kind: kind, token: Secret(token), productId: productId, transactionId: transactionId,
-                context: context)
+                store: store,
+                kind: kind,
+                token: Secret(token),
+                productId: productId,
+                transactionId: transactionId,
+                context: context
+            )
         }
 
         private enum CodingKeys: String, CodingKey, CaseIterable {

@@ -17,8 +17,12 @@ extension Cassette {
 
         /// Creates an interaction.
         public init(
-            request: RequestPattern, response: ResponseTemplate? = nil, fault: Fault? = nil, times: Int = 1,
-            minTimes: Int? = nil, description: String? = nil
+            request: RequestPattern,
+            response: ResponseTemplate? = nil,
+            fault: Fault? = nil,
+            times: Int = 1,
+            minTimes: Int? = nil,
+            description: String? = nil
         ) {
             self.request = request
             self.response = response

@@ -13,7 +13,9 @@ extension Cassette {
     ///   ``maximumFileSize``), invalid JSON, a wrong type, a
     ///   missing or unknown field, an unknown placeholder, or a rule of the format broken (see ``validate()``).
     public static func load(
-        from url: URL, variables: [String: String] = [:], displayName: String? = nil
+        from url: URL,
+        variables: [String: String] = [:],
+        displayName: String? = nil
     ) throws -> Cassette {
         let name = displayName ?? Self.displayName(for: url)
         return try decode(readFile(at: url, displayName: name), file: name, variables: variables)
@@ -32,7 +34,10 @@ extension Cassette {
     public static func readFile(at url: URL, displayName: String? = nil) throws -> Data {
         let name = displayName ?? Self.displayName(for: url)
         let tooLarge = CassetteError(
-            file: name, field: "(root)", message: "the file is larger than \(maximumFileSize) bytes (8 MiB)")
+            file: name,
+            field: "(root)",
+            message: "the file is larger than \(maximumFileSize) bytes (8 MiB)"
+        )
         if let size = (try? FileManager.default.attributesOfItem(atPath: url.path))?[.size] as? NSNumber,
             size.int64Value > Int64(maximumFileSize)
         {
@@ -66,7 +71,11 @@ extension Cassette {
     /// - Throws: ``CassetteError``.
     public static func decodeTemplate(_ data: Data, file: String) throws -> Cassette {
         guard data.count <= maximumFileSize else {
-            throw CassetteError(file: file, field: "(root)", message: "the file is larger than \(maximumFileSize) bytes (8 MiB)")
+            throw CassetteError(
+                file: file,
+                field: "(root)",
+                message: "the file is larger than \(maximumFileSize) bytes (8 MiB)"
+            )
         }
         var cassette: Cassette
         do {
@@ -107,7 +116,9 @@ extension Cassette {
     /// Loads every cassette under a directory like ``loadAll(in:variables:)``, but keeps going after a bad file:
     /// one result per file, in path order, so a linter or runner can report every invalid cassette at once.
     /// - Throws: ``CassetteError`` only when the directory cannot be listed.
-    public static func loadEach(in directory: URL, variables: [String: String] = [:]) throws -> [Result<Cassette, CassetteError>] {
+    public static func loadEach(in directory: URL, variables: [String: String] = [:]) throws -> [Result<
+        Cassette, CassetteError
+    >] {
         try cassetteFiles(in: directory).map { url in
             Result { try load(from: url, variables: variables) }.mapError { error in
                 error as? CassetteError
@@ -122,14 +133,23 @@ extension Cassette {
     public static func cassetteFiles(in directory: URL) throws -> [URL] {
         guard
             let enumerator = FileManager.default.enumerator(
-                at: directory, includingPropertiesForKeys: [.isRegularFileKey], options: [.skipsHiddenFiles])
+                at: directory,
+                includingPropertiesForKeys: [.isRegularFileKey],
+                options: [.skipsHiddenFiles]
+            )
         else {
-            throw CassetteError(file: displayName(for: directory), field: "(root)", message: "cannot list the directory")
+            throw CassetteError(
+                file: displayName(for: directory),
+                field: "(root)",
+                message: "cannot list the directory"
+            )
         }
         var files: [URL] = []
         for case let url as URL in enumerator {
             let name = url.lastPathComponent
-            guard url.pathExtension == "json", name != "scenarios.json", !name.hasSuffix(".schema.json") else { continue }
+            guard url.pathExtension == "json", name != "scenarios.json", !name.hasSuffix(".schema.json") else {
+                continue
+            }
             files.append(url)
         }
         return files.sorted { $0.path < $1.path }

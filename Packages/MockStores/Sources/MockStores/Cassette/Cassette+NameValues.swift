@@ -29,7 +29,11 @@ extension Cassette {
                 } else {
                     throw DecodingError.typeMismatch(
                         String.self,
-                        .init(codingPath: decoder.codingPath, debugDescription: "expected a string or an array of strings"))
+                        .init(
+                            codingPath: decoder.codingPath,
+                            debugDescription: "expected a string or an array of strings"
+                        )
+                    )
                 }
             }
 

@@ -30,7 +30,8 @@ extension Cassette {
 
     private func substituted(_ resolve: @escaping (String, String) throws -> String) throws -> Cassette {
         var copy = self
-        let sub = { (text: String, field: String) throws -> String in try Self.replace(in: text, field: field, resolve) }
+        let sub = { (text: String, field: String) throws -> String in try Self.replace(in: text, field: field, resolve)
+        }
         copy.input.token = try sub(input.token, "input.token")
         copy.input.productId = try input.productId.map { try sub($0, "input.productId") }
         copy.input.transactionId = try input.transactionId.map { try sub($0, "input.transactionId") }
@@ -50,7 +51,9 @@ extension Cassette {
             copy.interactions[index].request = request
             if var response = interaction.response {
                 response.headers = try response.headers.map { try Self.map($0, field: "\(base).response.headers", sub) }
-                response.json = try response.json.map { try Self.replace(in: $0, field: "\(base).response.json", resolve) }
+                response.json = try response.json.map {
+                    try Self.replace(in: $0, field: "\(base).response.json", resolve)
+                }
                 response.bodyText = try response.bodyText.map { try sub($0, "\(base).response.bodyText") }
                 copy.interactions[index].response = response
             }
@@ -59,7 +62,9 @@ extension Cassette {
     }
 
     private static func map(
-        _ values: [String: String], field: String, _ sub: (String, String) throws -> String
+        _ values: [String: String],
+        field: String,
+        _ sub: (String, String) throws -> String
     ) throws -> [String: String] {
         var result: [String: String] = [:]
         for (key, value) in values { result[key] = try sub(value, "\(field).\(key)") }
@@ -67,7 +72,9 @@ extension Cassette {
     }
 
     private static func map(
-        _ values: NameValues, field: String, _ sub: (String, String) throws -> String
+        _ values: NameValues,
+        field: String,
+        _ sub: (String, String) throws -> String
     ) throws -> NameValues {
         var result = NameValues()
         for (key, list) in values.fields {
@@ -79,7 +86,9 @@ extension Cassette {
     }
 
     private static func replace(
-        in value: JSONValue, field: String, _ resolve: (String, String) throws -> String
+        in value: JSONValue,
+        field: String,
+        _ resolve: (String, String) throws -> String
     ) throws -> JSONValue {
         switch value {
         case .string(let text): return .string(try replace(in: text, field: field, resolve))

@@ -21,8 +21,13 @@ extension Cassette {
 
         /// Creates a pattern.
         public init(
-            method: String, path: String, query: NameValues? = nil, headers: [String: String]? = nil,
-            json: JSONValue? = nil, form: NameValues? = nil, bodyText: String? = nil
+            method: String,
+            path: String,
+            query: NameValues? = nil,
+            headers: [String: String]? = nil,
+            json: JSONValue? = nil,
+            form: NameValues? = nil,
+            bodyText: String? = nil
         ) {
             self.method = method
             self.path = path

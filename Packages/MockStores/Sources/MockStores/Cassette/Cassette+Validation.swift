@@ -75,10 +75,14 @@ extension Cassette {
 
         switch expect.outcome {
         case .verified:
-            guard let state = expect.state, !state.isEmpty else { throw fail("expect.state", "required when outcome is \"verified\"") }
+            guard let state = expect.state, !state.isEmpty else {
+                throw fail("expect.state", "required when outcome is \"verified\"")
+            }
             guard expect.code == nil else { throw fail("expect.code", "only for outcome \"error\"") }
         case .error:
-            guard let code = expect.code, !code.isEmpty else { throw fail("expect.code", "required when outcome is \"error\"") }
+            guard let code = expect.code, !code.isEmpty else {
+                throw fail("expect.code", "required when outcome is \"error\"")
+            }
             guard expect.state == nil else { throw fail("expect.state", "only for outcome \"verified\"") }
         default:
             throw fail("expect.outcome", "expected \"verified\" or \"error\"")
@@ -86,7 +90,8 @@ extension Cassette {
         if let unknown = expect.additional.keys.sorted().first {
             throw fail(
                 "expect.\(unknown)",
-                "unknown expectation (known: \(Expectation.knownKeys.joined(separator: ", ")))")
+                "unknown expectation (known: \(Expectation.knownKeys.joined(separator: ", ")))"
+            )
         }
         if let quantity = expect.quantity, !(0...Self.maximumQuantity).contains(quantity) {
             throw fail("expect.quantity", "expected 0...\(Self.maximumQuantity)")
@@ -117,7 +122,8 @@ extension Cassette {
         guard Fault.Kind.known.contains(fault.kind) else {
             throw fail(
                 "\(base).kind",
-                "unknown fault \"\(fault.kind)\" (expected one of \(Fault.Kind.known.map(\.rawValue).joined(separator: ", ")))")
+                "unknown fault \"\(fault.kind)\" (expected one of \(Fault.Kind.known.map(\.rawValue).joined(separator: ", ")))"
+            )
         }
         if fault.kind == .delay {
             guard let seconds = fault.seconds else { throw fail("\(base).seconds", "required for a delay") }

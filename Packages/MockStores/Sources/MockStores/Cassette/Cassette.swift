@@ -33,8 +33,14 @@ public struct Cassette: Sendable, Hashable, Codable {
 
     /// Creates a cassette in code.
     public init(
-        store: Store, scenario: String, description: String = "", input: Input, config: [String: JSONValue] = [:],
-        interactions: [Interaction], expect: Expectation, source: String? = nil
+        store: Store,
+        scenario: String,
+        description: String = "",
+        input: Input,
+        config: [String: JSONValue] = [:],
+        interactions: [Interaction],
+        expect: Expectation,
+        source: String? = nil
     ) {
         self.format = Self.currentFormat
         self.store = store

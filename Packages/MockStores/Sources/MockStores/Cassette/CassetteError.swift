@@ -1,4 +1,5 @@
 import Foundation
+
 /// Why a cassette could not be loaded: the file, the JSON field path and the problem, printed as
 /// `Fixtures/stripe/refunded.json: interactions[2].response.status: expected an integer`.
 public struct CassetteError: Error, Hashable, Sendable, CustomStringConvertible {
@@ -40,10 +41,16 @@ extension CassetteError {
             return CassetteError(file: file, field: path(context.codingPath), message: "expected \(describe(type))")
         case .valueNotFound(let type, let context):
             return CassetteError(
-                file: file, field: path(context.codingPath), message: "expected \(describe(type)), found null")
+                file: file,
+                field: path(context.codingPath),
+                message: "expected \(describe(type)), found null"
+            )
         case .keyNotFound(let key, let context):
             return CassetteError(
-                file: file, field: path(context.codingPath + [key]), message: "missing required field")
+                file: file,
+                field: path(context.codingPath + [key]),
+                message: "missing required field"
+            )
         case .dataCorrupted(let context):
             let message: String
             if context.codingPath.isEmpty {

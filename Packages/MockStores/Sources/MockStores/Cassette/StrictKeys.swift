@@ -26,7 +26,9 @@ extension Decoder {
             throw DecodingError.dataCorrupted(
                 .init(
                     codingPath: codingPath + [AnyCodingKey(first)],
-                    debugDescription: "unknown field (allowed: \(allowed.sorted().joined(separator: ", ")))"))
+                    debugDescription: "unknown field (allowed: \(allowed.sorted().joined(separator: ", ")))"
+                )
+            )
         }
     }
 }

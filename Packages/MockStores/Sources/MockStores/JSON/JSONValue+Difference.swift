@@ -10,8 +10,12 @@ extension JSONValue {
         case (.object(let expected), .object(let found)):
             for key in expected.keys.sorted() {
                 let childPath = "\(path).\(key)"
-                guard let foundValue = found[key] else { return "\(childPath): missing (expected \(expected[key]!.brief))" }
-                if let difference = expected[key]!.firstDifference(from: foundValue, path: childPath) { return difference }
+                guard let foundValue = found[key] else {
+                    return "\(childPath): missing (expected \(expected[key]!.brief))"
+                }
+                if let difference = expected[key]!.firstDifference(from: foundValue, path: childPath) {
+                    return difference
+                }
             }
             if let extra = found.keys.sorted().first(where: { expected[$0] == nil }) {
                 return "\(path).\(extra): not expected (found \(found[extra]!.brief))"

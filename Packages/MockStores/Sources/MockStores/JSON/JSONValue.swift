@@ -178,7 +178,9 @@ extension JSONValue: Codable {
                 try container.encode(value)
             } else {
                 throw EncodingError.invalidValue(
-                    text, .init(codingPath: encoder.codingPath, debugDescription: "not a JSON number"))
+                    text,
+                    .init(codingPath: encoder.codingPath, debugDescription: "not a JSON number")
+                )
             }
         case .bool(let value): try container.encode(value)
         case .null: try container.encodeNil()

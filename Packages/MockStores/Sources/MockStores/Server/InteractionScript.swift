@@ -15,8 +15,14 @@ package struct InteractionScript: Sendable {
 
         package var reference: InteractionReference {
             InteractionReference(
-                cassette: cassette, store: store, index: index, method: interaction.request.method,
-                path: interaction.request.path, times: interaction.times, used: used)
+                cassette: cassette,
+                store: store,
+                index: index,
+                method: interaction.request.method,
+                path: interaction.request.path,
+                times: interaction.times,
+                used: used
+            )
         }
     }
 
@@ -28,13 +34,17 @@ package struct InteractionScript: Sendable {
 
     package mutating func append(_ cassette: Cassette) {
         for (index, interaction) in cassette.interactions.enumerated() {
-            entries.append(Entry(cassette: cassette.name, store: cassette.store, index: index, interaction: interaction, used: 0))
+            entries.append(
+                Entry(cassette: cassette.name, store: cassette.store, index: index, interaction: interaction, used: 0)
+            )
         }
     }
 
     /// The first entry with answers left whose pattern matches.
     package func match(_ request: MockRequest) -> Int? {
-        entries.indices.first { entries[$0].remaining > 0 && Self.difference(entries[$0].interaction.request, request) == nil }
+        entries.indices.first {
+            entries[$0].remaining > 0 && Self.difference(entries[$0].interaction.request, request) == nil
+        }
     }
 
     package mutating func consume(_ position: Int) -> Entry {
@@ -79,7 +89,8 @@ package struct InteractionScript: Sendable {
             for name in headers.keys.sorted() {
                 let found = request.header(name)
                 if found != headers[name] {
-                    return "headers.\(name): expected \"\(headers[name]!)\", found \(found.map { "\"\($0)\"" } ?? "none")"
+                    return
+                        "headers.\(name): expected \"\(headers[name]!)\", found \(found.map { "\"\($0)\"" } ?? "none")"
                 }
             }
         }
@@ -99,7 +110,8 @@ package struct InteractionScript: Sendable {
             }
         }
         if let text = pattern.bodyText, text != request.bodyText {
-            return "bodyText: expected \(text.count) character(s) \(JSONValue.string(text).brief), found \(JSONValue.string(request.bodyText).brief)"
+            return
+                "bodyText: expected \(text.count) character(s) \(JSONValue.string(text).brief), found \(JSONValue.string(request.bodyText).brief)"
         }
         return nil
     }

@@ -34,7 +34,11 @@ public struct MockRequest: Sendable, Hashable {
 
     /// Creates a request.
     public init(
-        method: String, path: String, query: String? = nil, headers: HTTPFields = [:], body: Data = Data(),
+        method: String,
+        path: String,
+        query: String? = nil,
+        headers: HTTPFields = [:],
+        body: Data = Data(),
         receivedAt: Date = Date(timeIntervalSince1970: 0)
     ) {
         self.method = method

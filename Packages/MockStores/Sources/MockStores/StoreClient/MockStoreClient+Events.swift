@@ -1,6 +1,6 @@
 import Foundation
-import Synchronization
 public import OpenCatCore
+import Synchronization
 
 // What happens outside a purchase call: Ask to Buy decisions, purchases on other devices, renewals and refunds.
 extension MockStoreClient {
@@ -69,7 +69,8 @@ extension MockStoreClient {
                 return renewal
             }
             guard var renewal = due else { break }
-            guard let period = catalog[renewal.productId]?.subscriptionPeriod.flatMap(SubscriptionPeriod.init(iso8601:)),
+            guard
+                let period = catalog[renewal.productId]?.subscriptionPeriod.flatMap(SubscriptionPeriod.init(iso8601:)),
                 let expiration = period.added(to: renewal.purchaseDate)
             else { throw MockStoreClientError.invalidSubscriptionPeriod(renewal.productId) }
             renewal.expirationDate = expiration
@@ -88,7 +89,9 @@ extension MockStoreClient {
     public func refund(transactionId: String) throws -> PurchaseProof {
         let now = clock.currentDate
         let refunded: Transaction? = state.withLock { state in
-            guard let entry = state.ledger.last(where: { $0.transaction.transactionId == transactionId }) else { return nil }
+            guard let entry = state.ledger.last(where: { $0.transaction.transactionId == transactionId }) else {
+                return nil
+            }
             var transaction = entry.transaction
             transaction.revocationDate = now
             transaction.reason = .refund

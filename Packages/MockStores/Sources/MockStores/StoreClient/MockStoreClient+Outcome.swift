@@ -23,14 +23,20 @@ extension MockStoreClient {
         switch transaction.store {
         case .apple: kind = .appleTransactionId
         case .google:
-            kind = transaction.productType == .autoRenewable ? .googleSubscriptionPurchaseToken : .googleProductPurchaseToken
+            kind =
+                transaction.productType == .autoRenewable
+                ? .googleSubscriptionPurchaseToken : .googleProductPurchaseToken
         case .stripe: kind = .stripePaymentIntent
         case .paypal: kind = .paypalOrder
         case .steam: kind = .steamOrder
         default: kind = PurchaseProof.Kind(rawValue: "\(transaction.store.rawValue)Transaction")
         }
         return PurchaseProof(
-            store: transaction.store, kind: kind, token: Secret("mock_\(transaction.store.rawValue)_\(transaction.transactionId)"),
-            productId: transaction.productId, transactionId: transaction.transactionId)
+            store: transaction.store,
+            kind: kind,
+            token: Secret("mock_\(transaction.store.rawValue)_\(transaction.transactionId)"),
+            productId: transaction.productId,
+            transactionId: transaction.transactionId
+        )
     }
 }

@@ -43,9 +43,18 @@ extension MockStoreClient {
 
         /// Creates a transaction.
         public init(
-            transactionId: String, originalTransactionId: String, productId: String, productType: Product.ProductType,
-            store: Store, appUserId: String, purchaseDate: Date, expirationDate: Date? = nil, revocationDate: Date? = nil,
-            price: Money, reason: Reason, eventDate: Date
+            transactionId: String,
+            originalTransactionId: String,
+            productId: String,
+            productType: Product.ProductType,
+            store: Store,
+            appUserId: String,
+            purchaseDate: Date,
+            expirationDate: Date? = nil,
+            revocationDate: Date? = nil,
+            price: Money,
+            reason: Reason,
+            eventDate: Date
         ) {
             self.transactionId = transactionId
             self.originalTransactionId = originalTransactionId

@@ -58,7 +58,10 @@ public final class MockStoreClient: StoreClient {
     ///   - minter: turns transactions into proofs (default ``defaultMinter``; for Apple JWS use
     ///     ``MockAppleCA/transactionMinter(bundleId:environment:)``).
     public init(
-        store: Store, products: [Product], clock: any WallClock = SystemClock(), minter: @escaping ProofMinter = MockStoreClient.defaultMinter
+        store: Store,
+        products: [Product],
+        clock: any WallClock = SystemClock(),
+        minter: @escaping ProofMinter = MockStoreClient.defaultMinter
     ) {
         self.store = store
         self.catalog = Dictionary(products.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
@@ -185,9 +188,18 @@ public final class MockStoreClient: StoreClient {
         }
         let id = state.withLock { $0.makeTransactionId() }
         let transaction = Transaction(
-            transactionId: id, originalTransactionId: id, productId: productId, productType: product.type, store: store,
-            appUserId: appUserId, purchaseDate: now, expirationDate: expiration, price: product.price, reason: reason,
-            eventDate: now)
+            transactionId: id,
+            originalTransactionId: id,
+            productId: productId,
+            productType: product.type,
+            store: store,
+            appUserId: appUserId,
+            purchaseDate: now,
+            expirationDate: expiration,
+            price: product.price,
+            reason: reason,
+            eventDate: now
+        )
         let proof = try minter(transaction)
         state.withLock { $0.ledger.append((transaction, proof)) }
         return proof

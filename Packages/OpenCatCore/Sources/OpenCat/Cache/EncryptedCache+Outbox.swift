@@ -15,8 +15,10 @@ extension EncryptedCache {
             let sealed = try seal(try JSONCoding.encoder.encode(SealedOutbox(id: id, payload: payload)), slot: slot)
             return try database.write { db in
                 try db.execute(
-                    sql: "INSERT OR IGNORE INTO outbox(slot, payload, state, attempts, seq) VALUES (?, ?, 'pending', 0, (SELECT IFNULL(MAX(seq), 0) + 1 FROM outbox))",
-                    arguments: [slot, sealed])
+                    sql:
+                        "INSERT OR IGNORE INTO outbox(slot, payload, state, attempts, seq) VALUES (?, ?, 'pending', 0, (SELECT IFNULL(MAX(seq), 0) + 1 FROM outbox))",
+                    arguments: [slot, sealed]
+                )
                 return db.changesCount > 0
             }
         } catch {
@@ -61,7 +63,9 @@ extension EncryptedCache {
         try database.write { db in
             if state == .delivered {
                 try db.execute(
-                    sql: "UPDATE outbox SET state = ?, payload = X'' WHERE slot = ?", arguments: [state.rawValue, slot])
+                    sql: "UPDATE outbox SET state = ?, payload = X'' WHERE slot = ?",
+                    arguments: [state.rawValue, slot]
+                )
             } else {
                 try db.execute(sql: "UPDATE outbox SET state = ? WHERE slot = ?", arguments: [state.rawValue, slot])
             }
@@ -75,8 +79,10 @@ extension EncryptedCache {
         let sealed = try seal(try JSONCoding.encoder.encode(SealedOutbox(id: id, payload: payload)), slot: slot)
         try database.write { db in
             try db.execute(
-                sql: "UPDATE outbox SET state = 'pending', payload = ?, attempts = 0 WHERE slot = ? AND state != 'delivered'",
-                arguments: [sealed, slot])
+                sql:
+                    "UPDATE outbox SET state = 'pending', payload = ?, attempts = 0 WHERE slot = ? AND state != 'delivered'",
+                arguments: [sealed, slot]
+            )
         }
     }
 
@@ -100,7 +106,9 @@ extension EncryptedCache {
         let slot = slotName("outbox:" + id)
         return try database.write { db in
             try db.execute(
-                sql: "UPDATE outbox SET attempts = MIN(attempts + 1, ?) WHERE slot = ?", arguments: [cap, slot])
+                sql: "UPDATE outbox SET attempts = MIN(attempts + 1, ?) WHERE slot = ?",
+                arguments: [cap, slot]
+            )
             return try Int.fetchOne(db, sql: "SELECT attempts FROM outbox WHERE slot = ?", arguments: [slot]) ?? 0
         }
     }

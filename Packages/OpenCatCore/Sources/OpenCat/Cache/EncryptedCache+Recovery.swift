@@ -7,13 +7,19 @@ import OpenCatCore
 /// the damaged file is moved aside (never deleted).
 extension EncryptedCache {
     static func salvageOutbox(
-        from quarantined: URL, into database: DatabaseQueue, sealingKey: SymmetricKey, namingKey: SymmetricKey
+        from quarantined: URL,
+        into database: DatabaseQueue,
+        sealingKey: SymmetricKey,
+        namingKey: SymmetricKey
     ) -> (salvaged: Int, lost: Int) {
         var configuration = Configuration()
         configuration.readonly = true
         guard let old = try? DatabaseQueue(path: quarantined.path, configuration: configuration),
             let rows = try? old.read({ db in
-                try Row.fetchAll(db, sql: "SELECT slot, payload, attempts FROM outbox WHERE state = 'pending' ORDER BY seq")
+                try Row.fetchAll(
+                    db,
+                    sql: "SELECT slot, payload, attempts FROM outbox WHERE state = 'pending' ORDER BY seq"
+                )
             })
         else { return (0, 0) }
         var salvaged = 0
@@ -27,8 +33,10 @@ extension EncryptedCache {
             }
             let inserted: Bool? = try? database.write { db in
                 try db.execute(
-                    sql: "INSERT OR IGNORE INTO outbox(slot, payload, state, attempts, seq) VALUES (?, ?, 'pending', ?, (SELECT IFNULL(MAX(seq), 0) + 1 FROM outbox))",
-                    arguments: [slot, payload, row["attempts"] as Int])
+                    sql:
+                        "INSERT OR IGNORE INTO outbox(slot, payload, state, attempts, seq) VALUES (?, ?, 'pending', ?, (SELECT IFNULL(MAX(seq), 0) + 1 FROM outbox))",
+                    arguments: [slot, payload, row["attempts"] as Int]
+                )
                 return db.changesCount > 0
             }
             if inserted == true { salvaged += 1 } else { lost += 1 }

@@ -73,7 +73,10 @@ public final class EncryptedCache: Sendable {
     ///   opened for a reason that is not damage (busy past the timeout, no permission, no space): then the file
     ///   is left as it is.
     public init(
-        fileURL: URL, keyProvider: any KeyProvider, logger: Logger, now: Date = Date(),
+        fileURL: URL,
+        keyProvider: any KeyProvider,
+        logger: Logger,
+        now: Date = Date(),
         busyTimeout: Duration = .seconds(5)
     ) throws {
         self.fileURL = fileURL
@@ -83,20 +86,32 @@ public final class EncryptedCache: Sendable {
             throw OpenCatError(.cache, "the cache key is unavailable", underlying: error)
         }
         sealingKey = HKDF<SHA256>.deriveKey(
-            inputKeyMaterial: master, info: Data("opencat.cache.seal.v1".utf8), outputByteCount: 32)
+            inputKeyMaterial: master,
+            info: Data("opencat.cache.seal.v1".utf8),
+            outputByteCount: 32
+        )
         namingKey = HKDF<SHA256>.deriveKey(
-            inputKeyMaterial: master, info: Data("opencat.cache.name.v1".utf8), outputByteCount: 32)
+            inputKeyMaterial: master,
+            info: Data("opencat.cache.name.v1".utf8),
+            outputByteCount: 32
+        )
         try FileManager.default.createDirectory(
-            at: fileURL.deletingLastPathComponent(), withIntermediateDirectories: true)
+            at: fileURL.deletingLastPathComponent(),
+            withIntermediateDirectories: true
+        )
         // Owner-only from the first byte: SQLite opens an existing empty file as an empty database.
         // O_EXCL: never truncates a file that exists.
         createOwnerOnlyFile(fileURL.path)
 
         do {
             database = try Self.openDatabase(
-                fileURL, sealingKey: sealingKey, namingKey: namingKey, busyTimeout: busyTimeout.timeInterval)
+                fileURL,
+                sealingKey: sealingKey,
+                namingKey: namingKey,
+                busyTimeout: busyTimeout.timeInterval
+            )
             recovery = nil
-        } catch where !Self.isDamage(error) {
+        } catch  where !Self.isDamage(error) {
             // Busy beyond the timeout, locked, unreadable, out of space: not damage. The file is left alone (its
             // outbox may hold paid purchases) and the caller learns why.
             throw OpenCatError(.cache, "cannot open the cache: \(Self.describe(error))")
@@ -107,14 +122,26 @@ public final class EncryptedCache: Sendable {
             logger.error("cache damaged; quarantined and rebuilt", metadata: ["reason": "\(reason)"])
             do {
                 database = try Self.openDatabase(
-                    fileURL, sealingKey: sealingKey, namingKey: namingKey, busyTimeout: busyTimeout.timeInterval)
+                    fileURL,
+                    sealingKey: sealingKey,
+                    namingKey: namingKey,
+                    busyTimeout: busyTimeout.timeInterval
+                )
             } catch {
                 throw OpenCatError(.cache, "cannot create a new cache file: \(Self.describe(error))")
             }
-            let (salvaged, lost) = Self.salvageOutbox(from: quarantined, into: database, sealingKey: sealingKey, namingKey: namingKey)
+            let (salvaged, lost) = Self.salvageOutbox(
+                from: quarantined,
+                into: database,
+                sealingKey: sealingKey,
+                namingKey: namingKey
+            )
             recovery = Recovery(
-                quarantinedFile: quarantined, reason: reason, salvagedOutboxEntries: salvaged,
-                unrecoverableOutboxEntries: lost)
+                quarantinedFile: quarantined,
+                reason: reason,
+                salvagedOutboxEntries: salvaged,
+                unrecoverableOutboxEntries: lost
+            )
         }
     }
 
@@ -138,7 +165,9 @@ public final class EncryptedCache: Sendable {
         let slot = slotName(key)
         let sealed: Data?
         do {
-            sealed = try database.read { db in try Data.fetchOne(db, sql: "SELECT value FROM kv WHERE slot = ?", arguments: [slot]) }
+            sealed = try database.read { db in
+                try Data.fetchOne(db, sql: "SELECT value FROM kv WHERE slot = ?", arguments: [slot])
+            }
         } catch {
             logger.warning("cache read failed", metadata: ["error": "\(Self.describe(error))"])
             return nil
@@ -166,8 +195,10 @@ public final class EncryptedCache: Sendable {
             let sealed = try seal(try JSONCoding.encoder.encode(value), slot: slot)
             try database.write { db in
                 try db.execute(
-                    sql: "INSERT INTO kv(slot, value) VALUES (?, ?) ON CONFLICT(slot) DO UPDATE SET value = excluded.value",
-                    arguments: [slot, sealed])
+                    sql:
+                        "INSERT INTO kv(slot, value) VALUES (?, ?) ON CONFLICT(slot) DO UPDATE SET value = excluded.value",
+                    arguments: [slot, sealed]
+                )
             }
         } catch {
             throw OpenCatError(.cache, "cannot write to the cache: \(Self.describe(error))")
@@ -190,7 +221,8 @@ public final class EncryptedCache: Sendable {
     func slotName(_ key: String) -> String { Self.slotName(key, namingKey: namingKey) }
 
     static func slotName(_ key: String, namingKey: SymmetricKey) -> String {
-        HMAC<SHA256>.authenticationCode(for: Data(key.utf8), using: namingKey).map { String(format: "%02x", $0) }.joined()
+        HMAC<SHA256>.authenticationCode(for: Data(key.utf8), using: namingKey).map { String(format: "%02x", $0) }
+            .joined()
     }
 
     func seal(_ plain: Data, slot: String) throws -> Data { try Self.seal(plain, slot: slot, key: sealingKey) }
@@ -208,7 +240,10 @@ public final class EncryptedCache: Sendable {
     }
 
     private static func openDatabase(
-        _ url: URL, sealingKey: SymmetricKey, namingKey: SymmetricKey, busyTimeout: TimeInterval
+        _ url: URL,
+        sealingKey: SymmetricKey,
+        namingKey: SymmetricKey,
+        busyTimeout: TimeInterval
     ) throws -> DatabaseQueue {
         var configuration = Configuration()
         configuration.label = "OpenCatCache"
@@ -218,12 +253,14 @@ public final class EncryptedCache: Sendable {
         try queue.write { db in
             let check = try String.fetchOne(db, sql: "PRAGMA quick_check")
             guard check == "ok" else { throw OpenCatError(.cache, "integrity check failed: \(check ?? "no answer")") }
-            try db.execute(sql: """
-                CREATE TABLE IF NOT EXISTS kv (slot TEXT PRIMARY KEY NOT NULL, value BLOB NOT NULL);
-                CREATE TABLE IF NOT EXISTS outbox (
-                    slot TEXT PRIMARY KEY NOT NULL, payload BLOB NOT NULL, state TEXT NOT NULL,
-                    attempts INTEGER NOT NULL, seq INTEGER NOT NULL);
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE IF NOT EXISTS kv (slot TEXT PRIMARY KEY NOT NULL, value BLOB NOT NULL);
+                    CREATE TABLE IF NOT EXISTS outbox (
+                        slot TEXT PRIMARY KEY NOT NULL, payload BLOB NOT NULL, state TEXT NOT NULL,
+                        attempts INTEGER NOT NULL, seq INTEGER NOT NULL);
+                    """
+            )
             let slot = slotName(canarySlot, namingKey: namingKey)
             if let sealed = try Data.fetchOne(db, sql: "SELECT value FROM kv WHERE slot = ?", arguments: [slot]) {
                 guard (try? openSealed(sealed, slot: slot, key: sealingKey)) == Data(canaryValue.utf8) else {
@@ -232,11 +269,15 @@ public final class EncryptedCache: Sendable {
             } else {
                 let existing = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM kv") ?? 0
                 guard existing == 0 else {
-                    throw OpenCatError(.cache, "the cache was sealed with a different key (no key check value for this key)")
+                    throw OpenCatError(
+                        .cache,
+                        "the cache was sealed with a different key (no key check value for this key)"
+                    )
                 }
                 try db.execute(
                     sql: "INSERT INTO kv(slot, value) VALUES (?, ?)",
-                    arguments: [slot, try seal(Data(canaryValue.utf8), slot: slot, key: sealingKey)])
+                    arguments: [slot, try seal(Data(canaryValue.utf8), slot: slot, key: sealingKey)]
+                )
             }
         }
         return queue

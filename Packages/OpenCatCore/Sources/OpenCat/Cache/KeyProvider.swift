@@ -48,7 +48,9 @@ public struct FileKeyProvider: KeyProvider {
     ///   - logger: where a damaged or over-permissive key file is reported (never the key).
     ///   - pause: how to wait while another process writes the file (tests pass their own).
     public init(
-        fileURL: URL, settleInterval: Duration = .seconds(1), logger: Logger? = nil,
+        fileURL: URL,
+        settleInterval: Duration = .seconds(1),
+        logger: Logger? = nil,
         pause: (@Sendable (Duration) -> Void)? = nil
     ) {
         self.fileURL = fileURL
@@ -91,7 +93,10 @@ public struct FileKeyProvider: KeyProvider {
     private func createKey() throws -> SymmetricKey? {
         let folder = fileURL.deletingLastPathComponent()
         try FileManager.default.createDirectory(
-            at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            at: folder,
+            withIntermediateDirectories: true,
+            attributes: [.posixPermissions: 0o700]
+        )
         let key = SymmetricKey(size: .bits256)
         let temporary = folder.appendingPathComponent(".\(fileURL.lastPathComponent).\(UUID().uuidString).tmp")
         let fd = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL, 0o600)
@@ -112,8 +117,9 @@ public struct FileKeyProvider: KeyProvider {
     }
 
     private func isFresh() -> Bool {
-        guard let modified = (try? FileManager.default.attributesOfItem(atPath: fileURL.path))?[.modificationDate]
-            as? Date
+        guard
+            let modified = (try? FileManager.default.attributesOfItem(atPath: fileURL.path))?[.modificationDate]
+                as? Date
         else { return false }
         return Date().timeIntervalSince(modified) < settleInterval.timeInterval
     }
@@ -130,16 +136,19 @@ public struct FileKeyProvider: KeyProvider {
         if rename(fileURL.path, destination.path) == 0 {
             logger?.error(
                 "cache key file unusable; set aside and replaced",
-                metadata: ["reason": "\(reason)", "keptAt": "\(destination.lastPathComponent)"])
+                metadata: ["reason": "\(reason)", "keptAt": "\(destination.lastPathComponent)"]
+            )
         }
     }
 
     private func warnIfReadableByOthers() {
-        guard let mode = (try? FileManager.default.attributesOfItem(atPath: fileURL.path))?[.posixPermissions]
-            as? Int, mode & 0o077 != 0
+        guard
+            let mode = (try? FileManager.default.attributesOfItem(atPath: fileURL.path))?[.posixPermissions]
+                as? Int, mode & 0o077 != 0
         else { return }
         logger?.warning(
             "the cache key file is readable or writable by others",
-            metadata: ["mode": "\(String(mode, radix: 8))", "expected": "600"])
+            metadata: ["mode": "\(String(mode, radix: 8))", "expected": "600"]
+        )
     }
 }

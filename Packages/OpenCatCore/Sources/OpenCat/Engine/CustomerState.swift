@@ -47,10 +47,16 @@ struct CustomerState: Codable, Sendable, Equatable {
         return CustomerInfo(
             appUserId: appUserId,
             entitlements: EntitlementEngine.entitlements(
-                for: transactions, map: entitlementMap, at: reference, acceptedEnvironments: environments,
-                confirmedAt: lastConfirmed),
+                for: transactions,
+                map: entitlementMap,
+                at: reference,
+                acceptedEnvironments: environments,
+                confirmedAt: lastConfirmed
+            ),
             allTransactions: transactions.sorted { $0.purchaseDate > $1.purchaseDate },
-            firstSeenAt: firstSeenAt, evaluatedAt: reference)
+            firstSeenAt: firstSeenAt,
+            evaluatedAt: reference
+        )
     }
 
     /// Raises the high-water mark to the device time, corrected by the latest trusted reading (so a clock that was
@@ -58,7 +64,8 @@ struct CustomerState: Codable, Sendable, Equatable {
     /// confirmed time. Returns whether the mark moved.
     @discardableResult
     mutating func observe(deviceNow: Date) -> Bool {
-        var corrected = trustAnchor.map { $0.trusted.addingTimeInterval(deviceNow.timeIntervalSince($0.device)) }
+        var corrected =
+            trustAnchor.map { $0.trusted.addingTimeInterval(deviceNow.timeIntervalSince($0.device)) }
             ?? deviceNow
         // A clock that ran ahead with no current time to correct it (an offline App Store JWS carries none) locks
         // no one out for longer than the lead.
@@ -99,7 +106,8 @@ struct CustomerState: Codable, Sendable, Equatable {
         }
         let byIdentity = Dictionary(
             incoming.map { (Identity(store: $0.store, transactionId: $0.transactionId), $0) },
-            uniquingKeysWith: { _, last in last })
+            uniquingKeysWith: { _, last in last }
+        )
         transactions.removeAll { byIdentity[Identity(store: $0.store, transactionId: $0.transactionId)] != nil }
         transactions.append(contentsOf: byIdentity.values.sorted { $0.purchaseDate < $1.purchaseDate })
     }

@@ -28,9 +28,14 @@ struct Delivery: Sendable {
             }
         case .server(let server):
             let post = ServerAPI.ReceiptPost(
-                appUserId: appUserId, store: proof.store, kind: proof.kind, proof: proof.token.revealed,
-                productId: proof.productId, transactionId: proof.transactionId,
-                context: proof.context.isEmpty ? nil : proof.context)
+                appUserId: appUserId,
+                store: proof.store,
+                kind: proof.kind,
+                proof: proof.token.revealed,
+                productId: proof.productId,
+                transactionId: proof.transactionId,
+                context: proof.context.isEmpty ? nil : proof.context
+            )
             do {
                 let response = try await server.postReceipt(post, idempotencyKey: id.rawValue)
                 let transaction = response.subscriber.transactions.first {

@@ -44,8 +44,13 @@ struct OutboxPayload: Codable, Sendable {
 
     var proof: PurchaseProof {
         PurchaseProof(
-            store: store, kind: kind, token: Secret(token), productId: productId, transactionId: transactionId,
-            context: context)
+            store: store,
+            kind: kind,
+            token: Secret(token),
+            productId: productId,
+            transactionId: transactionId,
+            context: context
+        )
     }
 }
 

@@ -1,6 +1,6 @@
 import Logging
-import Synchronization
 import OpenCatCore
+import Synchronization
 
 /// The SDK's switchable logging: every component logs through a `Logger` whose handler consults one shared
 /// level, so ``OpenCat/setLogLevel(_:)`` takes effect everywhere at once. Off (nil) by default.

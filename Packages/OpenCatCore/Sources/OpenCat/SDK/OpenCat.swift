@@ -1,7 +1,7 @@
 public import Foundation
 public import Logging
-import Synchronization
 import OpenCatCore
+import Synchronization
 
 /// The OpenCat entitlement SDK: sell products, verify purchases, and answer "does this user have access to X?".
 ///
@@ -66,31 +66,54 @@ public final class OpenCat: Sendable {
             keyProvider: options.keyProvider
                 ?? FileKeyProvider(
                     fileURL: directory.appendingPathComponent("cache.key"),
-                    logger: logControl.logger(label: "dev.opencat.cache")),
-            logger: logControl.logger(label: "dev.opencat.cache"), now: options.clock.currentDate,
-            busyTimeout: options.cacheBusyTimeout)
+                    logger: logControl.logger(label: "dev.opencat.cache")
+                ),
+            logger: logControl.logger(label: "dev.opencat.cache"),
+            now: options.clock.currentDate,
+            busyTimeout: options.cacheBusyTimeout
+        )
         self.cacheRecovery = cache.recovery
         let backend = Backend.make(
             mode,
             http: HTTPClient(
-                transport: options.transport, retryPolicy: options.retryPolicy, clock: options.clock,
-                timeout: options.requestTimeout, logger: logControl.logger(label: "dev.opencat.http")),
-            logger: logger)
+                transport: options.transport,
+                retryPolicy: options.retryPolicy,
+                clock: options.clock,
+                timeout: options.requestTimeout,
+                logger: logControl.logger(label: "dev.opencat.http")
+            ),
+            logger: logger
+        )
         let empty = CustomerInfo(
-            appUserId: appUserId, entitlements: [:], allTransactions: [], firstSeenAt: options.clock.currentDate,
-            evaluatedAt: options.clock.currentDate)
+            appUserId: appUserId,
+            entitlements: [:],
+            allTransactions: [],
+            firstSeenAt: options.clock.currentDate,
+            evaluatedAt: options.clock.currentDate
+        )
         let snapshot = SnapshotBox(Snapshot(info: empty))
         self.snapshot = snapshot
         // The cached state is read and opened once, and known synchronously: visible before any await.
         let stored = SDKCore.loadState(cache: cache, appUserId: appUserId, backend: backend, clock: options.clock)
         self.core = SDKCore(
-            appUserId: appUserId, backend: backend, storeClient: storeClient, cache: cache, clock: options.clock,
-            logger: logger, offeringsMaxAge: options.offeringsMaxAge,
-            acceptedEnvironments: options.acceptedEnvironments, restoreConcurrency: options.restoreConcurrency,
-            stored: stored, publish: { info, confirmed in OpenCat.publish(info, confirmed: confirmed, into: snapshot) })
+            appUserId: appUserId,
+            backend: backend,
+            storeClient: storeClient,
+            cache: cache,
+            clock: options.clock,
+            logger: logger,
+            offeringsMaxAge: options.offeringsMaxAge,
+            acceptedEnvironments: options.acceptedEnvironments,
+            restoreConcurrency: options.restoreConcurrency,
+            stored: stored,
+            publish: { info, confirmed in OpenCat.publish(info, confirmed: confirmed, into: snapshot) }
+        )
         self.updatesTask = Mutex(nil)
         let initial = stored.evaluate(
-            appUserId: appUserId, at: options.clock.currentDate, accepting: options.acceptedEnvironments)
+            appUserId: appUserId,
+            at: options.clock.currentDate,
+            accepting: options.acceptedEnvironments
+        )
         snapshot.withLock {
             $0.info = initial
             $0.lastPublished = initial
@@ -134,12 +157,19 @@ public final class OpenCat: Sendable {
     /// - Returns: the configured instance, also available as ``shared``.
     @discardableResult
     public static func configureStandalone(
-        appUserId: String, storeClient: any StoreClient, verifier: any PurchaseVerifier, entitlements: EntitlementMap,
-        offerings: OfferingsLayout = OfferingsLayout(currentOfferingId: nil, offerings: []), options: Options = Options()
+        appUserId: String,
+        storeClient: any StoreClient,
+        verifier: any PurchaseVerifier,
+        entitlements: EntitlementMap,
+        offerings: OfferingsLayout = OfferingsLayout(currentOfferingId: nil, offerings: []),
+        options: Options = Options()
     ) throws -> OpenCat {
         let instance = try OpenCat(
             mode: .standalone(verifier: verifier, entitlements: entitlements, offerings: offerings),
-            appUserId: appUserId, storeClient: storeClient, options: options)
+            appUserId: appUserId,
+            storeClient: storeClient,
+            options: options
+        )
         sharedInstance.withLock { $0 = instance }
         return instance
     }
@@ -155,11 +185,18 @@ public final class OpenCat: Sendable {
     /// - Returns: the configured instance, also available as ``shared``.
     @discardableResult
     public static func configureWithServer(
-        serverURL: URL, apiKey: String, appUserId: String, storeClient: any StoreClient, options: Options = Options()
+        serverURL: URL,
+        apiKey: String,
+        appUserId: String,
+        storeClient: any StoreClient,
+        options: Options = Options()
     ) throws -> OpenCat {
         let instance = try OpenCat(
-            mode: .server(serverURL: serverURL, apiKey: Secret(apiKey)), appUserId: appUserId,
-            storeClient: storeClient, options: options)
+            mode: .server(serverURL: serverURL, apiKey: Secret(apiKey)),
+            appUserId: appUserId,
+            storeClient: storeClient,
+            options: options
+        )
         sharedInstance.withLock { $0 = instance }
         return instance
     }
@@ -167,10 +204,12 @@ public final class OpenCat: Sendable {
     /// The instance made by the last `configure…` call.
     /// - Throws: `notConfigured` before any.
     public static var shared: OpenCat {
-        get throws { try sharedInstance.withLock { instance in
-            guard let instance else { throw OpenCatError.notConfigured }
-            return instance
-        } }
+        get throws {
+            try sharedInstance.withLock { instance in
+                guard let instance else { throw OpenCatError.notConfigured }
+                return instance
+            }
+        }
     }
 
     /// Forgets the shared instance (the next static call throws `notConfigured`).

@@ -1,4 +1,5 @@
 import OpenCatCore
+
 /// The outcome of ``OpenCat/purchase(productID:)``. A cancelled purchase throws `purchaseCancelled` instead.
 public struct PurchaseResult: Sendable, Hashable {
     /// Where the purchase stands.

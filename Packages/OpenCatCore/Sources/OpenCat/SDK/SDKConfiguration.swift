@@ -65,12 +65,14 @@ extension OpenCat {
         var resolvedCacheDirectory: URL {
             if let cacheDirectory { return cacheDirectory }
             #if canImport(Darwin)
-            let base = FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask).first
-                ?? FileManager.default.temporaryDirectory
+                let base =
+                    FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask).first
+                    ?? FileManager.default.temporaryDirectory
             #else
-            let environment = ProcessInfo.processInfo.environment
-            let base = environment["XDG_DATA_HOME"].map { URL(fileURLWithPath: $0) }
-                ?? URL(fileURLWithPath: NSHomeDirectory()).appendingPathComponent(".local/share")
+                let environment = ProcessInfo.processInfo.environment
+                let base =
+                    environment["XDG_DATA_HOME"].map { URL(fileURLWithPath: $0) }
+                    ?? URL(fileURLWithPath: NSHomeDirectory()).appendingPathComponent(".local/share")
             #endif
             return base.appendingPathComponent("opencat", isDirectory: true)
         }

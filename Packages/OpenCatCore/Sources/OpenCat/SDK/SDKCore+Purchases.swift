@@ -36,8 +36,10 @@ extension SDKCore {
                 guard saved else {
                     // Nothing would deliver it later: say so rather than promise a sync.
                     throw OpenCatError(
-                        .cache, "the purchase of \(productID) could not be delivered now nor saved for later",
-                        underlying: error)
+                        .cache,
+                        "the purchase of \(productID) could not be delivered now nor saved for later",
+                        underlying: error
+                    )
                 }
                 logger.info("purchase kept for later delivery", metadata: ["reason": "\(Delivery.reason(error))"])
                 return PurchaseResult(status: .awaitingSync, transaction: nil, customerInfo: refreshPublished())
@@ -62,7 +64,9 @@ extension SDKCore {
             var rejected = 0
             applyVerified(results.compactMap { try? $0.get() })
             for case .failure in results { rejected += 1 }
-            if rejected > 0 { logger.info("restore: some purchases did not verify", metadata: ["count": "\(rejected)"]) }
+            if rejected > 0 {
+                logger.info("restore: some purchases did not verify", metadata: ["count": "\(rejected)"])
+            }
         case .server:
             for proof in proofs {
                 let id = OutboxID.purchase(proof, user: appUserId)
@@ -75,7 +79,9 @@ extension SDKCore {
 
     /// Verifies proofs with at most `concurrency` verifications in flight; results in the proofs' order.
     nonisolated static func verifyAll(
-        _ proofs: [PurchaseProof], with verifier: any PurchaseVerifier, concurrency: Int
+        _ proofs: [PurchaseProof],
+        with verifier: any PurchaseVerifier,
+        concurrency: Int
     ) async -> [Result<VerifiedTransaction, any Error>] {
         let verify: @Sendable (Int) async -> (Int, Result<VerifiedTransaction, any Error>) = { index in
             do { return (index, .success(try await verifier.verifyPurchase(proofs[index]))) } catch {

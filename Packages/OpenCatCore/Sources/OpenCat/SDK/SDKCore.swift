@@ -37,10 +37,17 @@ actor SDKCore {
     }
 
     init(
-        appUserId: String, backend: Backend, storeClient: any StoreClient, cache: EncryptedCache,
-        clock: any WallClock, logger: Logger, offeringsMaxAge: Duration,
-        acceptedEnvironments: Set<TransactionInfo.Environment> = [.production], restoreConcurrency: Int = 4,
-        stored: CustomerState? = nil, publish: @escaping @Sendable (CustomerInfo, Date?) -> Void
+        appUserId: String,
+        backend: Backend,
+        storeClient: any StoreClient,
+        cache: EncryptedCache,
+        clock: any WallClock,
+        logger: Logger,
+        offeringsMaxAge: Duration,
+        acceptedEnvironments: Set<TransactionInfo.Environment> = [.production],
+        restoreConcurrency: Int = 4,
+        stored: CustomerState? = nil,
+        publish: @escaping @Sendable (CustomerInfo, Date?) -> Void
     ) {
         self.appUserId = appUserId
         self.backend = backend
@@ -54,8 +61,13 @@ actor SDKCore {
         self.outbox = Outbox(cache: cache, logger: logger)
         self.delivery = Delivery(backend: backend, appUserId: appUserId)
         self.offeringsStore = OfferingsStore(
-            backend: backend, storeClient: storeClient, cache: cache, appUserId: appUserId, maxAge: offeringsMaxAge,
-            logger: logger)
+            backend: backend,
+            storeClient: storeClient,
+            cache: cache,
+            appUserId: appUserId,
+            maxAge: offeringsMaxAge,
+            logger: logger
+        )
         self.expiry = ExpiryScheduler(clock: clock)
         let stored = stored ?? Self.loadState(cache: cache, appUserId: appUserId, backend: backend, clock: clock)
         self.state = stored
@@ -66,7 +78,10 @@ actor SDKCore {
 
     /// The stored state of a user (read and opened once at start), with the standalone entitlement map applied.
     nonisolated static func loadState(
-        cache: EncryptedCache, appUserId: String, backend: Backend, clock: any WallClock
+        cache: EncryptedCache,
+        appUserId: String,
+        backend: Backend,
+        clock: any WallClock
     ) -> CustomerState {
         var stored = cache.value(CustomerState.self, forKey: stateKey(appUserId)) ?? .empty(at: clock.currentDate)
         if let map = backend.entitlementMap { stored.entitlementMap = map }

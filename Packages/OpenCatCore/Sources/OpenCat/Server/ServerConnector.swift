@@ -53,7 +53,8 @@ struct ServerConnector: Sendable {
         return try await exchange(request, body: nil)
     }
 
-    func postReceipt(_ post: ServerAPI.ReceiptPost, idempotencyKey: String) async throws -> ServerAPI.SubscriberResponse {
+    func postReceipt(_ post: ServerAPI.ReceiptPost, idempotencyKey: String) async throws -> ServerAPI.SubscriberResponse
+    {
         var request = try makeRequest(.post, path: "/v1/receipts")
         request.headerFields[.contentType] = "application/json"
         request.headerFields[HTTPField.Name("Idempotency-Key")!] = Fingerprint.hex(of: idempotencyKey)
@@ -68,7 +69,8 @@ struct ServerConnector: Sendable {
     }
 
     private func makeRequest(_ method: HTTPRequest.Method, path: String) throws -> HTTPRequest {
-        let base = baseURL.absoluteString.hasSuffix("/") ? String(baseURL.absoluteString.dropLast()) : baseURL.absoluteString
+        let base =
+            baseURL.absoluteString.hasSuffix("/") ? String(baseURL.absoluteString.dropLast()) : baseURL.absoluteString
         guard let url = URL(string: base + path) else {
             throw OpenCatError(.invalidArgument, "the server URL is not valid")
         }
@@ -90,8 +92,14 @@ struct ServerConnector: Sendable {
         guard (200..<300).contains(response.status.code) else {
             let envelope = try? JSONCoding.decoder.decode(ServerAPI.ErrorEnvelope.self, from: response.body)
             let error = OpenCatServerError(
-                status: response.status.code, code: envelope?.error.code, message: envelope?.error.message)
-            logger.debug("server: error answer", metadata: ["status": "\(error.status)", "code": "\(error.code ?? "-")"])
+                status: response.status.code,
+                code: envelope?.error.code,
+                message: envelope?.error.message
+            )
+            logger.debug(
+                "server: error answer",
+                metadata: ["status": "\(error.status)", "code": "\(error.code ?? "-")"]
+            )
             throw error
         }
         do {
@@ -105,7 +113,9 @@ struct ServerConnector: Sendable {
 
     /// Percent-encodes a path segment or query value (RFC 3986 unreserved characters only).
     static func escape(_ text: String) -> String {
-        var allowed = CharacterSet.alphanumerics.intersection(CharacterSet(charactersIn: Unicode.Scalar(0)..<Unicode.Scalar(128)))
+        var allowed = CharacterSet.alphanumerics.intersection(
+            CharacterSet(charactersIn: Unicode.Scalar(0)..<Unicode.Scalar(128))
+        )
         allowed.insert(charactersIn: "-._~")
         return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
     }

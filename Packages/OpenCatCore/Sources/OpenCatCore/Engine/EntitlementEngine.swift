@@ -99,8 +99,11 @@ public enum EntitlementEngine {
     ///     default: sandbox and test purchases cost nothing).
     ///   - confirmedAt: the last store- or server-confirmed time (bounds a grace period that has no end date).
     public static func entitlements(
-        for transactions: [TransactionInfo], map: EntitlementMap, at referenceTime: Date,
-        acceptedEnvironments: Set<TransactionInfo.Environment> = [.production], confirmedAt: Date? = nil
+        for transactions: [TransactionInfo],
+        map: EntitlementMap,
+        at referenceTime: Date,
+        acceptedEnvironments: Set<TransactionInfo.Environment> = [.production],
+        confirmedAt: Date? = nil
     ) -> [String: EntitlementInfo] {
         var winners: [String: (transaction: TransactionInfo, grant: Grant)] = [:]
         for transaction in transactions where acceptedEnvironments.contains(transaction.environment) {
@@ -127,9 +130,14 @@ public enum EntitlementEngine {
             }
             let active = winner.grant.isActive(at: referenceTime)
             result[id] = EntitlementInfo(
-                id: id, isActive: active, expirationDate: expiration, productId: transaction.productId,
-                store: transaction.store, willRenew: active && transaction.willRenew,
-                purchaseDate: transaction.purchaseDate)
+                id: id,
+                isActive: active,
+                expirationDate: expiration,
+                productId: transaction.productId,
+                store: transaction.store,
+                willRenew: active && transaction.willRenew,
+                purchaseDate: transaction.purchaseDate
+            )
         }
     }
 }

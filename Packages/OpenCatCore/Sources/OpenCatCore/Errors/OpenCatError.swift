@@ -45,7 +45,9 @@ public struct OpenCatError: Error, Sendable, CustomStringConvertible {
 
     /// `notConfigured`.
     public static let notConfigured = OpenCatError(
-        .notConfigured, "OpenCat is not configured: call configureStandalone or configureWithServer first")
+        .notConfigured,
+        "OpenCat is not configured: call configureStandalone or configureWithServer first"
+    )
 
     /// `purchaseCancelled`.
     public static func purchaseCancelled(productId: String) -> OpenCatError {

@@ -15,8 +15,11 @@ public struct CustomerInfo: Codable, Sendable, Hashable {
 
     /// Creates customer info.
     public init(
-        appUserId: String, entitlements: [String: EntitlementInfo], allTransactions: [TransactionInfo],
-        firstSeenAt: Date, evaluatedAt: Date
+        appUserId: String,
+        entitlements: [String: EntitlementInfo],
+        allTransactions: [TransactionInfo],
+        firstSeenAt: Date,
+        evaluatedAt: Date
     ) {
         self.appUserId = appUserId
         self.entitlements = entitlements

@@ -19,7 +19,12 @@ public struct EntitlementInfo: Codable, Sendable, Hashable {
 
     /// Creates an entitlement.
     public init(
-        id: String, isActive: Bool, expirationDate: Date?, productId: String, store: Store, willRenew: Bool,
+        id: String,
+        isActive: Bool,
+        expirationDate: Date?,
+        productId: String,
+        store: Store,
+        willRenew: Bool,
         purchaseDate: Date
     ) {
         self.id = id

@@ -19,7 +19,14 @@ public struct Money: Sendable, Hashable, Codable, CustomStringConvertible {
     /// Creates an amount from integer minor units (999 cents → 9.99).
     /// - Parameter exponent: digits after the decimal point for the currency (2 for USD, 0 for JPY, 3 for KWD).
     public init(minorUnits: Int64, currency: String, exponent: Int = 2) {
-        self.init(amount: Decimal(sign: minorUnits < 0 ? .minus : .plus, exponent: -exponent, significand: Decimal(minorUnits.magnitude)), currency: currency)
+        self.init(
+            amount: Decimal(
+                sign: minorUnits < 0 ? .minus : .plus,
+                exponent: -exponent,
+                significand: Decimal(minorUnits.magnitude)
+            ),
+            currency: currency
+        )
     }
 
     /// Parses an exact decimal string such as `"10.00"` or `"0.5"`.
@@ -35,7 +42,9 @@ public struct Money: Sendable, Hashable, Codable, CustomStringConvertible {
         var rounded = Decimal()
         NSDecimalRound(&rounded, &scaled, 0, .plain)
         guard rounded == scaled else { return nil }
-        return Int64(exactly: NSDecimalNumber(decimal: rounded).int64Value).flatMap { Decimal($0) == rounded ? $0 : nil }
+        return Int64(exactly: NSDecimalNumber(decimal: rounded).int64Value).flatMap {
+            Decimal($0) == rounded ? $0 : nil
+        }
     }
 
     /// The amount as a plain decimal string with at least the currency's minor-unit digits (`"9.99"`, `"3.00"` USD,
@@ -73,7 +82,11 @@ public struct Money: Sendable, Hashable, Codable, CustomStringConvertible {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         let text = try container.decode(String.self, forKey: .amount)
         guard let amount = Money.parseDecimal(text) else {
-            throw DecodingError.dataCorruptedError(forKey: .amount, in: container, debugDescription: "not a decimal: \(text)")
+            throw DecodingError.dataCorruptedError(
+                forKey: .amount,
+                in: container,
+                debugDescription: "not a decimal: \(text)"
+            )
         }
         self.init(amount: amount, currency: try container.decode(String.self, forKey: .currency))
     }
@@ -89,7 +102,8 @@ public struct Money: Sendable, Hashable, Codable, CustomStringConvertible {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         let body = trimmed.hasPrefix("-") ? trimmed.dropFirst() : Substring(trimmed)
         let parts = body.split(separator: ".", omittingEmptySubsequences: false)
-        guard (1...2).contains(parts.count), parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) })
+        guard (1...2).contains(parts.count),
+            parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) })
         else { return nil }
         return Decimal(string: trimmed, locale: Locale(identifier: "en_US_POSIX"))
     }

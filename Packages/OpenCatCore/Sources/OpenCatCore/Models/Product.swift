@@ -29,8 +29,13 @@ public struct Product: Codable, Sendable, Hashable {
 
     /// Creates a product.
     public init(
-        id: String, store: Store, type: ProductType, displayName: String, description: String = "",
-        price: Money, subscriptionPeriod: String? = nil
+        id: String,
+        store: Store,
+        type: ProductType,
+        displayName: String,
+        description: String = "",
+        price: Money,
+        subscriptionPeriod: String? = nil
     ) {
         self.id = id
         self.store = store

@@ -66,7 +66,9 @@ public struct PurchaseProof: Sendable, Hashable {
 
     /// A stable, non-reversible identifier for deduplication when the store's transaction id is unknown:
     /// the SHA-256 of store, kind and token, hex-encoded.
-    public var fingerprint: String { Fingerprint.hex(of: "\(store.rawValue)\u{0}\(kind.rawValue)\u{0}\(token.revealed)") }
+    public var fingerprint: String {
+        Fingerprint.hex(of: "\(store.rawValue)\u{0}\(kind.rawValue)\u{0}\(token.revealed)")
+    }
 
     /// The key under which this purchase is posted at most once: `store:transactionId`, or `store:#fingerprint`.
     public var deduplicationKey: String { "\(store.rawValue):\(transactionId ?? "#" + fingerprint)" }

@@ -62,16 +62,24 @@ public struct HTTPClient: Sendable {
             do {
                 let response = try await attemptOnce(request, body: body, timeout: limit)
                 decision = retryPolicy.decision(
-                    after: response.head, attempt: attempt, idempotent: idempotent, now: clock.currentDate)
+                    after: response.head,
+                    attempt: attempt,
+                    idempotent: idempotent,
+                    now: clock.currentDate
+                )
                 logger.debug(
                     "http response",
-                    metadata: Self.summary(request, attempt: attempt).merging(["status": "\(response.status.code)"]) { $1 })
+                    metadata: Self.summary(request, attempt: attempt).merging(["status": "\(response.status.code)"]) {
+                        $1
+                    }
+                )
                 if case .stop = decision { return response }
             } catch let error as HTTPTransportError {
                 decision = retryPolicy.decision(after: error, attempt: attempt, idempotent: idempotent)
                 logger.debug(
                     "http transport error",
-                    metadata: Self.summary(request, attempt: attempt).merging(["error": "\(error.code)"]) { $1 })
+                    metadata: Self.summary(request, attempt: attempt).merging(["error": "\(error.code)"]) { $1 }
+                )
                 if case .stop = decision { throw error }
             }
             if case .retry(let wait) = decision {
@@ -82,7 +90,9 @@ public struct HTTPClient: Sendable {
         }
     }
 
-    private func attemptOnce(_ request: HTTPRequest, body: Data?, timeout: Duration) async throws -> HTTPTransportResponse {
+    private func attemptOnce(_ request: HTTPRequest, body: Data?, timeout: Duration) async throws
+        -> HTTPTransportResponse
+    {
         try await clock.attempt(transport: transport, request: request, body: body, timeout: timeout)
     }
 
@@ -104,7 +114,10 @@ extension WallClock {
     /// One attempt against its deadline. The deadline is fixed before the request leaves, so time that passes
     /// while the timer task is still starting (a test clock moved by the remote side) still counts.
     func attempt(
-        transport: any HTTPTransport, request: HTTPRequest, body: Data?, timeout: Duration
+        transport: any HTTPTransport,
+        request: HTTPRequest,
+        body: Data?,
+        timeout: Duration
     ) async throws -> HTTPTransportResponse {
         let clock = self
         let deadline = now.advanced(by: timeout)
@@ -112,19 +125,19 @@ extension WallClock {
         // during external work cannot fire the timer between the response arriving and it being taken.
         return try await runningExternalWork {
             try await withThrowingTaskGroup(of: HTTPTransportResponse?.self) { group in
-            group.addTask { try await transport.send(request, body: body) }
-            group.addTask {
-                try await clock.sleep(until: deadline, tolerance: nil)
-                return nil
-            }
-            defer { group.cancelAll() }
-            guard let first = try await group.next() else {
-                throw HTTPTransportError(.invalidResponse, "no result")
-            }
-            guard let response = first else {
-                throw HTTPTransportError(.timeout, "no response within \(timeout)")
-            }
-            return response
+                group.addTask { try await transport.send(request, body: body) }
+                group.addTask {
+                    try await clock.sleep(until: deadline, tolerance: nil)
+                    return nil
+                }
+                defer { group.cancelAll() }
+                guard let first = try await group.next() else {
+                    throw HTTPTransportError(.invalidResponse, "no result")
+                }
+                guard let response = first else {
+                    throw HTTPTransportError(.timeout, "no response within \(timeout)")
+                }
+                return response
             }
         }
     }

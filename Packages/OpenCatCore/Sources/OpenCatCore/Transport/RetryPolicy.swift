@@ -21,7 +21,10 @@ public struct RetryPolicy: Sendable {
 
         /// Full jitter: uniformly random in `0...ceiling` (the AWS architecture blog's recommendation).
         public static let full = Jitter { ceiling in
-            let nanos = max(0, ceiling.components.seconds * 1_000_000_000 + ceiling.components.attoseconds / 1_000_000_000)
+            let nanos = max(
+                0,
+                ceiling.components.seconds * 1_000_000_000 + ceiling.components.attoseconds / 1_000_000_000
+            )
             return .nanoseconds(Int64.random(in: 0...nanos))
         }
 
@@ -85,7 +88,11 @@ public struct RetryPolicy: Sendable {
         let status = response.status.code
         var retryable = status == 429 || (idempotent && (500...599).contains(status))
         if let name = overrideHeader, let value = response.headerFields[name]?.lowercased() {
-            if value == "false" { retryable = false } else if value == "true" { retryable = idempotent || status == 429 }
+            if value == "false" {
+                retryable = false
+            } else if value == "true" {
+                retryable = idempotent || status == 429
+            }
         }
         guard retryable else { return .stop }
         if let retryAfter = Self.retryAfter(in: response.headerFields, now: now) {
@@ -123,7 +130,9 @@ public struct RetryPolicy: Sendable {
 
 /// HTTP-date parsing (IMF-fixdate, plus the obsolete RFC 850 and asctime forms RFC 9110 asks recipients to accept).
 enum HTTPDate {
-    private static let formats = ["EEE, dd MMM yyyy HH:mm:ss zzz", "EEEE, dd-MMM-yy HH:mm:ss zzz", "EEE MMM d HH:mm:ss yyyy"]
+    private static let formats = [
+        "EEE, dd MMM yyyy HH:mm:ss zzz", "EEEE, dd-MMM-yy HH:mm:ss zzz", "EEE MMM d HH:mm:ss yyyy",
+    ]
 
     static func parse(_ text: String) -> Date? {
         for format in formats {

@@ -4,7 +4,7 @@ import HTTPTypesFoundation
 import Synchronization
 
 #if canImport(FoundationNetworking)
-public import FoundationNetworking
+    public import FoundationNetworking
 #endif
 
 /// The production ``HTTPTransport``: one `URLSession` data task per request, cancelled with its task.
@@ -48,7 +48,8 @@ public final class URLSessionTransport: HTTPTransport, @unchecked Sendable {
         // the task exists must still stop it (else the request would run until URLSession's own timeout).
         let taskBox = Mutex<(task: URLSessionDataTask?, cancelled: Bool)>((nil, false))
         return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HTTPTransportResponse, any Error>) in
+            try await withCheckedThrowingContinuation {
+                (continuation: CheckedContinuation<HTTPTransportResponse, any Error>) in
                 let task = session.dataTask(with: urlRequest) { data, response, error in
                     if let error {
                         continuation.resume(throwing: Self.map(error))
@@ -95,8 +96,11 @@ public final class URLSessionTransport: HTTPTransport, @unchecked Sendable {
 /// Refuses every redirect, so the 3xx response itself is returned (and no credential follows it elsewhere).
 final class RefuseRedirects: NSObject, URLSessionTaskDelegate, Sendable {
     func urlSession(
-        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
-        newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
+        _ session: URLSession,
+        task: URLSessionTask,
+        willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest,
+        completionHandler: @escaping @Sendable (URLRequest?) -> Void
     ) {
         completionHandler(nil)
     }

@@ -31,9 +31,13 @@ extension MockAppleCA {
         /// Creates options (defaults: a valid Apple-shaped chain, 2020–2040).
         public init(
             rootCommonName: String = "OpenCat Mock Apple Root CA - G3",
-            notValidBefore: Date = Options.defaultNotValidBefore, notValidAfter: Date = Options.defaultNotValidAfter,
-            leafNotValidBefore: Date? = nil, leafNotValidAfter: Date? = nil, intermediateHasAppleOID: Bool = true,
-            leafHasAppleOID: Bool = true, leafKeyUsage: KeyUsage? = KeyUsage(digitalSignature: true),
+            notValidBefore: Date = Options.defaultNotValidBefore,
+            notValidAfter: Date = Options.defaultNotValidAfter,
+            leafNotValidBefore: Date? = nil,
+            leafNotValidAfter: Date? = nil,
+            intermediateHasAppleOID: Bool = true,
+            leafHasAppleOID: Bool = true,
+            leafKeyUsage: KeyUsage? = KeyUsage(digitalSignature: true),
             leafOCSPURI: String? = nil
         ) {
             self.rootCommonName = rootCommonName

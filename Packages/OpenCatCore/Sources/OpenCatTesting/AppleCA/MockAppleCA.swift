@@ -1,9 +1,8 @@
 public import Crypto
 public import Foundation
+import OpenCatCore
 public import SwiftASN1
 public import X509
-import OpenCatCore
-
 
 /// A test certificate authority shaped like Apple's App Store signing chain: a root, an intermediate carrying
 /// Apple's WWDR marker OID `1.2.840.113635.100.6.2.1` and a leaf carrying the App Store receipt-signing marker OID
@@ -60,15 +59,21 @@ public struct MockAppleCA: Sendable {
         }
 
         rootCertificate = try Certificate(
-            version: .v3, serialNumber: Certificate.SerialNumber(), publicKey: .init(rootKey.publicKey),
-            notValidBefore: options.notValidBefore, notValidAfter: options.notValidAfter, issuer: rootName,
-            subject: rootName, signatureAlgorithm: .ecdsaWithSHA256,
+            version: .v3,
+            serialNumber: Certificate.SerialNumber(),
+            publicKey: .init(rootKey.publicKey),
+            notValidBefore: options.notValidBefore,
+            notValidAfter: options.notValidAfter,
+            issuer: rootName,
+            subject: rootName,
+            signatureAlgorithm: .ecdsaWithSHA256,
             extensions: try Certificate.Extensions {
                 Critical(BasicConstraints.isCertificateAuthority(maxPathLength: nil))
                 Critical(KeyUsage(keyCertSign: true, cRLSign: true))
                 SubjectKeyIdentifier(hash: Certificate.PublicKey(rootKey.publicKey))
             },
-            issuerPrivateKey: .init(rootKey))
+            issuerPrivateKey: .init(rootKey)
+        )
 
         var intermediateExtensions = try Certificate.Extensions {
             Critical(BasicConstraints.isCertificateAuthority(maxPathLength: 0))
@@ -77,13 +82,21 @@ public struct MockAppleCA: Sendable {
         }
         if options.intermediateHasAppleOID {
             try intermediateExtensions.append(
-                Certificate.Extension(oid: Self.intermediateMarkerOID, critical: false, value: Self.asn1Null))
+                Certificate.Extension(oid: Self.intermediateMarkerOID, critical: false, value: Self.asn1Null)
+            )
         }
         intermediateCertificate = try Certificate(
-            version: .v3, serialNumber: Certificate.SerialNumber(), publicKey: .init(intermediateKey.publicKey),
-            notValidBefore: options.notValidBefore, notValidAfter: options.notValidAfter, issuer: rootName,
-            subject: intermediateName, signatureAlgorithm: .ecdsaWithSHA256, extensions: intermediateExtensions,
-            issuerPrivateKey: .init(rootKey))
+            version: .v3,
+            serialNumber: Certificate.SerialNumber(),
+            publicKey: .init(intermediateKey.publicKey),
+            notValidBefore: options.notValidBefore,
+            notValidAfter: options.notValidAfter,
+            issuer: rootName,
+            subject: intermediateName,
+            signatureAlgorithm: .ecdsaWithSHA256,
+            extensions: intermediateExtensions,
+            issuerPrivateKey: .init(rootKey)
+        )
 
         var leafExtensions = try Certificate.Extensions { BasicConstraints.notCertificateAuthority }
         if let usage = options.leafKeyUsage { try leafExtensions.append(Certificate.Extension(usage, critical: true)) }
@@ -91,17 +104,27 @@ public struct MockAppleCA: Sendable {
             try leafExtensions.append(
                 Certificate.Extension(
                     AuthorityInformationAccess([.init(method: .ocspServer, location: .uniformResourceIdentifier(uri))]),
-                    critical: false))
+                    critical: false
+                )
+            )
         }
         if options.leafHasAppleOID {
-            try leafExtensions.append(Certificate.Extension(oid: Self.leafMarkerOID, critical: false, value: Self.asn1Null))
+            try leafExtensions.append(
+                Certificate.Extension(oid: Self.leafMarkerOID, critical: false, value: Self.asn1Null)
+            )
         }
         leafCertificate = try Certificate(
-            version: .v3, serialNumber: Certificate.SerialNumber(), publicKey: .init(leafKey.publicKey),
+            version: .v3,
+            serialNumber: Certificate.SerialNumber(),
+            publicKey: .init(leafKey.publicKey),
             notValidBefore: options.leafNotValidBefore ?? options.notValidBefore,
-            notValidAfter: options.leafNotValidAfter ?? options.notValidAfter, issuer: intermediateName,
-            subject: leafName, signatureAlgorithm: .ecdsaWithSHA256, extensions: leafExtensions,
-            issuerPrivateKey: .init(intermediateKey))
+            notValidAfter: options.leafNotValidAfter ?? options.notValidAfter,
+            issuer: intermediateName,
+            subject: leafName,
+            signatureAlgorithm: .ecdsaWithSHA256,
+            extensions: leafExtensions,
+            issuerPrivateKey: .init(intermediateKey)
+        )
         self.leafKey = leafKey
     }
 
@@ -131,7 +154,10 @@ public struct MockAppleCA: Sendable {
         var header: [String: any Sendable] = ["alg": alg]
         if !omitX5C { header["x5c"] = x5c ?? self.x5c }
         // Serializing strings and arrays of strings cannot fail.
-        let headerJSON = try! JSONSerialization.data(withJSONObject: header, options: [.sortedKeys, .withoutEscapingSlashes])
+        let headerJSON = try! JSONSerialization.data(
+            withJSONObject: header,
+            options: [.sortedKeys, .withoutEscapingSlashes]
+        )
         let signingInput = Base64URL.encode(headerJSON) + "." + Base64URL.encode(payload)
         return signingInput + "." + Base64URL.encode(leafSignature(for: Data(signingInput.utf8)).rawRepresentation)
     }
@@ -147,7 +173,9 @@ public struct MockAppleCA: Sendable {
     ///   - payload: the payload (App Store models carry dates as integer milliseconds).
     ///   - encoder: the encoder (default: sorted keys).
     /// - Throws: what the encoder throws.
-    public func signJWS<Payload: Encodable>(_ payload: Payload, encoder: JSONEncoder = MockAppleCA.defaultEncoder()) throws -> String {
+    public func signJWS<Payload: Encodable>(_ payload: Payload, encoder: JSONEncoder = MockAppleCA.defaultEncoder())
+        throws -> String
+    {
         signJWS(payload: try encoder.encode(payload))
     }
 

@@ -49,7 +49,8 @@ final class FakeOpenCatServer: HTTPTransport {
             state.requests.append("\(request.method) \(request.path ?? "")")
             switch state.availability {
             case .offline: throw HTTPTransportError(.connectionFailed, "offline")
-            case .failing(let status): return Self.json(status, #"{"error":{"code":"unavailable","message":"try later"}}"#)
+            case .failing(let status):
+                return Self.json(status, #"{"error":{"code":"unavailable","message":"try later"}}"#)
             case .garbled: return Self.json(200, "<html>proxy error</html>")
             case .online: break
             }
@@ -65,13 +66,20 @@ final class FakeOpenCatServer: HTTPTransport {
                 let body = try JSONSerialization.jsonObject(with: Self.encoder.encode(state.offerings))
                 let payload: [String: Any] = ["requestDate": Self.format(state.now), "offerings": body]
                 return HTTPTransportResponse(
-                    head: HTTPResponse(status: .ok), body: try JSONSerialization.data(withJSONObject: payload))
+                    head: HTTPResponse(status: .ok),
+                    body: try JSONSerialization.data(withJSONObject: payload)
+                )
             }
             if request.method == .post, path == "/v1/receipts" {
                 let post = try JSONSerialization.jsonObject(with: body ?? Data()) as? [String: Any] ?? [:]
                 guard let user = post["appUserId"] as? String, let proof = post["proof"] as? String,
                     let transaction = state.knownProofs[proof]
-                else { return Self.json(422, #"{"error":{"code":"invalid_receipt","message":"the store rejected the proof"}}"#) }
+                else {
+                    return Self.json(
+                        422,
+                        #"{"error":{"code":"invalid_receipt","message":"the store rejected the proof"}}"#
+                    )
+                }
                 let key = request.headerFields[HTTPField.Name("Idempotency-Key")!] ?? "none"
                 if !state.receiptPosts.contains(key) {
                     state.receiptPosts.append(key)
@@ -93,7 +101,9 @@ final class FakeOpenCatServer: HTTPTransport {
         return encoder
     }
 
-    private static func format(_ date: Date) -> String { date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)) }
+    private static func format(_ date: Date) -> String {
+        date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+    }
 
     private static func subscriber(_ user: String, _ state: State) -> HTTPTransportResponse {
         struct Subscriber: Encodable {
@@ -109,8 +119,12 @@ final class FakeOpenCatServer: HTTPTransport {
         let response = Response(
             requestDate: state.now,
             subscriber: Subscriber(
-                appUserId: state.answerAs ?? user, firstSeenAt: Fixture.epoch, transactions: state.transactions[user] ?? [],
-                entitlementMap: state.entitlementMap))
+                appUserId: state.answerAs ?? user,
+                firstSeenAt: Fixture.epoch,
+                transactions: state.transactions[user] ?? [],
+                entitlementMap: state.entitlementMap
+            )
+        )
         return HTTPTransportResponse(head: HTTPResponse(status: .ok), body: (try? encoder.encode(response)) ?? Data())
     }
 

@@ -19,7 +19,9 @@ final class TableVerifier: PurchaseVerifier {
 
     init(_ table: [String: Result<VerifiedTransaction, any Error>] = [:]) { self.table = Mutex(table) }
 
-    func set(_ token: String, _ result: Result<VerifiedTransaction, any Error>) { table.withLock { $0[token] = result } }
+    func set(_ token: String, _ result: Result<VerifiedTransaction, any Error>) {
+        table.withLock { $0[token] = result }
+    }
     var callCount: Int { calls.withLock { $0 } }
 
     func verifyPurchase(_ proof: PurchaseProof) async throws -> VerifiedTransaction {
@@ -33,16 +35,35 @@ enum Fixture {
     static let epoch = Date(timeIntervalSince1970: 1_700_000_000)
 
     static func proof(_ token: String, product: String, transaction: String, store: Store = .apple) -> PurchaseProof {
-        PurchaseProof(store: store, kind: .appleSignedTransaction, token: Secret(token), productId: product, transactionId: transaction)
+        PurchaseProof(
+            store: store,
+            kind: .appleSignedTransaction,
+            token: Secret(token),
+            productId: product,
+            transactionId: transaction
+        )
     }
 
     static func transaction(
-        _ id: String, product: String, purchased: Date = epoch, expires: Date? = nil, status: TransactionInfo.Status = .active,
-        grace: Date? = nil, willRenew: Bool = false, store: Store = .apple
+        _ id: String,
+        product: String,
+        purchased: Date = epoch,
+        expires: Date? = nil,
+        status: TransactionInfo.Status = .active,
+        grace: Date? = nil,
+        willRenew: Bool = false,
+        store: Store = .apple
     ) -> TransactionInfo {
         TransactionInfo(
-            transactionId: id, productId: product, store: store, purchaseDate: purchased, expirationDate: expires,
-            gracePeriodExpirationDate: grace, status: status, willRenew: willRenew)
+            transactionId: id,
+            productId: product,
+            store: store,
+            purchaseDate: purchased,
+            expirationDate: expires,
+            gracePeriodExpirationDate: grace,
+            status: status,
+            willRenew: willRenew
+        )
     }
 
     static func temporaryDirectory() -> URL {

@@ -55,9 +55,13 @@ struct AppleChainValidator: Sendable {
         var verifier = Verifier(rootCertificates: roots) {
             RFC5280Policy(fixedExpiryValidationTime: time)
             OCSPVerifierPolicy(
-                failureMode: failureMode, requester: AnyOCSPRequester(base: requester), fixedExpiryValidationTime: time)
+                failureMode: failureMode,
+                requester: AnyOCSPRequester(base: requester),
+                fixedExpiryValidationTime: time
+            )
         }
-        if case .couldNotValidate = await verifier.validate(leaf: leaf, intermediates: CertificateStore([intermediate])) {
+        if case .couldNotValidate = await verifier.validate(leaf: leaf, intermediates: CertificateStore([intermediate]))
+        {
             throw AppleJWSCheck.revocationCheckFailed.error(
                 "a certificate of the chain is revoked, or its OCSP status could not be established"
             )

@@ -196,9 +196,16 @@ public struct AppleJWSVerifier: Sendable {
         let certificates = try chain ?? Self.chain(in: parts)
         cache.recordValidation()
         let validated = try await validator.validate(
-            leaf: certificates.leaf, intermediate: certificates.intermediate, at: time)
+            leaf: certificates.leaf,
+            intermediate: certificates.intermediate,
+            at: time
+        )
         cache.insert(
-            validated.publicKey, for: headerKey, validFrom: validated.notValidBefore, until: validated.notValidAfter)
+            validated.publicKey,
+            for: headerKey,
+            validFrom: validated.notValidBefore,
+            until: validated.notValidAfter
+        )
         return payloadBytes
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+
 /// Finds the top-level `"signedDate"` integer of a JSON object without decoding the whole payload, so that
 /// ``AppleJWSVerifier/verifyPayload(_:)`` can date the chain check cheaply.
 ///

@@ -42,7 +42,8 @@ extension AppleStoreAdapter {
             }
             if fields["transactionId"] != nil {
                 let transaction = try checkedTransaction(
-                    try JSONDecoder().decode(JWSTransactionDecodedPayload.self, from: payload))
+                    try JSONDecoder().decode(JWSTransactionDecodedPayload.self, from: payload)
+                )
                 return .transaction(try purchase(transaction: transaction, renewalInfo: nil, expectedProductId: nil))
             }
             if fields["autoRenewStatus"] != nil || fields["autoRenewProductId"] != nil {
@@ -51,7 +52,8 @@ extension AppleStoreAdapter {
             }
         } catch let error as DecodingError {
             throw AppleJWSCheck.malformedJWS.error(
-                "the signed payload is not a readable App Store payload: \(StoreHTTP.summary(of: error))")
+                "the signed payload is not a readable App Store payload: \(StoreHTTP.summary(of: error))"
+            )
         }
         throw StoreAdapterError(
             .invalidProof,

@@ -67,8 +67,10 @@ public struct AppleStoreAdapter: StoreAdapter {
             // A subscription's renewal info (StoreKit's `Product.SubscriptionInfo.RenewalInfo` JWS) may travel in
             // the proof's context; it decides grace period and billing retry once the period has ended.
             let purchase = try await verifySignedTransaction(
-                proof.token, signedRenewalInfo: proof.context[Self.renewalInfoContextKey].map(Secret.init),
-                expectedProductId: proof.productId)
+                proof.token,
+                signedRenewalInfo: proof.context[Self.renewalInfoContextKey].map(Secret.init),
+                expectedProductId: proof.productId
+            )
             return try Self.checkPurchaser(of: purchase, expected: proof.expectedPurchaser)
         case .appleTransactionId:
             let transaction = try await lookUpTransaction(id: proof.token)

@@ -34,6 +34,9 @@ public struct AdapterPurchaseVerifier: PurchaseVerifier {
         // Date, a signed date of a fresh API answer) is the store's reading of now.
         let current = proof.kind == .appleSignedTransaction ? nil : purchase.verifiedAt
         return VerifiedTransaction(
-            transaction: purchase.transactionInfo, confirmedAt: purchase.verifiedAt, currentTime: current)
+            transaction: purchase.transactionInfo,
+            confirmedAt: purchase.verifiedAt,
+            currentTime: current
+        )
     }
 }

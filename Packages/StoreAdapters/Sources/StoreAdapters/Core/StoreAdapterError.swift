@@ -8,7 +8,9 @@ public struct StoreAdapterError: Error, Hashable, Sendable, CustomStringConverti
     public struct Code: RawRepresentable, Hashable, Sendable, Codable, CustomStringConvertible {
         public let rawValue: String
         public init(rawValue: String) { self.rawValue = rawValue }
-        public init(from decoder: any Decoder) throws { self.init(rawValue: try decoder.singleValueContainer().decode(String.self)) }
+        public init(from decoder: any Decoder) throws {
+            self.init(rawValue: try decoder.singleValueContainer().decode(String.self))
+        }
         public func encode(to encoder: any Encoder) throws {
             var container = encoder.singleValueContainer()
             try container.encode(rawValue)
@@ -66,7 +68,11 @@ public struct StoreAdapterError: Error, Hashable, Sendable, CustomStringConverti
 
     /// Creates an error.
     public init(
-        _ code: Code, store: Store, _ message: String, storeReason: String? = nil, httpStatus: Int? = nil,
+        _ code: Code,
+        store: Store,
+        _ message: String,
+        storeReason: String? = nil,
+        httpStatus: Int? = nil,
         retryAfter: Duration? = nil
     ) {
         self.code = code

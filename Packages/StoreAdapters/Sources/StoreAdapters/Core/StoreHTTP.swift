@@ -19,12 +19,16 @@ struct StoreHTTP: Sendable {
         var prefix = components?.percentEncodedPath ?? ""
         while prefix.hasSuffix("/") { prefix.removeLast() }
         return HTTPRequest(
-            method: method, scheme: components?.scheme ?? "https", authority: authority,
-            path: prefix + path + (query.map { "?\($0)" } ?? ""))
+            method: method,
+            scheme: components?.scheme ?? "https",
+            authority: authority,
+            path: prefix + path + (query.map { "?\($0)" } ?? "")
+        )
     }
 
     /// Sends a request; a transport failure becomes `timeout` or `network`.
-    func send(_ request: HTTPRequest, body: Data? = nil, idempotent: Bool? = nil) async throws -> HTTPTransportResponse {
+    func send(_ request: HTTPRequest, body: Data? = nil, idempotent: Bool? = nil) async throws -> HTTPTransportResponse
+    {
         do {
             return try await client.send(request, body: body, idempotent: idempotent)
         } catch let error as HTTPTransportError {
@@ -39,23 +43,48 @@ struct StoreHTTP: Sendable {
         let status = response.status.code
         switch status {
         case 401, 403:
-            return StoreAdapterError(.unauthorized, store: store, "the store rejected our credentials", storeReason: reason, httpStatus: status)
+            return StoreAdapterError(
+                .unauthorized,
+                store: store,
+                "the store rejected our credentials",
+                storeReason: reason,
+                httpStatus: status
+            )
         case 429:
             let wait = RetryPolicy.retryAfter(in: response.head.headerFields, now: client.clock.currentDate)
-            return StoreAdapterError(.rateLimited, store: store, "the store is rate limiting requests", storeReason: reason, httpStatus: status, retryAfter: wait)
+            return StoreAdapterError(
+                .rateLimited,
+                store: store,
+                "the store is rate limiting requests",
+                storeReason: reason,
+                httpStatus: status,
+                retryAfter: wait
+            )
         case 500...599:
-            return StoreAdapterError(.storeUnavailable, store: store, "the store failed (HTTP \(status)) after retries", storeReason: reason, httpStatus: status)
+            return StoreAdapterError(
+                .storeUnavailable,
+                store: store,
+                "the store failed (HTTP \(status)) after retries",
+                storeReason: reason,
+                httpStatus: status
+            )
         default:
             return nil
         }
     }
 
     /// Decodes a JSON body; anything unreadable becomes `malformedResponse`.
-    func decode<Value: Decodable>(_ type: Value.Type, from body: Data, decoder: JSONDecoder = JSONDecoder()) throws -> Value {
+    func decode<Value: Decodable>(_ type: Value.Type, from body: Data, decoder: JSONDecoder = JSONDecoder()) throws
+        -> Value
+    {
         do {
             return try decoder.decode(Value.self, from: body)
         } catch {
-            throw StoreAdapterError(.malformedResponse, store: store, "unreadable \(Value.self): \(Self.summary(of: error))")
+            throw StoreAdapterError(
+                .malformedResponse,
+                store: store,
+                "unreadable \(Value.self): \(Self.summary(of: error))"
+            )
         }
     }
 
@@ -66,7 +95,8 @@ struct StoreHTTP: Sendable {
             context.codingPath.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: ".")
         }
         switch error {
-        case .keyNotFound(let key, let context): return "missing \(path(context).isEmpty ? "" : path(context) + ".")\(key.stringValue)"
+        case .keyNotFound(let key, let context):
+            return "missing \(path(context).isEmpty ? "" : path(context) + ".")\(key.stringValue)"
         case .typeMismatch(_, let context): return "wrong type at \(path(context))"
         case .valueNotFound(_, let context): return "null at \(path(context))"
         case .dataCorrupted(let context): return "corrupt data at \(path(context).isEmpty ? "root" : path(context))"

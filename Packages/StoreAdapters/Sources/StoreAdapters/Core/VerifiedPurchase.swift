@@ -66,11 +66,23 @@ public struct VerifiedPurchase: Sendable, Hashable, Codable {
 
     /// Creates a result.
     public init(
-        store: Store, transactionId: String, originalTransactionId: String? = nil, productId: String,
-        purchaser: String? = nil, purchaseDate: Date, expirationDate: Date? = nil,
-        gracePeriodExpirationDate: Date? = nil, state: State, environment: Environment, quantity: Int = 1,
-        price: Money? = nil, refundedAmount: Money? = nil, willRenew: Bool = false, finalizedByAdapter: Bool = false,
-        storeStatus: String? = nil, verifiedAt: Date? = nil
+        store: Store,
+        transactionId: String,
+        originalTransactionId: String? = nil,
+        productId: String,
+        purchaser: String? = nil,
+        purchaseDate: Date,
+        expirationDate: Date? = nil,
+        gracePeriodExpirationDate: Date? = nil,
+        state: State,
+        environment: Environment,
+        quantity: Int = 1,
+        price: Money? = nil,
+        refundedAmount: Money? = nil,
+        willRenew: Bool = false,
+        finalizedByAdapter: Bool = false,
+        storeStatus: String? = nil,
+        verifiedAt: Date? = nil
     ) {
         self.store = store
         self.transactionId = transactionId
@@ -103,9 +115,17 @@ public struct VerifiedPurchase: Sendable, Hashable, Codable {
         case .billingRetry: status = .billingRetry
         }
         return TransactionInfo(
-            transactionId: transactionId, originalTransactionId: originalTransactionId, productId: productId,
-            store: store, purchaseDate: purchaseDate, expirationDate: expirationDate,
-            gracePeriodExpirationDate: gracePeriodExpirationDate, status: status, willRenew: willRenew,
-            environment: environment == .production ? .production : .sandbox, purchaser: purchaser)
+            transactionId: transactionId,
+            originalTransactionId: originalTransactionId,
+            productId: productId,
+            store: store,
+            purchaseDate: purchaseDate,
+            expirationDate: expirationDate,
+            gracePeriodExpirationDate: gracePeriodExpirationDate,
+            status: status,
+            willRenew: willRenew,
+            environment: environment == .production ? .production : .sandbox,
+            purchaser: purchaser
+        )
     }
 }

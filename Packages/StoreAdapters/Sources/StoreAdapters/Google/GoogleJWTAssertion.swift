@@ -1,6 +1,6 @@
 import Foundation
-import _CryptoExtras
 import OpenCatCore
+import _CryptoExtras
 
 /// The self-signed JWT a service account exchanges for an access token (RS256, RSASSA-PKCS1-v1_5 with SHA-256).
 ///

@@ -108,8 +108,16 @@ public struct GooglePlayAdapter: StoreAdapter {
         let storeDate = HTTPDate.of(response.head.headerFields)
 
         var purchase = try GooglePurchaseMapping.product(
-            decoded, proof: proof, productId: productId, verifiedAt: storeDate)
-        try PurchaserBinding.check(proof, reported: decoded.obfuscatedExternalAccountId, field: "obfuscatedExternalAccountId")
+            decoded,
+            proof: proof,
+            productId: productId,
+            verifiedAt: storeDate
+        )
+        try PurchaserBinding.check(
+            proof,
+            reported: decoded.obfuscatedExternalAccountId,
+            field: "obfuscatedExternalAccountId"
+        )
         var acknowledged = false
         if purchase.state == .active, configuration.acknowledge, decoded.acknowledgementState == .yetToBeAcknowledged,
             decoded.consumptionState != .consumed
@@ -136,7 +144,11 @@ public struct GooglePlayAdapter: StoreAdapter {
 
         // Google's own time decides "still before expiry" when it sent one; the device clock only as a fallback.
         var purchase = try GooglePurchaseMapping.subscription(
-            subscription, proof: proof, now: storeDate ?? http.client.clock.currentDate, verifiedAt: storeDate)
+            subscription,
+            proof: proof,
+            now: storeDate ?? http.client.clock.currentDate,
+            verifiedAt: storeDate
+        )
         try PurchaserBinding.check(
             proof,
             reported: subscription.externalAccountIdentifiers?.obfuscatedExternalAccountId,
@@ -181,7 +193,10 @@ public struct GooglePlayAdapter: StoreAdapter {
             onRefused: { [logger] in logger.notice("google play api refused the access token; fetching a new one") }
         ) { [self] token in
             try await http.send(
-                request(method, path: path, token: token, hasBody: body != nil), body: body, idempotent: idempotent)
+                request(method, path: path, token: token, hasBody: body != nil),
+                body: body,
+                idempotent: idempotent
+            )
         }
     }
 

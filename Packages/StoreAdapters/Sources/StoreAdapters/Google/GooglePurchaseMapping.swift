@@ -15,7 +15,10 @@ enum GooglePurchaseMapping {
     ///   - productId: the product the proof names (the purchase must not report another).
     ///   - verifiedAt: Google's HTTP `Date`, if any.
     static func product(
-        _ purchase: ProductPurchase, proof: PurchaseProof, productId: String, verifiedAt storeDate: Date?
+        _ purchase: ProductPurchase,
+        proof: PurchaseProof,
+        productId: String,
+        verifiedAt storeDate: Date?
     ) throws -> VerifiedPurchase {
         if let reported = purchase.productId, reported != productId {
             throw StoreAdapterError(.productMismatch, store: .google, "the purchase is for another product")
@@ -70,7 +73,10 @@ enum GooglePurchaseMapping {
     ///   - now: the reference time for "canceled but not yet expired" (Google's own time when it sent one).
     ///   - verifiedAt: Google's HTTP `Date`, if any.
     static func subscription(
-        _ subscription: SubscriptionPurchaseV2, proof: PurchaseProof, now: Date, verifiedAt storeDate: Date?
+        _ subscription: SubscriptionPurchaseV2,
+        proof: PurchaseProof,
+        now: Date,
+        verifiedAt storeDate: Date?
     ) throws -> VerifiedPurchase {
         guard let items = subscription.lineItems, !items.isEmpty else {
             throw StoreAdapterError(.malformedResponse, store: .google, "the subscription has no line items")

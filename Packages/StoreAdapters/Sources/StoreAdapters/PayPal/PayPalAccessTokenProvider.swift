@@ -11,10 +11,21 @@ import OpenCatCore
 enum PayPalAccessTokenProvider {
     /// A cache that fetches PayPal tokens.
     static func cache(
-        http: StoreHTTP, baseURL: URL, clientId: String, clientSecret: Secret<String>, margin: Duration, logger: Logger
+        http: StoreHTTP,
+        baseURL: URL,
+        clientId: String,
+        clientSecret: Secret<String>,
+        margin: Duration,
+        logger: Logger
     ) -> AccessTokenCache {
         AccessTokenCache(clock: http.client.clock, refreshMargin: margin) {
-            try await fetch(http: http, baseURL: baseURL, clientId: clientId, clientSecret: clientSecret, logger: logger)
+            try await fetch(
+                http: http,
+                baseURL: baseURL,
+                clientId: clientId,
+                clientSecret: clientSecret,
+                logger: logger
+            )
         }
     }
 
@@ -46,6 +57,9 @@ enum PayPalAccessTokenProvider {
         let answer = try http.decode(PayPal.AccessTokenResponse.self, from: response.body)
         logger.debug("paypal access token fetched", metadata: ["expires_in": "\(answer.expiresIn)"])
         return AccessTokenCache.Issued(
-            token: answer.accessToken, lifetimeSeconds: Int64(answer.expiresIn), requestedAt: requestedAt)
+            token: answer.accessToken,
+            lifetimeSeconds: Int64(answer.expiresIn),
+            requestedAt: requestedAt
+        )
     }
 }

@@ -48,13 +48,22 @@ extension PayPalAdapter {
         }
         try requireAmount(unit.amount, equals: price, field: "purchase_units[0].amount")
         for (index, capture) in (unit.payments?.captures ?? []).enumerated() {
-            try requireAmount(capture.amount, equals: price, field: "purchase_units[0].payments.captures[\(index)].amount")
+            try requireAmount(
+                capture.amount,
+                equals: price,
+                field: "purchase_units[0].payments.captures[\(index)].amount"
+            )
         }
     }
 
     private static func requireAmount(_ money: PayPal.Money?, equals price: Money, field: String) throws {
         if let money, money.exact == nil {
-            throw StoreAdapterError(.malformedResponse, store: .paypal, "an amount is not a decimal number", storeReason: field)
+            throw StoreAdapterError(
+                .malformedResponse,
+                store: .paypal,
+                "an amount is not a decimal number",
+                storeReason: field
+            )
         }
         guard let exact = money?.exact, exact.currency == price.currency, exact.amount == price.amount else {
             throw StoreAdapterError(

@@ -64,11 +64,16 @@ public struct PayPalAdapter: StoreAdapter {
     ///   - isReplay: see ``PayPalWebhookVerifier/isReplay``.
     /// - Throws: ``StoreAdapterError`` ``StoreAdapterError/Code/misconfigured`` without a webhook id.
     public func webhookVerifier(
-        webhookId: String? = nil, tolerance: Duration? = PayPalWebhookVerifier.defaultTolerance,
+        webhookId: String? = nil,
+        tolerance: Duration? = PayPalWebhookVerifier.defaultTolerance,
         isReplay: PayPalWebhookVerifier.ReplayCheck? = nil
     ) throws(StoreAdapterError) -> PayPalWebhookVerifier {
         try PayPalWebhookVerifier(
-            api: api, webhookId: webhookId ?? configuration.webhookId, tolerance: tolerance, isReplay: isReplay)
+            api: api,
+            webhookId: webhookId ?? configuration.webhookId,
+            tolerance: tolerance,
+            isReplay: isReplay
+        )
     }
 
     /// Verifies an order, capturing it first if it is approved and ``Configuration/captureApproved`` is set.
@@ -88,7 +93,11 @@ public struct PayPalAdapter: StoreAdapter {
         let productId = try Self.productId(of: order, expected: proof.productId)
         // Never capture an order for the wrong price, payee or purchaser: it can be made in the browser.
         try Self.checkTerms(of: order, productId: productId, configuration: configuration)
-        try PurchaserBinding.check(proof, reported: order.purchaseUnits?.first?.customId, field: "purchase_units[0].custom_id")
+        try PurchaserBinding.check(
+            proof,
+            reported: order.purchaseUnits?.first?.customId,
+            field: "purchase_units[0].custom_id"
+        )
         var finalized = false
         if order.status == .approved, configuration.captureApproved, (order.intent ?? .capture) == .capture {
             (order, storeDate) = try await capture(orderId: id)

@@ -104,8 +104,13 @@ public struct SteamAdapter: StoreAdapter {
             }
         }
         let purchase = try SteamPurchaseMapping.purchase(
-            params, proof: proof, finalized: finalized, sandbox: configuration.sandbox,
-            now: http.client.clock.currentDate, verifiedAt: storeDate)
+            params,
+            proof: proof,
+            finalized: finalized,
+            sandbox: configuration.sandbox,
+            now: http.client.clock.currentDate,
+            verifiedAt: storeDate
+        )
         try PurchaserBinding.check(proof, reported: purchase.purchaser, field: "steamid")
         logger.debug(
             "steam purchase verified",

@@ -16,7 +16,11 @@ enum SteamPurchaseMapping {
     ///   - now: the purchase date when the order carries no `time` (Steam's HTTP `Date` when it sent one).
     ///   - storeDate: the QueryTxn response's HTTP `Date`: ``VerifiedPurchase/verifiedAt``.
     static func purchase(
-        _ params: QueryTxnParams, proof: PurchaseProof, finalized: Bool, sandbox: Bool, now: Date,
+        _ params: QueryTxnParams,
+        proof: PurchaseProof,
+        finalized: Bool,
+        sandbox: Bool,
+        now: Date,
         verifiedAt storeDate: Date?
     ) throws -> VerifiedPurchase {
         guard let status = params.status else {

@@ -73,7 +73,10 @@ public struct StripeAdapter: StoreAdapter {
             verifiedAt: storeDate
         )
         try PurchaserBinding.check(
-            proof, reported: purchase.purchaser, field: "metadata.\(configuration.purchaserMetadataKey)")
+            proof,
+            reported: purchase.purchaser,
+            field: "metadata.\(configuration.purchaserMetadataKey)"
+        )
         configuration.logger.debug(
             "stripe payment intent verified",
             metadata: ["state": "\(purchase.state)", "environment": "\(purchase.environment)"]
@@ -105,7 +108,9 @@ public struct StripeAdapter: StoreAdapter {
         request.headerFields[.accept] = "application/json"
         let response = try await http.send(request)
         guard response.status.code == 200 else { throw error(for: response) }
-        return (try http.decode(Stripe.PaymentIntent.self, from: response.body), HTTPDate.of(response.head.headerFields))
+        return (
+            try http.decode(Stripe.PaymentIntent.self, from: response.body), HTTPDate.of(response.head.headerFields)
+        )
     }
 
     /// The shared error for a Stripe error response.

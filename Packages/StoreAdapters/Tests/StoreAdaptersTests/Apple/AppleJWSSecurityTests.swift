@@ -1,8 +1,8 @@
 import Foundation
-import Synchronization
 import OpenCatCore
 import OpenCatTesting
 import StoreAdapters
+import Synchronization
 import Testing
 import X509
 
@@ -42,7 +42,10 @@ struct AppleJWSSecurityTests {
 
     /// A JSON payload with the given raw `signedDate` (any Int64, as an attacker would write it).
     private func payload(signedDate: Int64, extra: String = "") -> Data {
-        Data(#"{"bundleId":"\#(AppleTestValues.bundleId)","environment":"Production","signedDate":\#(signedDate)\#(extra)}"#.utf8)
+        Data(
+            #"{"bundleId":"\#(AppleTestValues.bundleId)","environment":"Production","signedDate":\#(signedDate)\#(extra)}"#
+                .utf8
+        )
     }
 
     private func withSignature(_ jws: String, _ signature: String) -> String {
@@ -57,7 +60,8 @@ struct AppleJWSSecurityTests {
         let verifier = verifier()
         let forged = withSignature(
             try Self.chain.signRaw(payloadJSON: payload(signedDate: signedDate), x5c: Self.chain.x5c()),
-            Self.garbageSignature)
+            Self.garbageSignature
+        )
 
         for check in [
             { _ = try await verifier.verify(forged, as: JWSTransactionDecodedPayload.self) },
@@ -91,7 +95,9 @@ struct AppleJWSSecurityTests {
     ])
     func aFixedTimeOrAClockOutsideYears1To9999IsOutOfRange(_ date: Date) async throws {
         let jws = try Self.chain.sign(AppleTestValues.transaction())
-        for verifier in [verifier(validationTime: .fixed(date)), verifier(validationTime: .now, clock: ManualClock(start: date))] {
+        for verifier in [
+            verifier(validationTime: .fixed(date)), verifier(validationTime: .now, clock: ManualClock(start: date)),
+        ] {
             let error = await appleStoreError { try await verifier.verify(jws, as: JWSTransactionDecodedPayload.self) }
             #expect(error?.storeReason == "validationTimeOutOfRange")
         }
@@ -130,7 +136,8 @@ struct AppleJWSSecurityTests {
         let padding = String(repeating: "x", count: 70 * 1024)
         let large = try Self.chain.signRaw(
             payloadJSON: payload(signedDate: 1_700_000_000_000, extra: #","padding":"\#(padding)""#),
-            x5c: Self.chain.x5c())
+            x5c: Self.chain.x5c()
+        )
         let error = await appleStoreError { try await verifier().verify(large, as: JWSTransactionDecodedPayload.self) }
         #expect(error?.storeReason == "tooLarge")
         // The same size is within the notification limit.
@@ -163,7 +170,10 @@ struct AppleJWSSecurityTests {
         let chain = try TestAppleChain(leafKeyUsage: KeyUsage(keyEncipherment: true))
         let verifier = AppleJWSVerifier(rootCertificates: [chain.root], clock: ManualClock())
         let error = await appleStoreError {
-            try await verifier.verify(try chain.sign(AppleTestValues.transaction()), as: JWSTransactionDecodedPayload.self)
+            try await verifier.verify(
+                try chain.sign(AppleTestValues.transaction()),
+                as: JWSTransactionDecodedPayload.self
+            )
         }
         #expect(error?.code == .invalidProof)
         #expect(error?.storeReason == "chainPolicyFailed")
@@ -191,10 +201,14 @@ struct AppleJWSSecurityTests {
         for terminal in [true, false] {
             let responder = Responder(terminal: terminal)
             let verifier = AppleJWSVerifier(
-                rootCertificates: [chain.root], clock: clock,
-                revocationCheck: .ocsp(requester: responder, failureMode: .hard))
+                rootCertificates: [chain.root],
+                clock: clock,
+                revocationCheck: .ocsp(requester: responder, failureMode: .hard)
+            )
             if terminal {
-                let error = await appleStoreError { try await verifier.verify(jws, as: JWSTransactionDecodedPayload.self) }
+                let error = await appleStoreError {
+                    try await verifier.verify(jws, as: JWSTransactionDecodedPayload.self)
+                }
                 #expect(error?.storeReason == "revocationCheckFailed")
             } else {
                 _ = try await verifier.verify(jws, as: JWSTransactionDecodedPayload.self)
@@ -214,7 +228,12 @@ struct AppleJWSSecurityTests {
         backdated.originalPurchaseDate = backdated.purchaseDate
         let error = await appleStoreError {
             try await adapter().verify(
-                PurchaseProof(store: .apple, kind: .appleSignedTransaction, token: Secret(try Self.chain.sign(backdated))))
+                PurchaseProof(
+                    store: .apple,
+                    kind: .appleSignedTransaction,
+                    token: Secret(try Self.chain.sign(backdated))
+                )
+            )
         }
         #expect(error?.storeReason == "signedBeforePurchase")
 
@@ -222,7 +241,8 @@ struct AppleJWSSecurityTests {
         var early = AppleTestValues.transaction()
         early.purchaseDate = AppleTestValues.signedDate.addingTimeInterval(6 * 3_600)
         let purchase = try await adapter().verify(
-            PurchaseProof(store: .apple, kind: .appleSignedTransaction, token: Secret(try Self.chain.sign(early))))
+            PurchaseProof(store: .apple, kind: .appleSignedTransaction, token: Secret(try Self.chain.sign(early)))
+        )
         #expect(purchase.state == .active)
     }
 
@@ -251,9 +271,15 @@ struct AppleJWSSecurityTests {
     @Test func theExpectedBuyerMustMatchTheAppAccountToken() async throws {
         let jws = try Self.chain.sign(AppleTestValues.transaction())
         let matching = PurchaseProof(
-            store: .apple, kind: .appleSignedTransaction, token: Secret(jws),
-            expectedPurchaser: AppleTestValues.appAccountToken)
-        #expect(try await adapter().verify(matching).transactionInfo.purchaser == AppleTestValues.appAccountToken.lowercased())
+            store: .apple,
+            kind: .appleSignedTransaction,
+            token: Secret(jws),
+            expectedPurchaser: AppleTestValues.appAccountToken
+        )
+        #expect(
+            try await adapter().verify(matching).transactionInfo.purchaser
+                == AppleTestValues.appAccountToken.lowercased()
+        )
 
         var other = matching
         other.expectedPurchaser = UUID().uuidString
@@ -266,7 +292,8 @@ struct AppleJWSSecurityTests {
         var upgraded = AppleTestValues.transaction()
         upgraded.isUpgraded = true
         let purchase = try await adapter().verify(
-            PurchaseProof(store: .apple, kind: .appleSignedTransaction, token: Secret(try Self.chain.sign(upgraded))))
+            PurchaseProof(store: .apple, kind: .appleSignedTransaction, token: Secret(try Self.chain.sign(upgraded)))
+        )
         #expect(purchase.state == .expired)
         #expect(purchase.willRenew == false)
     }

@@ -257,7 +257,10 @@ struct AppleJWSVerifierTests {
         // Leaf valid until 2024-01-01. The first JWS (signed 2023) caches the chain; the second, signed in 2025 with
         // the same header, must be re-validated and fail.
         let chain = try TestAppleChain(leafNotAfter: Date(timeIntervalSince1970: 1_704_067_200))
-        let verifier = verifier(roots: [chain.root], clock: ManualClock(start: Date(timeIntervalSince1970: 1_735_700_000)))
+        let verifier = verifier(
+            roots: [chain.root],
+            clock: ManualClock(start: Date(timeIntervalSince1970: 1_735_700_000))
+        )
         _ = try await verifier.verify(
             try chain.sign(AppleTestValues.transaction()),
             as: JWSTransactionDecodedPayload.self
@@ -346,7 +349,8 @@ struct AppleJWSVerifierTests {
         let signed = Date(timeIntervalSince1970: 1_700_000_000)
         let fixed = Date(timeIntervalSince1970: 1_750_000_000)
         #expect(
-            try verifier(roots: [], validationTime: .signedDate, clock: clock).validationDate(signedDate: signed) == signed
+            try verifier(roots: [], validationTime: .signedDate, clock: clock).validationDate(signedDate: signed)
+                == signed
         )
         #expect(
             try verifier(roots: [], validationTime: .signedDate, clock: clock).validationDate(signedDate: nil)

@@ -36,9 +36,15 @@ struct TestAppleChain: Sendable {
     ) throws {
         ca = try MockAppleCA(
             options: .init(
-                rootCommonName: rootName, leafNotValidBefore: leafNotBefore, leafNotValidAfter: leafNotAfter,
-                intermediateHasAppleOID: intermediateHasOID, leafHasAppleOID: leafHasOID, leafKeyUsage: leafKeyUsage,
-                leafOCSPURI: leafOCSPURI))
+                rootCommonName: rootName,
+                leafNotValidBefore: leafNotBefore,
+                leafNotValidAfter: leafNotAfter,
+                intermediateHasAppleOID: intermediateHasOID,
+                leafHasAppleOID: leafHasOID,
+                leafKeyUsage: leafKeyUsage,
+                leafOCSPURI: leafOCSPURI
+            )
+        )
     }
 
     /// The `x5c` header value: leaf, intermediate, root, standard base64 DER.
@@ -51,7 +57,10 @@ struct TestAppleChain: Sendable {
     ///   - omitX5C: leave `x5c` out of the header.
     ///   - alg: the header's `alg`.
     func sign<Payload: Encodable>(
-        _ payload: Payload, x5c: [String]? = nil, omitX5C: Bool = false, alg: String = "ES256"
+        _ payload: Payload,
+        x5c: [String]? = nil,
+        omitX5C: Bool = false,
+        alg: String = "ES256"
     ) throws -> String {
         ca.signJWS(payload: try JSONEncoder().encode(payload), x5c: x5c, omitX5C: omitX5C, alg: alg)
     }

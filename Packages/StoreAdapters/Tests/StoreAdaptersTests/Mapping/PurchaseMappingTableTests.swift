@@ -44,10 +44,13 @@ struct PurchaseMappingTableTests {
     @Test(arguments: googleProducts)
     func googleProductPurchaseState(_ raw: Int?, _ expected: Expected) throws {
         let state = raw.map { #""purchaseState":\#($0),"# } ?? ""
-        let purchase = try Self.decode(ProductPurchase.self, #"""
+        let purchase = try Self.decode(
+            ProductPurchase.self,
+            #"""
             {\#(state)"purchaseTimeMillis":"1700000000123","orderId":"GPA.1","productId":"coins","quantity":3,
              "purchaseType":0}
-            """#)
+            """#
+        )
         let proof = PurchaseProof(store: .google, kind: .googleProductPurchaseToken, token: "t", productId: "coins")
         Self.check(expected) {
             let mapped = try GooglePurchaseMapping.product(purchase, proof: proof, productId: "coins", verifiedAt: nil)
@@ -75,15 +78,28 @@ struct PurchaseMappingTableTests {
 
     @Test(arguments: googleSubscriptions)
     func googleSubscriptionState(_ raw: String, _ expiry: String, _ expected: Expected) throws {
-        let subscription = try Self.decode(SubscriptionPurchaseV2.self, #"""
+        let subscription = try Self.decode(
+            SubscriptionPurchaseV2.self,
+            #"""
             {"subscriptionState":"SUBSCRIPTION_STATE_\#(raw)","startTime":"2023-10-01T00:00:00.250Z",
              "latestOrderId":"GPA.1234-5678-9012-34567..2",
              "lineItems":[{"productId":"pro.monthly","expiryTime":"\#(expiry)",
                            "autoRenewingPlan":{"autoRenewEnabled":true}}]}
-            """#)
-        let proof = PurchaseProof(store: .google, kind: .googleSubscriptionPurchaseToken, token: "t", productId: "pro.monthly")
+            """#
+        )
+        let proof = PurchaseProof(
+            store: .google,
+            kind: .googleSubscriptionPurchaseToken,
+            token: "t",
+            productId: "pro.monthly"
+        )
         Self.check(expected) {
-            let mapped = try GooglePurchaseMapping.subscription(subscription, proof: proof, now: Self.now, verifiedAt: nil)
+            let mapped = try GooglePurchaseMapping.subscription(
+                subscription,
+                proof: proof,
+                now: Self.now,
+                verifiedAt: nil
+            )
             #expect(mapped.originalTransactionId == "GPA.1234-5678-9012-34567")
             #expect(mapped.environment == .production)
             #expect(mapped.gracePeriodExpirationDate == (mapped.state == .gracePeriod ? mapped.expirationDate : nil))
@@ -110,15 +126,24 @@ struct PurchaseMappingTableTests {
     @Test(arguments: steamOrders)
     func steamOrderStatus(_ status: String, _ finalized: Bool, _ itemStatus: String?, _ expected: Expected) throws {
         let line = itemStatus.map { #","itemstatus":"\#($0)""# } ?? ""
-        let params = try Self.decode(QueryTxnParams.self, #"""
+        let params = try Self.decode(
+            QueryTxnParams.self,
+            #"""
             {"orderid":"938473","transid":"374839","steamid":"76561197960287930","status":"\#(status)",
              "currency":"EUR","time":"2023-11-14T22:13:20Z",
              "items":[{"itemid":"gem.pack","qty":2,"amount":499\#(line)},{"itemid":"other","qty":1,"amount":100}]}
-            """#)
+            """#
+        )
         let proof = PurchaseProof(store: .steam, kind: .steamOrder, token: "938473", productId: "gem.pack")
         Self.check(expected) {
             let mapped = try SteamPurchaseMapping.purchase(
-                params, proof: proof, finalized: finalized, sandbox: true, now: Self.now, verifiedAt: nil)
+                params,
+                proof: proof,
+                finalized: finalized,
+                sandbox: true,
+                now: Self.now,
+                verifiedAt: nil
+            )
             #expect(mapped.price == Money(minorUnits: 499, currency: "EUR", exponent: 2))
             #expect(mapped.quantity == 2)
             #expect(mapped.environment == .sandbox)

@@ -61,7 +61,12 @@ struct PayPalAdapterTests {
         )
         #expect(PayPalAdapter.Configuration.Environment.live.baseURL.absoluteString == "https://api-m.paypal.com")
         let configuration = PayPalAdapter.Configuration(
-            clientId: "id", clientSecret: "secret", environment: .sandbox, payeeMerchantId: "M", prices: [:])
+            clientId: "id",
+            clientSecret: "secret",
+            environment: .sandbox,
+            payeeMerchantId: "M",
+            prices: [:]
+        )
         #expect(configuration.baseURL.host() == "api-m.sandbox.paypal.com")
     }
 
@@ -174,8 +179,11 @@ struct PayPalAdapterTests {
                 captures: [Fixtures.capture(status: "COMPLETED", amount: "500", currency: "JPY")]
             )
         )
-        let purchase = try await Fixtures.adapter(transport, prices: ["pro.lifetime": Money(amount: 500, currency: "JPY")])
-            .verify(Fixtures.proof())
+        let purchase = try await Fixtures.adapter(
+            transport,
+            prices: ["pro.lifetime": Money(amount: 500, currency: "JPY")]
+        )
+        .verify(Fixtures.proof())
         #expect(purchase.price == Money(amount: 500, currency: "JPY"))
     }
 

@@ -216,7 +216,9 @@ struct PayPalWebhookVerifierTests {
     }
 
     /// Security issue item 13: an old (or far-future) transmission is refused before PayPal is asked.
-    @Test(arguments: ["2023-11-14T22:08:19Z", "2023-11-14T22:18:21Z", "2024-03-01T10:00:01Z", "yesterday", "2023-11-14 22:13:20"])
+    @Test(arguments: [
+        "2023-11-14T22:08:19Z", "2023-11-14T22:18:21Z", "2024-03-01T10:00:01Z", "yesterday", "2023-11-14 22:13:20",
+    ])
     func transmissionOutsideToleranceIsStaleWithoutAskingPayPal(time: String) async throws {
         let transport = transport()
         var headers = Self.headers
@@ -254,7 +256,9 @@ struct PayPalWebhookVerifierTests {
 
     @Test func replayHookIsNotAskedAboutDeliveriesPayPalRefuses() async throws {
         let seen = SeenTransmissions()
-        let verifier = try Fixtures.adapter(transport(status: "FAILURE")).webhookVerifier(isReplay: { await seen.insert($0) })
+        let verifier = try Fixtures.adapter(transport(status: "FAILURE")).webhookVerifier(isReplay: {
+            await seen.insert($0)
+        })
         await #expect(throws: PayPalWebhookError.self) {
             try await verifier.verify(rawEvent: Self.rawEvent, headers: Self.headers)
         }

@@ -12,7 +12,8 @@ struct GoogleSecurityTests {
     static let storeDate = "Wed, 15 Nov 2023 08:00:00 GMT"
 
     private func product(
-        _ body: String = Support.productPurchase(), headers: [String: String] = ["Date": storeDate],
+        _ body: String = Support.productPurchase(),
+        headers: [String: String] = ["Date": storeDate],
         expectedPurchaser: String? = nil
     ) async throws -> (Result<VerifiedPurchase, StoreAdapterError>, Support.Harness) {
         let harness = try Support.harness()
@@ -28,7 +29,9 @@ struct GoogleSecurityTests {
         }
     }
 
-    private func subscription(_ body: String, expectedPurchaser: String? = nil) async throws -> Result<VerifiedPurchase, StoreAdapterError> {
+    private func subscription(_ body: String, expectedPurchaser: String? = nil) async throws -> Result<
+        VerifiedPurchase, StoreAdapterError
+    > {
         let harness = try Support.harness()
         harness.transport.on(.post, Support.tokenPath, json: Support.tokenResponse())
         harness.transport.on(.get, Support.subscriptionPath(), headers: ["Date": Self.storeDate], json: body)
@@ -66,21 +69,38 @@ struct GoogleSecurityTests {
     @Test func expectedPurchaserMustMatchTheObfuscatedAccountId() async throws {
         #expect(try await product(expectedPurchaser: "acct-7f3a").0.get().purchaser == "acct-7f3a")
         let (other, harness) = try await product(
-            Support.productPurchase(acknowledgement: 0), expectedPurchaser: "acct-someone-else")
+            Support.productPurchase(acknowledgement: 0),
+            expectedPurchaser: "acct-someone-else"
+        )
         #expect(throws: StoreAdapterError.self) { try other.get() }
         if case .failure(let error) = other { #expect(error.code == .purchaserMismatch) }
         #expect(harness.transport.requests(matching: ":acknowledge").isEmpty)  // never acknowledged for them
         let (missing, _) = try await product(Support.productPurchase(accountId: nil), expectedPurchaser: "acct-7f3a")
-        if case .failure(let error) = missing { #expect(error.code == .purchaserMismatch) } else { Issue.record("accepted") }
+        if case .failure(let error) = missing {
+            #expect(error.code == .purchaserMismatch)
+        } else {
+            Issue.record("accepted")
+        }
         let (unbound, _) = try await product(Support.productPurchase(accountId: nil))
         #expect(try unbound.get().purchaser == nil)
     }
 
     @Test func subscriptionPurchaserIsCompared() async throws {
         let mismatch = try await subscription(Support.subscription(), expectedPurchaser: "acct-other")
-        if case .failure(let error) = mismatch { #expect(error.code == .purchaserMismatch) } else { Issue.record("accepted") }
+        if case .failure(let error) = mismatch {
+            #expect(error.code == .purchaserMismatch)
+        } else {
+            Issue.record("accepted")
+        }
         let missing = try await subscription(Support.subscription(accountId: nil), expectedPurchaser: "acct-7f3a")
-        if case .failure(let error) = missing { #expect(error.code == .purchaserMismatch) } else { Issue.record("accepted") }
-        #expect(try await subscription(Support.subscription(), expectedPurchaser: "acct-7f3a").get().purchaser == "acct-7f3a")
+        if case .failure(let error) = missing {
+            #expect(error.code == .purchaserMismatch)
+        } else {
+            Issue.record("accepted")
+        }
+        #expect(
+            try await subscription(Support.subscription(), expectedPurchaser: "acct-7f3a").get().purchaser
+                == "acct-7f3a"
+        )
     }
 }

@@ -12,8 +12,11 @@ struct PayPalSecurityTests {
     static let storeDate = "Wed, 15 Nov 2023 08:00:00 GMT"
 
     private func run(
-        _ order: String, captured: String? = nil, expectedPurchaser: String? = nil,
-        prices: [String: Money] = PayPalTestFixtures.prices, payee: String = PayPalTestFixtures.payeeMerchantId
+        _ order: String,
+        captured: String? = nil,
+        expectedPurchaser: String? = nil,
+        prices: [String: Money] = PayPalTestFixtures.prices,
+        payee: String = PayPalTestFixtures.payeeMerchantId
     ) async -> (Result<VerifiedPurchase, StoreAdapterError>, ScriptedTransport) {
         let transport = ScriptedTransport()
         transport.on(.post, Fixtures.tokenPath, json: Fixtures.token())
@@ -27,7 +30,10 @@ struct PayPalSecurityTests {
         do {
             return (.success(try await adapter.verify(proof)), transport)
         } catch {
-            return (.failure(error as? StoreAdapterError ?? StoreAdapterError(.network, store: .paypal, "\(error)")), transport)
+            return (
+                .failure(error as? StoreAdapterError ?? StoreAdapterError(.network, store: .paypal, "\(error)")),
+                transport
+            )
         }
     }
 
@@ -43,7 +49,9 @@ struct PayPalSecurityTests {
         #expect(purchase.finalizedByAdapter)
         #expect(purchase.verifiedAt == nil)  // the capture answer carries no Date header
         #expect(transport.requests(matching: "/capture").count == 1)
-        let (read, _) = await run(Fixtures.order(status: "COMPLETED", captures: [Fixtures.capture(status: "COMPLETED")]))
+        let (read, _) = await run(
+            Fixtures.order(status: "COMPLETED", captures: [Fixtures.capture(status: "COMPLETED")])
+        )
         #expect(try read.get().verifiedAt == HTTPDate.parse(Self.storeDate))
     }
 
@@ -55,7 +63,10 @@ struct PayPalSecurityTests {
         ("10.00", "USD", nil, .notPaid),
     ])
     func wrongAmountCurrencyOrPayeeIsRefusedWithoutCapturing(
-        amount: String, currency: String, payee: String?, expected: StoreAdapterError.Code
+        amount: String,
+        currency: String,
+        payee: String?,
+        expected: StoreAdapterError.Code
     ) async {
         let order = Fixtures.order(status: "APPROVED", amount: amount, currency: currency, payee: payee)
         let (result, transport) = await run(order)
@@ -69,7 +80,10 @@ struct PayPalSecurityTests {
     }
 
     @Test func aCaptureForAnotherAmountIsRefused() async {
-        let captured = Fixtures.order(status: "COMPLETED", captures: [Fixtures.capture(status: "COMPLETED", amount: "0.01")])
+        let captured = Fixtures.order(
+            status: "COMPLETED",
+            captures: [Fixtures.capture(status: "COMPLETED", amount: "0.01")]
+        )
         #expect(code(await run(Fixtures.order(status: "APPROVED"), captured: captured).0) == .productMismatch)
         #expect(code(await run(captured).0) == .productMismatch)
     }
@@ -82,7 +96,9 @@ struct PayPalSecurityTests {
     }
 
     @Test func customIdMustMatchTheExpectedPurchaserBeforeCapture() async throws {
-        #expect(try await run(Fixtures.order(status: "APPROVED"), expectedPurchaser: "user-7").0.get().purchaser == "user-7")
+        #expect(
+            try await run(Fixtures.order(status: "APPROVED"), expectedPurchaser: "user-7").0.get().purchaser == "user-7"
+        )
         let (other, transport) = await run(Fixtures.order(status: "APPROVED"), expectedPurchaser: "user-8")
         #expect(code(other) == .purchaserMismatch)
         #expect(transport.requests(matching: "/capture").isEmpty)

@@ -13,7 +13,8 @@ struct StripeSteamSecurityTests {
 
     private func stripe(
         metadata: [String: String] = ["product_id": "pro.monthly", "app_user_id": "user-42"],
-        headers: [String: String] = ["Date": storeDate], expectedPurchaser: String? = nil
+        headers: [String: String] = ["Date": storeDate],
+        expectedPurchaser: String? = nil
     ) async -> Result<VerifiedPurchase, StoreAdapterError> {
         let transport = ScriptedTransport()
         transport.on(.get, stripePath, headers: headers, json: StripeTestFixtures.paymentIntent(metadata: metadata))
@@ -39,7 +40,11 @@ struct StripeSteamSecurityTests {
         }
         #expect(other.code == .purchaserMismatch)
         #expect(other.storeReason == "metadata.app_user_id")
-        guard case .failure(let missing) = await stripe(metadata: ["product_id": "pro.monthly"], expectedPurchaser: "user-42")
+        guard
+            case .failure(let missing) = await stripe(
+                metadata: ["product_id": "pro.monthly"],
+                expectedPurchaser: "user-42"
+            )
         else {
             Issue.record("accepted a purchase without a purchaser")
             return
@@ -48,18 +53,26 @@ struct StripeSteamSecurityTests {
     }
 
     private func steam(
-        status: String = "Succeeded", headers: [String: String] = ["Date": storeDate], expectedPurchaser: String? = nil
+        status: String = "Succeeded",
+        headers: [String: String] = ["Date": storeDate],
+        expectedPurchaser: String? = nil
     ) async -> (Result<VerifiedPurchase, StoreAdapterError>, SteamTestSupport.Harness) {
         let harness = SteamTestSupport.harness()
         harness.transport.on(
-            .get, SteamTestSupport.queryPath, headers: headers, json: SteamTestSupport.query(status: status))
+            .get,
+            SteamTestSupport.queryPath,
+            headers: headers,
+            json: SteamTestSupport.query(status: status)
+        )
         harness.transport.on(.post, SteamTestSupport.finalizePath, json: SteamTestSupport.finalized)
         var proof = SteamTestSupport.orderProof()
         proof.expectedPurchaser = expectedPurchaser
         do {
             return (.success(try await harness.adapter.verify(proof)), harness)
         } catch {
-            return (.failure(error as? StoreAdapterError ?? StoreAdapterError(.network, store: .steam, "\(error)")), harness)
+            return (
+                .failure(error as? StoreAdapterError ?? StoreAdapterError(.network, store: .steam, "\(error)")), harness
+            )
         }
     }
 
@@ -71,7 +84,9 @@ struct StripeSteamSecurityTests {
     }
 
     @Test func steamIdMustMatchAndIsCheckedBeforeFinalizing() async throws {
-        #expect(try await steam(expectedPurchaser: SteamTestSupport.steamId).0.get().purchaser == SteamTestSupport.steamId)
+        #expect(
+            try await steam(expectedPurchaser: SteamTestSupport.steamId).0.get().purchaser == SteamTestSupport.steamId
+        )
         let (other, harness) = await steam(status: "Approved", expectedPurchaser: "76561197960000000")
         guard case .failure(let error) = other else {
             Issue.record("accepted another steamid")

@@ -126,7 +126,9 @@ struct StripeWebhookVerifierTests {
 
     /// Security issue item 2: HMAC under an empty key is computable by anyone, so no verifier may exist without a
     /// real secret.
-    @Test(arguments: ["", "   ", "\n", "whsec_", "whsec_short", "sk_test_opencatFAKEkeyNOTREAL0123456789", "whsec_has space inside00"])
+    @Test(arguments: [
+        "", "   ", "\n", "whsec_", "whsec_short", "sk_test_opencatFAKEkeyNOTREAL0123456789", "whsec_has space inside00",
+    ])
     func unusableSecretIsRefusedAsMisconfigured(secret: String) {
         #expect(throws: StoreAdapterError.self) { try StripeWebhookVerifier(secret: Secret(secret)) }
         do {

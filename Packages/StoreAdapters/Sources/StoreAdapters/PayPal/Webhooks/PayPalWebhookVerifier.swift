@@ -53,12 +53,17 @@ public struct PayPalWebhookVerifier: Sendable {
     /// - Throws: ``StoreAdapterError`` ``StoreAdapterError/Code/misconfigured`` when no webhook id is configured or
     ///   it is blank: PayPal's answer would not bind the delivery to this webhook.
     public init(
-        configuration: PayPalAdapter.Configuration, webhookId: String? = nil,
-        tolerance: Duration? = PayPalWebhookVerifier.defaultTolerance, isReplay: ReplayCheck? = nil
+        configuration: PayPalAdapter.Configuration,
+        webhookId: String? = nil,
+        tolerance: Duration? = PayPalWebhookVerifier.defaultTolerance,
+        isReplay: ReplayCheck? = nil
     ) throws(StoreAdapterError) {
         try self.init(
-            api: PayPalAPI(configuration: configuration), webhookId: webhookId ?? configuration.webhookId,
-            tolerance: tolerance, isReplay: isReplay)
+            api: PayPalAPI(configuration: configuration),
+            webhookId: webhookId ?? configuration.webhookId,
+            tolerance: tolerance,
+            isReplay: isReplay
+        )
     }
 
     init(api: PayPalAPI, webhookId: String?, tolerance: Duration?, isReplay: ReplayCheck?) throws(StoreAdapterError) {
