@@ -5,16 +5,16 @@ import NIOCore
 import NIOHTTP1
 public import OpenCatCore
 
-/// An ``HTTPTransport`` on swift-server's AsyncHTTPClient: the transport for servers on Linux.
+/// An `HTTPTransport` on swift-server's AsyncHTTPClient: the transport for servers on Linux.
 ///
-/// OpenCatCore's ``HTTPClient`` keeps doing retries, back-off and per-attempt deadlines on its injected clock; this
+/// OpenCatCore's `HTTPClient` keeps doing retries, back-off and per-attempt deadlines on its injected clock; this
 /// type only moves bytes:
 /// - **No redirects.** A 3xx is returned as it is, so `Authorization` and API-key headers never follow a redirect
 ///   to another host.
 /// - **Cancellation is immediate.** Cancelling the calling task cancels the request (AsyncHTTPClient's
 ///   structured `execute`), so a timed-out attempt never lingers.
 /// - **Bounded bodies.** A response body larger than ``maximumResponseBytes`` is an
-///   ``HTTPTransportError/Code/invalidResponse`` error, read no further.
+///   `HTTPTransportError/Code/invalidResponse` error, read no further.
 ///
 /// The transport owns an AsyncHTTPClient client (on the shared event-loop group) unless given one; call
 /// ``shutdown()`` when done with a client it owns. Errors never carry request headers or bodies.
@@ -25,7 +25,7 @@ public final class AsyncHTTPClientTransport: HTTPTransport, Sendable {
     private let ownsClient: Bool
 
     /// Creates a transport with its own client: no redirects, a generous connect timeout (deadlines are
-    /// ``HTTPClient``'s job), HTTP/1.1 and HTTP/2.
+    /// `HTTPClient`'s job), HTTP/1.1 and HTTP/2.
     /// - Parameter maximumResponseBytes: see ``maximumResponseBytes``.
     public init(maximumResponseBytes: Int = 16 * 1024 * 1024) {
         var configuration = AsyncHTTPClient.HTTPClient.Configuration(

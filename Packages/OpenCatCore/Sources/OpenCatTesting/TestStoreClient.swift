@@ -2,7 +2,7 @@ import Foundation
 public import OpenCatCore
 import Synchronization
 
-/// A scripted ``StoreClient``: purchases answer from a per-product script, current entitlements and products are
+/// A scripted `StoreClient`: purchases answer from a per-product script, current entitlements and products are
 /// set by the test, and transaction updates are emitted on demand. (MockStores ships a full in-process store.)
 public final class TestStoreClient: StoreClient {
     /// One scripted answer to a purchase.

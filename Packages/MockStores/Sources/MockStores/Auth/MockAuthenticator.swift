@@ -1,8 +1,8 @@
 /// Checks the credentials of requests to one store's API the way the real service does, and serves the endpoints a
 /// client needs before it can call the API (OAuth token endpoints).
 ///
-/// ``MockStoreServer`` has a built-in authenticator for every store of ``MockCredentials`` and accepts more through
-/// ``MockStoreServer/setAuthenticator(_:for:)`` (for APIs added later, or a third-party store).
+/// `MockStoreServer` has a built-in authenticator for every store of ``MockCredentials`` and accepts more through
+/// `MockStoreServer/setAuthenticator(_:for:)` (for APIs added later, or a third-party store).
 public protocol MockAuthenticator: Sendable {
     /// Checks a request that matched an interaction of this store.
     /// - Returns: `nil` to accept it, or the store's rejection (401/403) to send instead of the interaction.

@@ -3,7 +3,7 @@ public import Foundation
 public import OpenCatCore
 public import _CryptoExtras
 
-/// The credentials a ``MockStoreServer`` accepts, per store: it checks every request the way the real service does
+/// The credentials a `MockStoreServer` accepts, per store: it checks every request the way the real service does
 /// and answers a wrong or missing credential with the store's own 401/403 shape.
 ///
 /// A store left `nil` is not checked. Generate keys at run time (`P256.Signing.PrivateKey()`,

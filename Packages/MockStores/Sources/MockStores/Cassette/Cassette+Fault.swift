@@ -26,7 +26,7 @@ extension Cassette {
 
         /// What goes wrong.
         public var kind: Kind
-        /// `delay`: how long to wait, in seconds (fractions allowed), on the server's ``WallClock``.
+        /// `delay`: how long to wait, in seconds (fractions allowed), on the server's `WallClock`.
         public var seconds: Double?
         /// `rateLimited`: the `Retry-After` value in seconds (default 1).
         public var retryAfter: Int?

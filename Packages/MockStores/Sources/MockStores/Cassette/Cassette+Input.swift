@@ -1,9 +1,9 @@
 public import OpenCatCore
 
 extension Cassette {
-    /// The proof handed to the adapter under test (a ``PurchaseProof`` without its store, which is the cassette's).
+    /// The proof handed to the adapter under test (a `PurchaseProof` without its store, which is the cassette's).
     public struct Input: Sendable, Hashable, Codable {
-        /// The ``PurchaseProof/Kind-swift.struct`` raw value (`"stripePaymentIntent"`, `"appleSignedTransaction"`, …).
+        /// The `PurchaseProof/Kind-swift.struct` raw value (`"stripePaymentIntent"`, `"appleSignedTransaction"`, …).
         public var kind: PurchaseProof.Kind
         /// The proof itself; usually a placeholder for anything secret-looking (`{{apple.jws.transaction}}`).
         public var token: String

@@ -6,7 +6,7 @@ public import OpenCatCore
 ///
 /// Load cassettes with ``load(from:variables:displayName:)``, which substitutes `{{name}}` placeholders (secrets are
 /// never committed) and validates the file, naming the file and the field of the first problem. Serve them with
-/// ``MockStoreServer``.
+/// `MockStoreServer`.
 public struct Cassette: Sendable, Hashable, Codable {
     /// The format identifier this version reads and writes.
     public static let currentFormat = "opencat-cassette/1"
@@ -14,7 +14,7 @@ public struct Cassette: Sendable, Hashable, Codable {
     /// The format identifier (``currentFormat``).
     public var format: String
     /// The store whose API the interactions speak (`apple`, `google`, `stripe`, `paypal`, `steam`, `opencat` for the
-    /// OpenCat server API, or a third-party adapter's own identifier). Decides how ``MockStoreServer`` checks auth.
+    /// OpenCat server API, or a third-party adapter's own identifier). Decides how `MockStoreServer` checks auth.
     public var store: Store
     /// The scenario id from `Fixtures/scenarios.json`.
     public var scenario: String

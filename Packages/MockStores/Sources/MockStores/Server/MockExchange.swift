@@ -1,6 +1,6 @@
 public import OpenCatCore
 
-/// How ``MockStoreServer`` handled one request (``MockStoreServer/exchanges``).
+/// How `MockStoreServer` handled one request (`MockStoreServer/exchanges`).
 public struct MockExchange: Sendable, Hashable {
     /// Who answered.
     public enum Handling: Sendable, Hashable {

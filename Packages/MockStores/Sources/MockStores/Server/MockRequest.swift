@@ -1,7 +1,7 @@
 public import Foundation
 public import HTTPTypes
 
-/// A request as ``MockStoreServer`` received it, kept for assertions (``MockStoreServer/receivedRequests``).
+/// A request as `MockStoreServer` received it, kept for assertions (`MockStoreServer/receivedRequests`).
 public struct MockRequest: Sendable, Hashable {
     /// A decoded `name=value` pair of a query or form body.
     public struct Field: Sendable, Hashable, CustomStringConvertible {

@@ -1,7 +1,7 @@
 public import Foundation
 public import HTTPTypes
 
-/// A response ``MockStoreServer`` sends: from a cassette, from a built-in endpoint, or from an auth check.
+/// A response `MockStoreServer` sends: from a cassette, from a built-in endpoint, or from an auth check.
 public struct MockResponse: Sendable, Hashable {
     /// The HTTP status code.
     public var status: Int

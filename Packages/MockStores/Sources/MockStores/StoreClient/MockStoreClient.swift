@@ -2,7 +2,7 @@ import Foundation
 public import OpenCatCore
 import Synchronization
 
-/// An in-process store for OpenCatCore's ``StoreClient`` seam: products set up front, purchases whose outcome is
+/// An in-process store for OpenCatCore's `StoreClient` seam: products set up front, purchases whose outcome is
 /// scripted per product, subscription renewals driven by a test clock, refunds, and a transaction-updates stream.
 /// Lets an app test its purchase flows on Linux CI with no store at all.
 ///
@@ -56,7 +56,7 @@ public final class MockStoreClient: StoreClient {
     ///   - products: the products on sale (subscriptions need an ISO 8601 `subscriptionPeriod`).
     ///   - clock: dates purchases and drives renewals (a `ManualClock` in tests).
     ///   - minter: turns transactions into proofs (default ``defaultMinter``; for Apple JWS use
-    ///     ``MockAppleCA/transactionMinter(bundleId:environment:)``).
+    ///     `MockAppleCA/transactionMinter(bundleId:environment:)`).
     public init(
         store: Store,
         products: [Product],

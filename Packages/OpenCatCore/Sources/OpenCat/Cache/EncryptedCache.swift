@@ -69,7 +69,7 @@ public final class EncryptedCache: Sendable {
     ///   - logger: receives cache events (never values).
     ///   - now: the date used to name a quarantined file.
     ///   - busyTimeout: how long a write waits for another connection (another process) holding the lock.
-    /// - Throws: ``OpenCatError`` with code `cache` when no usable file can be created, or when the file cannot be
+    /// - Throws: `OpenCatError` with code `cache` when no usable file can be created, or when the file cannot be
     ///   opened for a reason that is not damage (busy past the timeout, no permission, no space): then the file
     ///   is left as it is.
     public init(
@@ -188,7 +188,7 @@ public final class EncryptedCache: Sendable {
     }
 
     /// Writes a value durably.
-    /// - Throws: ``OpenCatError`` (`cache`) if it cannot be written.
+    /// - Throws: `OpenCatError` (`cache`) if it cannot be written.
     public func setValue<Value: Encodable>(_ value: Value, forKey key: String) throws {
         let slot = slotName(key)
         do {

@@ -52,7 +52,7 @@ public final class OpenCat: Sendable {
     /// Creates an SDK instance without making it ``shared`` (for apps that manage instances themselves, and
     /// for tests). Most apps call ``configureStandalone(appUserId:storeClient:verifier:entitlements:offerings:options:)``
     /// or ``configureWithServer(serverURL:apiKey:appUserId:storeClient:options:)`` instead.
-    /// - Throws: ``OpenCatError`` (`invalidArgument` for an empty user id, `cache` if no cache can be opened).
+    /// - Throws: `OpenCatError` (`invalidArgument` for an empty user id, `cache` if no cache can be opened).
     public init(mode: Mode, appUserId: String, storeClient: any StoreClient, options: Options = Options()) throws {
         guard !appUserId.isEmpty else { throw OpenCatError(.invalidArgument, "appUserId must not be empty") }
         self.appUserId = appUserId
@@ -234,7 +234,7 @@ public final class OpenCat: Sendable {
 
     /// The available offerings: from the cache while younger than 24 hours (``Options/offeringsMaxAge``),
     /// otherwise fetched; stale ones are served when fetching fails.
-    /// - Throws: ``OpenCatError`` (`network` or `store`) only when nothing was ever cached.
+    /// - Throws: `OpenCatError` (`network` or `store`) only when nothing was ever cached.
     public func offerings() async throws -> Offerings { try await core.offerings() }
 
     /// Buys a product through the store, then verifies (standalone) or posts (server) its proof.

@@ -80,7 +80,7 @@ extension OpenCat {
 
     /// How purchases are checked and where truth lives.
     public enum Mode: Sendable {
-        /// On-device: proofs are verified with a ``PurchaseVerifier``; state lives in the local cache only.
+        /// On-device: proofs are verified with a `PurchaseVerifier`; state lives in the local cache only.
         /// - Parameters:
         ///   - verifier: checks proofs (StoreAdapters' `AdapterPurchaseVerifier`).
         ///   - entitlements: which entitlements each product grants.

@@ -42,7 +42,7 @@ public struct PurchaseProof: Sendable, Hashable {
     public var context: [String: String]
     /// The buyer the app expects, in the store's own terms (Apple appAccountToken, Google
     /// obfuscatedExternalAccountId, Stripe `metadata` value, PayPal `custom_id`, Steam steamid). When set, an
-    /// adapter refuses a purchase whose store-reported purchaser differs (``purchaserMismatch``-style error).
+    /// adapter refuses a purchase whose store-reported purchaser differs (`purchaserMismatch`-style error).
     public var expectedPurchaser: String?
 
     /// Creates a proof.

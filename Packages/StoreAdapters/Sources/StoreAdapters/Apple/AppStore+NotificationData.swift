@@ -5,7 +5,7 @@ extension AppStore {
     ///
     /// [data](https://developer.apple.com/documentation/appstoreservernotifications/data)
     ///
-    /// The two signed fields are JWS and therefore ``Secret``s: they never print, and encode as a placeholder.
+    /// The two signed fields are JWS and therefore `Secret`s: they never print, and encode as a placeholder.
     public struct NotificationData: Codable, Hashable, Sendable {
         /// The raw `environment` value; see ``environment``.
         public var rawEnvironment: String?

@@ -30,7 +30,7 @@ struct AnyOCSPRequester: OCSPRequester {
     }
 }
 
-/// Asks an OCSP responder over OpenCat's ``HTTPClient``: `POST` of the DER request with
+/// Asks an OCSP responder over OpenCat's `HTTPClient`: `POST` of the DER request with
 /// `Content-Type: application/ocsp-request` (RFC 6960 Appendix A.1), the DER response when the responder answers
 /// 200 with `application/ocsp-response`. Only `http` and `https` responders are asked.
 ///

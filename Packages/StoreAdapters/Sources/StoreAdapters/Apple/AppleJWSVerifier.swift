@@ -161,7 +161,7 @@ public struct AppleJWSVerifier: Sendable {
         Data(try await verifiedPayload(jws, maximumBytes: limits.maximumNotificationBytes))
     }
 
-    /// Verifies a JWS held as a ``Secret`` and decodes its payload; see ``verify(_:as:)``.
+    /// Verifies a JWS held as a `Secret` and decodes its payload; see ``verify(_:as:)``.
     public func verify<Payload: DecodedSignedData>(_ jws: Secret<String>, as type: Payload.Type = Payload.self)
         async throws -> Payload
     {

@@ -4,17 +4,17 @@ public import OpenCatCore
 
 /// Verifies App Store (StoreKit 2) purchases.
 ///
-/// - ``PurchaseProof/Kind/appleSignedTransaction``: the app's signed transaction (JWS) is verified offline with
+/// - `PurchaseProof/Kind/appleSignedTransaction`: the app's signed transaction (JWS) is verified offline with
 ///   ``AppleJWSVerifier`` (chain to the configured roots, Apple's OIDs, ES256), then checked for bundle id,
 ///   environment and product.
-/// - ``PurchaseProof/Kind/appleTransactionId``: the transaction is fetched with the App Store Server API
+/// - `PurchaseProof/Kind/appleTransactionId`: the transaction is fetched with the App Store Server API
 ///   (`GET /inApps/v1/transactions/{id}`, ES256 bearer token; production first, then the sandbox when Apple
 ///   answers 4040010), and its signed transaction verified the same way.
 ///
 /// Refunds (`revocationDate`) and expiry are states of the result, not errors. App Store Server Notifications V2
 /// are verified with ``verifyNotification(signedPayload:)``.
 public struct AppleStoreAdapter: StoreAdapter {
-    /// Always ``Store/apple``.
+    /// Always `Store/apple`.
     public var store: Store { .apple }
     /// The configuration.
     public let configuration: Configuration
@@ -49,7 +49,7 @@ public struct AppleStoreAdapter: StoreAdapter {
     /// - Throws: ``StoreAdapterError``: `invalidProof` (bad JWS, chain, OID or signature; the failed check is in
     ///   `storeReason`), `wrongApplication`, `productMismatch`, and for look-ups `notFound`, `unauthorized`,
     ///   `rateLimited`, `storeUnavailable`, `timeout`, `network`, `malformedResponse`.
-    /// The ``PurchaseProof/context`` key under which a signed renewal info (JWS) may accompany a signed
+    /// The `PurchaseProof/context` key under which a signed renewal info (JWS) may accompany a signed
     /// transaction.
     public static let renewalInfoContextKey = "signedRenewalInfo"
 

@@ -40,7 +40,7 @@ public struct StoreAdapterError: Error, Hashable, Sendable, CustomStringConverti
         /// The store could not be reached.
         public static let network = Code(rawValue: "network")
 
-        /// The store reports a purchaser other than the one the proof expected (``PurchaseProof/expectedPurchaser``).
+        /// The store reports a purchaser other than the one the proof expected (`PurchaseProof/expectedPurchaser`).
         public static let purchaserMismatch = Code(rawValue: "purchaserMismatch")
         /// The adapter's configuration cannot verify safely (an empty webhook secret, a missing expected price).
         public static let misconfigured = Code(rawValue: "misconfigured")

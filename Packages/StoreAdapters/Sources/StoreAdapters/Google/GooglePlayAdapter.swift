@@ -12,7 +12,7 @@ public import OpenCatCore
 ///   `gracePeriod`; ON_HOLD → `billingRetry`; PAUSED → `expired` (a paused subscription grants no access, and the
 ///   normalized states have no "paused"); CANCELED → `active` until `expiryTime`, then `expired`, never renewing;
 ///   EXPIRED → `expired`; PENDING → `pending`; PENDING_PURCHASE_CANCELED → `notPaid`. A `testPurchase` →
-///   `sandbox`; the recurring price (`units` + `nanos`) becomes an exact ``Money``.
+///   `sandbox`; the recurring price (`units` + `nanos`) becomes an exact `Money`.
 ///
 /// A paid purchase that is not yet acknowledged is acknowledged (`:acknowledge`) when
 /// ``Configuration/acknowledge`` is on, and the result says ``VerifiedPurchase/finalizedByAdapter``. A failed
@@ -24,7 +24,7 @@ public import OpenCatCore
 /// `notFound`; `applicationNotFound` → `wrongApplication`; other 400s → `invalidProof`; 401/403 → `unauthorized`
 /// (after one retry with a fresh token on 401); 429 → `rateLimited`; 5xx → `storeUnavailable`.
 ///
-/// When ``PurchaseProof/expectedPurchaser`` is set, the purchase's `obfuscatedExternalAccountId` must equal it
+/// When `PurchaseProof/expectedPurchaser` is set, the purchase's `obfuscatedExternalAccountId` must equal it
 /// (checked before acknowledging); a purchase without one is refused too → `purchaserMismatch`.
 /// ``VerifiedPurchase/verifiedAt`` is the response's HTTP `Date` (nil without one), never the device clock; a
 /// subscription in grace reports its `expiryTime` as the grace end (Google gives no other).
@@ -49,7 +49,7 @@ public struct GooglePlayAdapter: StoreAdapter {
         self.logger = logger
     }
 
-    /// Always ``Store/google``.
+    /// Always `Store/google`.
     public var store: Store { .google }
 
     /// Verifies a Google Play purchase token.

@@ -3,7 +3,7 @@ public import OpenCatCore
 
 /// A Google Cloud service account, as found in its JSON key file.
 ///
-/// Only the fields the OAuth 2.0 JWT-bearer flow needs are read. The private key is a ``Secret`` and never appears
+/// Only the fields the OAuth 2.0 JWT-bearer flow needs are read. The private key is a `Secret` and never appears
 /// in a description, a log line or an encoding.
 ///
 /// See <https://developers.google.com/identity/protocols/oauth2/service-account#creatinganaccount>.

@@ -6,7 +6,7 @@ public import OpenCatCore
 /// Verifies PayPal Checkout payments: reads an order with `GET /v2/checkout/orders/{id}` (OAuth 2.0 client
 /// credentials, token cached) and maps it to a ``VerifiedPurchase``; captures approved orders.
 ///
-/// The proof is a ``PurchaseProof`` of kind ``PurchaseProof/Kind/paypalOrder`` whose token is the order id.
+/// The proof is a `PurchaseProof` of kind `PurchaseProof/Kind/paypalOrder` whose token is the order id.
 /// OpenCat orders carry one purchase unit: `reference_id` is the product id and `custom_id` the app's user id.
 ///
 /// How an order maps (by its status, then its first purchase unit's first capture):
@@ -27,11 +27,11 @@ public import OpenCatCore
 /// - anything else → throws ``StoreAdapterError/Code/malformedResponse``: an unknown state never grants access.
 ///
 /// The product is checked *before* an approved order is captured: an order without `reference_id` is an
-/// ``StoreAdapterError/Code/invalidProof``, one for another product than ``PurchaseProof/productId`` a
+/// ``StoreAdapterError/Code/invalidProof``, one for another product than `PurchaseProof/productId` a
 /// ``StoreAdapterError/Code/productMismatch``. So are the price and the payee (see
-/// ``checkTerms(of:productId:configuration:)``: a wrong amount or currency is `productMismatch`, another payee
+/// `checkTerms(of:productId:configuration:)`: a wrong amount or currency is `productMismatch`, another payee
 /// `notPaid`), checked again on the captured amounts, and the purchaser: when
-/// ``PurchaseProof/expectedPurchaser`` is set, `custom_id` must be present and equal (`purchaserMismatch`).
+/// `PurchaseProof/expectedPurchaser` is set, `custom_id` must be present and equal (`purchaserMismatch`).
 /// ``VerifiedPurchase/verifiedAt`` is the last response's HTTP `Date` (nil without one), never the device clock. Amounts are PayPal's decimal strings, kept exact. The environment
 /// is the configured one (sandbox or live). The transaction id is the capture id (the order id if there is none).
 ///
@@ -47,7 +47,7 @@ public struct PayPalAdapter: StoreAdapter {
     public let configuration: Configuration
     let api: PayPalAPI
 
-    /// Always ``Store/paypal``.
+    /// Always `Store/paypal`.
     public var store: Store { .paypal }
 
     /// Creates an adapter.
@@ -77,7 +77,7 @@ public struct PayPalAdapter: StoreAdapter {
     }
 
     /// Verifies an order, capturing it first if it is approved and ``Configuration/captureApproved`` is set.
-    /// - Parameter proof: a ``PurchaseProof/Kind/paypalOrder`` proof.
+    /// - Parameter proof: a `PurchaseProof/Kind/paypalOrder` proof.
     /// - Returns: the normalized purchase.
     /// - Throws: ``StoreAdapterError``.
     public func verify(_ proof: PurchaseProof) async throws -> VerifiedPurchase {

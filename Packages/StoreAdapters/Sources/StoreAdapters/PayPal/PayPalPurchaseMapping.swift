@@ -8,7 +8,7 @@ import OpenCatCore
 extension PayPalAdapter {
     /// Maps an order to the normalized result (see the table on ``PayPalAdapter``). Never captures, and checks
     /// only the product: price, payee and purchaser are checked by ``verify(_:)`` (see
-    /// ``checkTerms(of:productId:configuration:)``), so do not grant access from this alone.
+    /// `checkTerms(of:productId:configuration:)`), so do not grant access from this alone.
     /// - Parameters:
     ///   - order: the order.
     ///   - expectedProductId: the product the app expects, if any.

@@ -23,11 +23,11 @@ public import OpenCatCore
 /// cents, VAT excluded, as Steam reports it) in the order's `currency`. A `FinalizeTxn` that answers error 6
 /// ("already committed", a concurrent finalization) is followed by a fresh `QueryTxn`.
 ///
-/// When ``PurchaseProof/expectedPurchaser`` is set, the order's `steamid` must be present and equal (checked before
+/// When `PurchaseProof/expectedPurchaser` is set, the order's `steamid` must be present and equal (checked before
 /// `FinalizeTxn` too) → `purchaserMismatch`. ``VerifiedPurchase/verifiedAt`` is the `QueryTxn` response's HTTP
 /// `Date` (nil without one), never the device clock.
 ///
-/// Steam error codes map as ``SteamErrorCode`` documents; HTTP 401/403 → `unauthorized`, 429 → `rateLimited`,
+/// Steam error codes map as `SteamErrorCode` documents; HTTP 401/403 → `unauthorized`, 429 → `rateLimited`,
 /// 5xx → `storeUnavailable`, 400 → `invalidProof`.
 public struct SteamAdapter: StoreAdapter {
     /// The adapter's settings.
@@ -51,7 +51,7 @@ public struct SteamAdapter: StoreAdapter {
         self.logger = logger
     }
 
-    /// Always ``Store/steam``.
+    /// Always `Store/steam`.
     public var store: Store { .steam }
 
     /// Verifies a Steam order or transaction.

@@ -6,7 +6,7 @@ public import OpenCatCore
 /// Verifies Stripe payments: reads a PaymentIntent with `GET /v1/payment_intents/{id}?expand[]=latest_charge`
 /// and maps it to a ``VerifiedPurchase``.
 ///
-/// The proof is a ``PurchaseProof`` of kind ``PurchaseProof/Kind/stripePaymentIntent`` whose token is the
+/// The proof is a `PurchaseProof` of kind `PurchaseProof/Kind/stripePaymentIntent` whose token is the
 /// PaymentIntent id (`pi_…`; a client secret `pi_…_secret_…` is accepted and reduced to its id).
 ///
 /// How a PaymentIntent maps:
@@ -20,8 +20,8 @@ public import OpenCatCore
 ///
 /// The product is `metadata[product_id]` (key configurable). A PaymentIntent without it was not created for an
 /// OpenCat product, so it is rejected as ``StoreAdapterError/Code/invalidProof``; one whose product differs from
-/// ``PurchaseProof/productId`` is a ``StoreAdapterError/Code/productMismatch``. The purchaser is
-/// `metadata[app_user_id]` (key configurable); when ``PurchaseProof/expectedPurchaser`` is set it must be present
+/// `PurchaseProof/productId` is a ``StoreAdapterError/Code/productMismatch``. The purchaser is
+/// `metadata[app_user_id]` (key configurable); when `PurchaseProof/expectedPurchaser` is set it must be present
 /// and equal, else ``StoreAdapterError/Code/purchaserMismatch``. ``VerifiedPurchase/verifiedAt`` is the response's
 /// HTTP `Date` (nil without one), never the device clock. `livemode: false` →
 /// ``VerifiedPurchase/Environment/sandbox``.
@@ -39,7 +39,7 @@ public struct StripeAdapter: StoreAdapter {
     public let configuration: Configuration
     private let http: StoreHTTP
 
-    /// Always ``Store/stripe``.
+    /// Always `Store/stripe`.
     public var store: Store { .stripe }
 
     /// Creates an adapter.
@@ -54,7 +54,7 @@ public struct StripeAdapter: StoreAdapter {
     }
 
     /// Verifies a PaymentIntent.
-    /// - Parameter proof: a ``PurchaseProof/Kind/stripePaymentIntent`` proof.
+    /// - Parameter proof: a `PurchaseProof/Kind/stripePaymentIntent` proof.
     /// - Returns: the normalized purchase.
     /// - Throws: ``StoreAdapterError``.
     public func verify(_ proof: PurchaseProof) async throws -> VerifiedPurchase {

@@ -7,7 +7,7 @@ import OpenCatCore
 // unknown ones → `malformedResponse`. `livemode` false → sandbox.
 extension StripeAdapter {
     /// Maps a PaymentIntent to the normalized result (see the table on ``StripeAdapter``). The purchaser is
-    /// reported, not compared: ``verify(_:)`` compares it with ``PurchaseProof/expectedPurchaser``.
+    /// reported, not compared: ``verify(_:)`` compares it with `PurchaseProof/expectedPurchaser`.
     /// - Parameters:
     ///   - intent: the PaymentIntent, ideally with `latest_charge` expanded (otherwise refunds cannot be seen).
     ///   - expectedProductId: the product the app expects, if any.

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Builds the DocC catalog of every library module (Packages/*/Sources/<Module>/<Module>.docc) with the docc that
+# ships with the toolchain: symbol graphs from `swift package dump-symbol-graph`, then `docc convert` per module.
+# Fails on any DocC error and on any link that does not resolve (a renamed or removed symbol).
+# Usage: Tools/docs/build-docc.sh [OUTPUT_DIR]   (default .build/docc; reuses the workspace's .build)
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+out="${1:-.build/docc}"
+mkdir -p "$out"
+graphs=".build/symbolgraph-docc"
+status=0
+for package in Packages/*/; do
+    name=$(basename "$package")
+    # Test targets have no symbol graph and make the command exit non-zero: the library graphs are still written.
+    dumped=$( (swift package --package-path "$package" --scratch-path .build dump-symbol-graph 2>&1 || true) \
+        | sed -n 's/^Files written to //p')
+    [ -n "$dumped" ] || { echo "docc: $name: no symbol graphs"; status=1; continue; }
+    for catalog in "$package"Sources/*/*.docc; do
+        [ -d "$catalog" ] || continue
+        module=$(basename "$catalog" .docc)
+        rm -rf "$graphs/$module" && mkdir -p "$graphs/$module"
+        [ -f "$dumped/$module.symbols.json" ] || { echo "docc: $module: no symbol graph"; status=1; continue; }
+        cp "$dumped/$module".symbols.json "$dumped/$module"@*.symbols.json "$graphs/$module/" 2>/dev/null || true
+        log=$(docc convert "$catalog" --additional-symbol-graph-dir "$graphs/$module" \
+            --output-path "$out/$module" --fallback-display-name "$module" \
+            --fallback-bundle-identifier "dev.opencat.$module" 2>&1) || { echo "$log"; status=1; continue; }
+        broken=$(echo "$log" | grep -E "^(error|warning): .*(doesn't exist|isn't unambiguous|cannot be resolved)" || true)
+        if [ -n "$broken" ]; then
+            echo "$log" | grep -A6 -E "^(error|warning): .*(doesn't exist|isn't unambiguous|cannot be resolved)"
+            echo "docc: $module: broken links"; status=1
+        else
+            warnings=$(echo "$log" | grep -cE "^warning:" || true)
+            echo "docc: $module built ($warnings documentation warnings)"
+        fi
+    done
+done
+exit $status
