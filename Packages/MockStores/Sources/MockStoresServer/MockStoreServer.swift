@@ -7,7 +7,7 @@ import ServiceLifecycle
 import Synchronization
 
 /// A loopback HTTP server (Hummingbird 2 on 127.0.0.1, an ephemeral port by default) that answers like the stores'
-/// APIs from ``Cassette``s: App Store Server API, Google OAuth + androidpublisher, Stripe, PayPal, Steam
+/// APIs from `Cassette`s: App Store Server API, Google OAuth + androidpublisher, Stripe, PayPal, Steam
 /// ISteamMicroTxn and the OpenCat server API, with the stores' own auth checks and deterministic faults.
 ///
 /// ```swift
@@ -19,13 +19,13 @@ import Synchronization
 /// ```
 ///
 /// **Matching.** A request is answered by the first interaction, in order, that has answers left and whose method,
-/// path, query, listed headers and body match (see ``Cassette/RequestPattern``). The same request can therefore be
+/// path, query, listed headers and body match (see `Cassette/RequestPattern`). The same request can therefore be
 /// answered differently the second time (pending, then succeeded). Unlisted headers are ignored; auth is checked
-/// separately by the interaction's store's ``MockAuthenticator``. A request that nothing matches gets `599` with a
+/// separately by the interaction's store's `MockAuthenticator`. A request that nothing matches gets `599` with a
 /// JSON body naming the nearest interaction and the first field that differed, and is kept in
 /// ``unmatchedRequests``; ``unusedInteractions`` lists interactions with answers left.
 ///
-/// **Faults.** `delay` waits on the injected ``WallClock`` (so tests drive it with a `ManualClock`), `timeout` never
+/// **Faults.** `delay` waits on the injected `WallClock` (so tests drive it with a `ManualClock`), `timeout` never
 /// answers (the request is held until the client closes the connection or the server stops), `reset` closes the
 /// connection without a response, `malformed` sends truncated JSON, `rateLimited` sends 429 with `Retry-After`,
 /// `serverError` a 5xx.

@@ -20,11 +20,17 @@ public final class ScriptedTransport: HTTPTransport {
         case transportError(HTTPTransportError.Code)
         /// Never answers (until cancelled): exercises timeouts.
         case hang
+
+        /// An empty answer with a status and headers.
+        public static func status(_ code: Int, _ headers: [String: String] = [:]) -> Reply {
+            .response(status: code, headers: headers, body: Data())
+        }
     }
 
     /// One scripted exchange.
     public struct Step: Sendable {
-        public var method: HTTPRequest.Method
+        /// The method to match (nil: any).
+        public var method: HTTPRequest.Method?
         /// Matched against the path without the query string, as a prefix unless `exact`.
         public var path: String
         public var exact: Bool
@@ -33,7 +39,7 @@ public final class ScriptedTransport: HTTPTransport {
         public var reply: Reply
 
         /// Creates a step.
-        public init(method: HTTPRequest.Method, path: String, exact: Bool = false, times: Int? = nil, reply: Reply) {
+        public init(method: HTTPRequest.Method?, path: String, exact: Bool = false, times: Int? = nil, reply: Reply) {
             self.method = method
             self.path = path
             self.exact = exact
@@ -51,6 +57,14 @@ public final class ScriptedTransport: HTTPTransport {
 
     /// Creates a transport with no steps.
     public init() {}
+
+    /// A transport that answers any request with the replies in order, one each, then `200` with no body (the
+    /// shape of retry tests: `[.status(429, ["Retry-After": "7"]), .status(200)]`). ``requests`` counts attempts.
+    public convenience init(answering replies: [Reply]) {
+        self.init()
+        for reply in replies { add(Step(method: nil, path: "", times: 1, reply: reply)) }
+        add(Step(method: nil, path: "", reply: .status(200)))
+    }
 
     /// Adds a JSON reply for a method and path prefix.
     public func on(
@@ -95,7 +109,8 @@ public final class ScriptedTransport: HTTPTransport {
             let path = String((request.path ?? "").prefix { $0 != "?" })
             guard
                 let index = state.steps.firstIndex(where: { step in
-                    step.method == request.method && (step.exact ? path == step.path : path.hasPrefix(step.path))
+                    (step.method == nil || step.method == request.method)
+                        && (step.exact ? path == step.path : path.hasPrefix(step.path))
                         && (step.times ?? 1) > 0
                 })
             else {

@@ -5,43 +5,10 @@ import OpenCatTesting
 import Synchronization
 import Testing
 
-/// A transport that answers from a fixed sequence and counts attempts.
-final class SequenceTransport: HTTPTransport {
-    enum Step: Sendable {
-        case status(Int, [String: String])
-        case error(HTTPTransportError.Code)
-        case hang
-    }
-
-    private let steps: Mutex<[Step]>
-    private let count = Mutex(0)
-
-    init(_ steps: [Step]) { self.steps = Mutex(steps) }
-
-    var attempts: Int { count.withLock { $0 } }
-
-    func send(_ request: HTTPRequest, body: Data?) async throws -> HTTPTransportResponse {
-        count.withLock { $0 += 1 }
-        let step = steps.withLock { $0.isEmpty ? Step.status(200, [:]) : $0.removeFirst() }
-        switch step {
-        case .status(let code, let headers):
-            var fields = HTTPFields()
-            for (name, value) in headers { fields[HTTPField.Name(name)!] = value }
-            return HTTPTransportResponse(head: HTTPResponse(status: .init(code: code), headerFields: fields))
-        case .error(let code):
-            throw HTTPTransportError(code, "scripted")
-        case .hang:
-            // Suspends until the client's timeout cancels it (the test clock fires the timeout at once).
-            try await Task.sleep(for: .seconds(86_400))
-            return HTTPTransportResponse(head: HTTPResponse(status: .ok))
-        }
-    }
-}
-
 struct HTTPClientRetryTests {
     static let request = HTTPRequest(method: .get, scheme: "https", authority: "api.example.com", path: "/v1/thing")
 
-    func client(_ transport: SequenceTransport, clock: ManualClock, policy: RetryPolicy = RetryPolicy(jitter: .none))
+    func client(_ transport: ScriptedTransport, clock: ManualClock, policy: RetryPolicy = RetryPolicy(jitter: .none))
         -> HTTPClient
     {
         HTTPClient(transport: transport, retryPolicy: policy, clock: clock, timeout: .seconds(5))
@@ -49,31 +16,31 @@ struct HTTPClientRetryTests {
 
     @Test func a429WithRetryAfterSecondsWaitsExactlyThatLong() async throws {
         let clock = ManualClock(autoAdvance: true)
-        let transport = SequenceTransport([.status(429, ["Retry-After": "7"]), .status(200, [:])])
+        let transport = ScriptedTransport(answering: [.status(429, ["Retry-After": "7"]), .status(200)])
         let response = try await client(transport, clock: clock).send(Self.request)
         #expect(response.status.code == 200)
-        #expect(transport.attempts == 2)
+        #expect(transport.requests.count == 2)
         #expect(clock.recordedSleeps.filter { $0 != .seconds(5) } == [.seconds(7)])
     }
 
     @Test func a429WithAnHTTPDateRetryAfterWaitsUntilThatDate() async throws {
         let clock = ManualClock(start: Date(timeIntervalSince1970: 1_700_000_000), autoAdvance: true)
         // 1_700_000_012 = Tue, 14 Nov 2023 22:13:32 GMT: 12 seconds after the clock's start.
-        let transport = SequenceTransport([
-            .status(429, ["Retry-After": "Tue, 14 Nov 2023 22:13:32 GMT"]), .status(200, [:]),
+        let transport = ScriptedTransport(answering: [
+            .status(429, ["Retry-After": "Tue, 14 Nov 2023 22:13:32 GMT"]), .status(200),
         ])
         _ = try await client(transport, clock: clock).send(Self.request)
-        #expect(transport.attempts == 2)
+        #expect(transport.requests.count == 2)
         #expect(clock.recordedSleeps.contains(.seconds(12)))
     }
 
     @Test func a503IsRetriedWithExponentialBackoff() async throws {
         let clock = ManualClock(autoAdvance: true)
-        let transport = SequenceTransport([.status(503, [:]), .status(503, [:]), .status(200, [:])])
+        let transport = ScriptedTransport(answering: [.status(503), .status(503), .status(200)])
         let policy = RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(500), jitter: .none)
         let response = try await client(transport, clock: clock, policy: policy).send(Self.request)
         #expect(response.status.code == 200)
-        #expect(transport.attempts == 3)
+        #expect(transport.requests.count == 3)
         let backoffs = clock.recordedSleeps.filter { $0 != .seconds(5) }
         #expect(backoffs == [.milliseconds(500), .seconds(1)])
     }
@@ -89,86 +56,86 @@ struct HTTPClientRetryTests {
 
     @Test func aTimeoutIsRetriedAndThenReported() async throws {
         let clock = ManualClock(autoAdvance: true)
-        let transport = SequenceTransport([.hang, .hang])
+        let transport = ScriptedTransport(answering: [.hang, .hang])
         let policy = RetryPolicy(maxAttempts: 2, jitter: .none)
         let error = await #expect(throws: HTTPTransportError.self) {
             try await client(transport, clock: clock, policy: policy).send(Self.request)
         }
         #expect(error?.code == .timeout)
-        #expect(transport.attempts == 2)
+        #expect(transport.requests.count == 2)
     }
 
     @Test func aTimeoutThenSuccessSucceeds() async throws {
         let clock = ManualClock(autoAdvance: true)
-        let transport = SequenceTransport([.hang, .status(200, [:])])
+        let transport = ScriptedTransport(answering: [.hang, .status(200)])
         let response = try await client(transport, clock: clock).send(Self.request)
         #expect(response.status.code == 200)
-        #expect(transport.attempts == 2)
+        #expect(transport.requests.count == 2)
     }
 
     @Test func a400IsNeverRetried() async throws {
         let clock = ManualClock(autoAdvance: true)
-        let transport = SequenceTransport([.status(400, [:]), .status(200, [:])])
+        let transport = ScriptedTransport(answering: [.status(400), .status(200)])
         let response = try await client(transport, clock: clock).send(Self.request)
         #expect(response.status.code == 400)
-        #expect(transport.attempts == 1)
+        #expect(transport.requests.count == 1)
     }
 
     @Test(arguments: [401, 403, 404, 409, 422])
     func otherClientErrorsAreNeverRetried(status: Int) async throws {
-        let transport = SequenceTransport([.status(status, [:])])
+        let transport = ScriptedTransport(answering: [.status(status)])
         let response = try await client(transport, clock: ManualClock(autoAdvance: true)).send(Self.request)
         #expect(response.status.code == status)
-        #expect(transport.attempts == 1)
+        #expect(transport.requests.count == 1)
     }
 
     @Test func aRetryAfterAboveTheCapStopsRetryingAndReturnsThe429() async throws {
         let clock = ManualClock(autoAdvance: true)
-        let transport = SequenceTransport([.status(429, ["Retry-After": "3600"]), .status(200, [:])])
+        let transport = ScriptedTransport(answering: [.status(429, ["Retry-After": "3600"]), .status(200)])
         let policy = RetryPolicy(retryAfterCap: .seconds(60), jitter: .none)
         let response = try await client(transport, clock: clock, policy: policy).send(Self.request)
         #expect(response.status.code == 429)
-        #expect(transport.attempts == 1)
+        #expect(transport.requests.count == 1)
         #expect(clock.recordedSleeps.allSatisfy { $0 == .seconds(5) })  // only the attempt's timeout timer
     }
 
     @Test func theAttemptLimitIsRespected() async throws {
         let clock = ManualClock(autoAdvance: true)
-        let transport = SequenceTransport(Array(repeating: .status(502, [:]), count: 10))
+        let transport = ScriptedTransport(answering: Array(repeating: .status(502), count: 10))
         let policy = RetryPolicy(maxAttempts: 4, jitter: .none)
         let response = try await client(transport, clock: clock, policy: policy).send(Self.request)
         #expect(response.status.code == 502)
-        #expect(transport.attempts == 4)
+        #expect(transport.requests.count == 4)
     }
 
     @Test func aPostWithoutIdempotencyKeyIsNotRetriedOn503ButIsOn429() async throws {
         let post = HTTPRequest(method: .post, scheme: "https", authority: "api.example.com", path: "/v1/charge")
-        let failing = SequenceTransport([.status(503, [:]), .status(200, [:])])
+        let failing = ScriptedTransport(answering: [.status(503), .status(200)])
         #expect(try await client(failing, clock: ManualClock(autoAdvance: true)).send(post).status.code == 503)
-        let limited = SequenceTransport([.status(429, ["Retry-After": "1"]), .status(200, [:])])
+        let limited = ScriptedTransport(answering: [.status(429, ["Retry-After": "1"]), .status(200)])
         #expect(try await client(limited, clock: ManualClock(autoAdvance: true)).send(post).status.code == 200)
         var keyed = post
         keyed.headerFields[HTTPField.Name("Idempotency-Key")!] = "abc"
-        let retried = SequenceTransport([.status(503, [:]), .status(200, [:])])
+        let retried = ScriptedTransport(answering: [.status(503), .status(200)])
         #expect(try await client(retried, clock: ManualClock(autoAdvance: true)).send(keyed).status.code == 200)
     }
 
     @Test func aConnectionFailureIsRetried() async throws {
-        let transport = SequenceTransport([.error(.connectionFailed), .status(200, [:])])
+        let transport = ScriptedTransport(answering: [.transportError(.connectionFailed), .status(200)])
         #expect(
             try await client(transport, clock: ManualClock(autoAdvance: true)).send(Self.request).status.code == 200
         )
-        #expect(transport.attempts == 2)
+        #expect(transport.requests.count == 2)
     }
 
     @Test func anOverrideHeaderCanForbidARetry() async throws {
-        let transport = SequenceTransport([.status(500, ["Stripe-Should-Retry": "false"]), .status(200, [:])])
+        let transport = ScriptedTransport(answering: [.status(500, ["Stripe-Should-Retry": "false"]), .status(200)])
         let policy = RetryPolicy(jitter: .none, overrideHeader: HTTPField.Name("Stripe-Should-Retry"))
         #expect(
             try await client(transport, clock: ManualClock(autoAdvance: true), policy: policy).send(Self.request).status
                 .code == 500
         )
-        #expect(transport.attempts == 1)
+        #expect(transport.requests.count == 1)
     }
 
     @Test func retryAfterParsingAcceptsSecondsAndDatesAndRejectsGarbage() {

@@ -15,13 +15,16 @@ struct OpenCatServerModeTests {
     let store = TestStoreClient()
     let server = FakeOpenCatServer(apiKey: OpenCatServerModeTests.apiKey)
 
-    init() {
-        server.setEntitlementMap([Self.product: ["pro"]])
+    init() { Self.prepare(server) }
+
+    /// The server side of every server-mode test: `jws-yearly` proves `tx-100`, a yearly `pro` subscription.
+    static func prepare(_ server: FakeOpenCatServer) {
+        server.setEntitlementMap([product: ["pro"]])
         server.know(
             token: "jws-yearly",
             as: Fixture.transaction(
                 "tx-100",
-                product: Self.product,
+                product: product,
                 expires: Fixture.epoch + 365 * 86_400,
                 willRenew: true
             )

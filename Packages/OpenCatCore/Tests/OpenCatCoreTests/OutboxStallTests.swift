@@ -8,8 +8,8 @@ import Testing
 /// An outbox entry that fails for a reason waiting does not cure stalls after five counted attempts instead of
 /// being retried forever; network failures never count; an explicit restore tries a stalled entry again.
 struct OutboxStallTests {
-    static let apiKey = "ocat_test_public_key_1234567890"
-    static let product = "com.example.pro.yearly"
+    static let apiKey = OpenCatServerModeTests.apiKey
+    static let product = OpenCatServerModeTests.product
 
     let directory = Fixture.temporaryDirectory()
     let key = StaticKeyProvider(key: SymmetricKey(size: .bits256))
@@ -18,18 +18,7 @@ struct OutboxStallTests {
     let server = FakeOpenCatServer(apiKey: OutboxStallTests.apiKey)
     let proof = Fixture.proof("jws-yearly", product: OutboxStallTests.product, transaction: "tx-100")
 
-    init() {
-        server.setEntitlementMap([Self.product: ["pro"]])
-        server.know(
-            token: "jws-yearly",
-            as: Fixture.transaction(
-                "tx-100",
-                product: Self.product,
-                expires: Fixture.epoch + 365 * 86_400,
-                willRenew: true
-            )
-        )
-    }
+    init() { OpenCatServerModeTests.prepare(server) }
 
     func makeSDK() throws -> OpenCat {
         try OpenCat(

@@ -151,4 +151,83 @@ struct PurchaseMappingTableTests {
             return mapped
         }
     }
+
+    // MARK: Stripe
+
+    static let stripeIntents: [(String, String, Expected)] = [
+        ("succeeded", #""refunded":false,"amount_refunded":0"#, .state(.active)),
+        ("succeeded", #""refunded":true,"amount_refunded":1999"#, .state(.refunded)),
+        ("succeeded", #""refunded":false,"amount_refunded":500"#, .state(.refunded)),  // partly refunded
+        ("processing", #""refunded":false,"amount_refunded":0"#, .state(.pending)),
+        ("requires_capture", #""refunded":false,"amount_refunded":0"#, .state(.pending)),
+        ("requires_payment_method", #""refunded":false,"amount_refunded":0"#, .error(.notPaid)),
+        ("canceled", #""refunded":false,"amount_refunded":0"#, .error(.notPaid)),
+        ("teleported", #""refunded":false,"amount_refunded":0"#, .error(.malformedResponse)),
+    ]
+
+    @Test(arguments: stripeIntents)
+    func stripePaymentIntentStatus(_ status: String, _ charge: String, _ expected: Expected) throws {
+        let intent = try Self.decode(
+            Stripe.PaymentIntent.self,
+            #"""
+            {"id":"pi_1","object":"payment_intent","amount":1999,"amount_received":1999,"currency":"eur",
+             "status":"\#(status)","livemode":false,"created":1700000000,
+             "metadata":{"product_id":"gems_500","app_user_id":"u1"},
+             "latest_charge":{"id":"ch_1","object":"charge","amount":1999,"amount_captured":1999,\#(charge)}}
+            """#
+        )
+        let configuration = StripeAdapter.Configuration(secretKey: "sk_test_x")
+        Self.check(expected) {
+            let mapped = try StripeAdapter.purchase(
+                from: intent,
+                expectedProductId: "gems_500",
+                configuration: configuration
+            )
+            #expect(mapped.price == Money(minorUnits: 1999, currency: "EUR", exponent: 2))
+            #expect(mapped.purchaser == "u1" && mapped.environment == .sandbox)
+            if mapped.state == .refunded { #expect(mapped.refundedAmount != nil) }
+            return mapped
+        }
+    }
+
+    // MARK: PayPal
+
+    static let payPalOrders: [(String, String?, Expected)] = [
+        ("COMPLETED", "COMPLETED", .state(.active)),
+        ("COMPLETED", "PENDING", .state(.pending)),
+        ("COMPLETED", "REFUNDED", .state(.refunded)),
+        ("COMPLETED", "PARTIALLY_REFUNDED", .state(.refunded)),
+        ("COMPLETED", "DECLINED", .error(.notPaid)),
+        ("COMPLETED", "FAILED", .error(.notPaid)),
+        ("APPROVED", nil, .state(.pending)),
+        ("CREATED", nil, .state(.pending)),
+        ("VOIDED", nil, .error(.notPaid)),
+        ("SOMETHING_NEW", nil, .error(.malformedResponse)),
+    ]
+
+    @Test(arguments: payPalOrders)
+    func payPalOrderStatus(_ status: String, _ capture: String?, _ expected: Expected) throws {
+        let payments =
+            capture.map {
+                #""payments":{"captures":[{"id":"CAP1","status":"\#($0)","amount":{"currency_code":"USD","value":"5.00"},"create_time":"2023-11-14T22:13:20Z"}],"refunds":[{"id":"R1","status":"COMPLETED","amount":{"currency_code":"USD","value":"2.50"}}]},"#
+            } ?? ""
+        let order = try Self.decode(
+            PayPal.Order.self,
+            #"""
+            {"id":"5O190127TN364715T","status":"\#(status)","create_time":"2023-11-14T22:13:20Z",
+             "purchase_units":[{"reference_id":"gems_500","custom_id":"u1",\#(payments)
+                                "amount":{"currency_code":"USD","value":"5.00"}}]}
+            """#
+        )
+        Self.check(expected) {
+            let mapped = try PayPalAdapter.purchase(from: order, expectedProductId: "gems_500", environment: .sandbox)
+            #expect(mapped.price == Money(decimalString: "5.00", currency: "USD"))
+            #expect(mapped.purchaser == "u1" && mapped.environment == .sandbox)
+            #expect(
+                mapped.refundedAmount
+                    == (mapped.state == .refunded ? Money(decimalString: "2.50", currency: "USD") : nil)
+            )
+            return mapped
+        }
+    }
 }
