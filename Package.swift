@@ -167,5 +167,19 @@ let package = Package(
             path: "Packages/MockStores/Tests/MockStoresTests",
             swiftSettings: swiftSettings
         ),
+        .testTarget(
+            name: "KeyServerClientTests",
+            dependencies: [
+                .product(name: "KeyServerClient", package: "KeyServerClient"),
+                .product(name: "OpenCatCore", package: "OpenCatCore"),
+                .product(name: "OpenCat", package: "OpenCatCore"),
+                .product(name: "OpenCatTesting", package: "OpenCatCore"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Packages/KeyServerClient/Tests/KeyServerClientTests",
+            swiftSettings: swiftSettings
+        ),
     ]
 )

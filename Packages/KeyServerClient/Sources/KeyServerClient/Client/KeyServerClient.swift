@@ -1,0 +1,169 @@
+import Foundation
+import HTTPTypes
+import Logging
+public import OpenCatCore
+
+/// The key server's API (`/api/v1`, docs/api/keyserver.openapi.yaml): key-pack purchases on five platforms, the key
+/// wallet, app features, the community pool and key sync. Every call carries the user's bearer token; purchases and
+/// spends carry an `Idempotency-Key`, so a retry never buys or spends twice.
+///
+/// Errors are ``KeyServerError``s. Nothing here stores anything: ``KeyVault`` keeps keys and the wallet offline.
+public struct KeyServerClient: Sendable {
+    public let configuration: KeyServerConfiguration
+    let http: HTTPClient
+
+    public init(configuration: KeyServerConfiguration) {
+        self.configuration = configuration
+        self.http = configuration.httpClient
+    }
+
+    // MARK: Purchases
+
+    /// Sends the proof of a key-pack purchase; the server verifies it with the store and mints keys.
+    /// - Parameters:
+    ///   - proof: Apple signed transaction, Google purchase token (with its product id), Stripe PaymentIntent id,
+    ///     PayPal order id or Steam transaction id.
+    ///   - email: the account's email (Apple, Google, Stripe, PayPal).
+    ///   - steamId: the buyer's Steam id (Steam).
+    ///   - idempotencyKey: the same key for every retry of this purchase (default: derived from the proof).
+    public func purchaseKeyPack(
+        _ proof: PurchaseProof,
+        email: String? = nil,
+        steamId: String? = nil,
+        idempotencyKey: String? = nil
+    ) async throws(KeyServerError) -> KeyPurchaseResult {
+        guard let platform = Platform(rawValue: proof.store.rawValue) else {
+            throw KeyServerError(.invalidInput, "key packs are sold on Apple, Google, Stripe, PayPal and Steam only")
+        }
+        var body: [String: String] = [:]
+        let token = proof.token.revealed
+        switch platform {
+        case .apple: body["transaction"] = token
+        case .google:
+            guard let productId = proof.productId else {
+                throw KeyServerError(.invalidInput, "a Google purchase needs its product id")
+            }
+            body["purchaseToken"] = token
+            body["productId"] = productId
+        case .stripe: body["paymentIntentId"] = token
+        case .paypal: body["paymentId"] = token
+        case .steam:
+            guard let steamId, SteamID.isValid(steamId) else {
+                throw KeyServerError(.invalidInput, "a Steam purchase needs the buyer's 64-bit Steam id")
+            }
+            body["steamId"] = steamId
+            body["transactionId"] = token
+        }
+        if platform != .steam {
+            guard let email, EmailAddress.isValid(email) else {
+                throw KeyServerError(.invalidInput, "a key-pack purchase on \(platform) needs a valid email")
+            }
+            body["userEmail"] = email
+        }
+        return try await send(
+            .post,
+            "/keys/purchase/\(platform.rawValue)",
+            body: body,
+            idempotencyKey: idempotencyKey ?? "purchase-\(proof.store.rawValue)-\(proof.fingerprint)"
+        )
+    }
+
+    // MARK: Wallet
+
+    public func walletBalance(userId: String) async throws(KeyServerError) -> WalletState {
+        try await send(.get, "/wallet/\(try Self.segment(userId))")
+    }
+
+    /// Spends keys on a feature. Pass the same `idempotencyKey` on every retry of one spend.
+    public func spendKeys(amount: Int, feature: String, app: String, userId: String, idempotencyKey: String)
+        async throws(KeyServerError) -> SpendResult
+    {
+        guard amount > 0 else { throw KeyServerError(.invalidInput, "a spend is of one key or more") }
+        return try await send(
+            .post,
+            "/wallet/spend",
+            body: SpendBody(amount: amount, feature: feature, app: app, userId: userId),
+            idempotencyKey: idempotencyKey
+        )
+    }
+
+    public func syncWallet(userId: String) async throws(KeyServerError) -> WalletState {
+        try await send(.post, "/wallet/sync", body: ["userId": userId], idempotencyKey: "sync-\(userId)")
+    }
+
+    public func walletHistory(userId: String) async throws(KeyServerError) -> [WalletTransaction] {
+        try await send(.get, "/wallet/history/\(try Self.segment(userId))", as: TransactionsEnvelope.self).transactions
+    }
+
+    // MARK: Apps
+
+    public func appFeatures(appId: String) async throws(KeyServerError) -> [AppFeature] {
+        try await send(.get, "/apps/\(try Self.segment(appId))/features", as: FeaturesEnvelope.self).features
+    }
+
+    public func unlockFeature(featureId: String, appId: String, userId: String, idempotencyKey: String)
+        async throws(KeyServerError) -> UnlockResult
+    {
+        try await send(
+            .post,
+            "/apps/\(try Self.segment(appId))/unlock",
+            body: ["featureId": featureId, "userId": userId],
+            idempotencyKey: idempotencyKey
+        )
+    }
+
+    public func unlockedFeatures(appId: String, userId: String) async throws(KeyServerError) -> [String] {
+        try await send(
+            .get,
+            "/apps/\(try Self.segment(appId))/unlocked/\(try Self.segment(userId))",
+            as: UnlockedEnvelope.self
+        ).features
+    }
+
+    // MARK: Community
+
+    public func donateKeys(amount: Int, userId: String, idempotencyKey: String) async throws(KeyServerError)
+        -> DonationResult
+    {
+        guard amount > 0 else { throw KeyServerError(.invalidInput, "a donation is of one key or more") }
+        return try await send(
+            .post,
+            "/community/donate",
+            body: AmountBody(amount: amount, userId: userId, recipientEmail: nil),
+            idempotencyKey: idempotencyKey
+        )
+    }
+
+    public func shareKeys(amount: Int, recipientEmail: String, userId: String, idempotencyKey: String)
+        async throws(KeyServerError) -> ShareResult
+    {
+        guard amount > 0 else { throw KeyServerError(.invalidInput, "a share is of one key or more") }
+        guard EmailAddress.isValid(recipientEmail) else {
+            throw KeyServerError(.invalidInput, "the recipient's email is not valid")
+        }
+        return try await send(
+            .post,
+            "/community/share",
+            body: AmountBody(amount: amount, userId: userId, recipientEmail: recipientEmail),
+            idempotencyKey: idempotencyKey
+        )
+    }
+
+    public func communityPool() async throws(KeyServerError) -> CommunityPool {
+        try await send(.get, "/community/pool")
+    }
+
+    // MARK: Key sync
+
+    /// Every key of the signed-in account, by its email (the server answers for the token's own account only).
+    public func keys(email: String) async throws(KeyServerError) -> VUUserKeySync {
+        guard EmailAddress.isValid(email) else { throw KeyServerError(.invalidInput, "the email is not valid") }
+        return try await send(.get, "/keys/email/\(try Self.segment(email))")
+    }
+
+    /// Every key of the signed-in Steam account.
+    public func keys(steamId: String) async throws(KeyServerError) -> VUUserKeySync {
+        guard SteamID.isValid(steamId) else { throw KeyServerError(.invalidInput, "not a 64-bit Steam id") }
+        return try await send(.get, "/keys/steam/\(steamId)")
+    }
+}

@@ -1,0 +1,91 @@
+import Foundation
+import OpenCatCore
+
+/// A key-server failure, typed: what happened, the HTTP status and the server's own code when it sent one. Never
+/// carries a token, key or license.
+public struct KeyServerError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// What went wrong (open: the server may add codes).
+    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+        public let rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+        public var description: String { rawValue }
+
+        /// No connection (offline, DNS, refused).
+        public static let network = Code(rawValue: "network")
+        /// No answer in time.
+        public static let timeout = Code(rawValue: "timeout")
+        /// The server is down or overloaded (5xx).
+        public static let serverUnavailable = Code(rawValue: "serverUnavailable")
+        /// Too many requests (429) after the retries.
+        public static let rateLimited = Code(rawValue: "rateLimited")
+        /// The token is missing, invalid or expired (401/403).
+        public static let unauthorized = Code(rawValue: "unauthorized")
+        /// An email, Steam id or other input the client or server refused (400/422).
+        public static let invalidInput = Code(rawValue: "invalidInput")
+        /// The proof of a key-pack purchase was refused (the server's verdict).
+        public static let purchaseRejected = Code(rawValue: "purchaseRejected")
+        /// Not enough keys in the wallet.
+        public static let insufficientBalance = Code(rawValue: "insufficientBalance")
+        /// No such user, app or feature (404).
+        public static let notFound = Code(rawValue: "notFound")
+        /// An answer that cannot be read.
+        public static let malformedResponse = Code(rawValue: "malformedResponse")
+    }
+
+    public var code: Code
+    public var message: String
+    /// The HTTP status, when the server answered.
+    public var status: Int?
+    /// The server's own error code (`insufficient_balance`, …).
+    public var serverCode: String?
+
+    public init(_ code: Code, _ message: String, status: Int? = nil, serverCode: String? = nil) {
+        self.code = code
+        self.message = message
+        self.status = status
+        self.serverCode = serverCode
+    }
+
+    /// Whether trying later may succeed (what stays in the outbox).
+    public var isTransient: Bool {
+        [.network, .timeout, .serverUnavailable, .rateLimited].contains(code)
+    }
+
+    public var description: String {
+        "KeyServerError.\(code): \(message)"
+            + (status.map { " (HTTP \($0)" + (serverCode.map { ", \($0)" } ?? "") + ")" } ?? "")
+    }
+
+    /// The error for an answer that is not 2xx.
+    static func from(status: Int, body: Data) -> KeyServerError {
+        struct Envelope: Decodable {
+            struct Body: Decodable {
+                var code: String?
+                var message: String?
+            }
+            var error: Body
+        }
+        let serverCode = (try? JSONDecoder().decode(Envelope.self, from: body))?.error.code
+        let code: Code
+        switch (status, serverCode) {
+        case (_, "insufficient_balance"), (402, _): code = .insufficientBalance
+        case (_, "invalid_receipt"), (_, "purchase_rejected"): code = .purchaseRejected
+        case (401, _), (403, _): code = .unauthorized
+        case (404, _): code = .notFound
+        case (429, _): code = .rateLimited
+        case (400, _), (409, _), (422, _): code = .invalidInput
+        case (500..., _): code = .serverUnavailable
+        default: code = .malformedResponse
+        }
+        return KeyServerError(code, "the key server answered HTTP \(status)", status: status, serverCode: serverCode)
+    }
+
+    /// The error for a transport failure.
+    static func from(_ error: HTTPTransportError) -> KeyServerError {
+        error.code == .timeout
+            ? KeyServerError(.timeout, "the key server did not answer in time")
+            : KeyServerError(.network, "the key server could not be reached (\(error.code))")
+    }
+}
+
+extension KeyServerError: TransientErrorClassifying {}

@@ -1,0 +1,126 @@
+public import Foundation
+import OpenCatCore
+
+/// A license as the key server signs it: `key/` + base64url(payload JSON) + `.` + base64url(Ed25519 signature over
+/// the ASCII bytes `key/<payload part>`), both parts without padding.
+///
+/// Parsing checks only the shape; ``LicenseVerifier`` checks the signature and the dates, offline.
+public struct SignedLicense: Sendable, Hashable, Codable {
+    /// The prefix of every license.
+    public static let prefix = "key/"
+    /// The largest license accepted (a payload is a few hundred bytes).
+    public static let maximumLength = 8 * 1024
+
+    /// The whole license string.
+    public let rawValue: String
+    /// The signed bytes: `key/<payload part>`.
+    let signedBytes: [UInt8]
+    /// The payload JSON.
+    let payloadJSON: Data
+    /// The 64-byte Ed25519 signature.
+    let signature: Data
+
+    /// Parses a license string.
+    /// - Throws: ``LicenseError`` `.malformed` when it is not `key/<payload>.<signature>` in canonical base64url.
+    public init(_ text: String) throws(LicenseError) {
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard trimmed.utf8.count <= Self.maximumLength, trimmed.hasPrefix(Self.prefix) else {
+            throw .malformed("not a license: expected key/<payload>.<signature>")
+        }
+        let body = trimmed.dropFirst(Self.prefix.count)
+        let parts = body.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 2, let payload = Base64URL.decode(parts[0]), let signature = Base64URL.decode(parts[1])
+        else { throw .malformed("not a license: expected key/<payload>.<signature> in base64url") }
+        guard signature.count == 64 else { throw .malformed("the signature is not 64 bytes") }
+        rawValue = trimmed
+        signedBytes = Array((Self.prefix + parts[0]).utf8)
+        payloadJSON = payload
+        self.signature = signature
+    }
+
+    /// The payload as the license states it, not yet verified.
+    /// - Throws: ``LicenseError`` `.malformed` when the payload is not the expected JSON.
+    public func unverifiedPayload() throws(LicenseError) -> LicensePayload {
+        do { return try LicensePayload.decoder.decode(LicensePayload.self, from: payloadJSON) } catch {
+            throw .malformed("the license payload is not valid: \(LicenseError.summary(of: error))")
+        }
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let text = try decoder.singleValueContainer().decode(String.self)
+        do { self = try SignedLicense(text) } catch {
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: error.reason))
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
+}
+
+/// What a license states.
+public struct LicensePayload: Sendable, Hashable, Codable {
+    /// The human key.
+    public var key: HumanKey
+    /// The plan (`L1`…`L9`); it matches the key's.
+    public var plan: PlanLevel
+    /// Who it belongs to (an email or a Steam id).
+    public var owner: String
+    /// When it was bought.
+    public var purchasedAt: Date
+    /// When it stops being valid (nil: never).
+    public var expiresAt: Date?
+    /// Which server signing key signed it.
+    public var kid: String
+
+    /// Creates a payload.
+    public init(key: HumanKey, plan: PlanLevel, owner: String, purchasedAt: Date, expiresAt: Date? = nil, kid: String) {
+        self.key = key
+        self.plan = plan
+        self.owner = owner
+        self.purchasedAt = purchasedAt
+        self.expiresAt = expiresAt
+        self.kid = kid
+    }
+
+    /// Decodes RFC 3339 dates, with or without fractional seconds.
+    static let decoder: JSONDecoder = {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .custom { decoder in
+            let text = try decoder.singleValueContainer().decode(String.self)
+            guard let date = RFC3339.date(text) else {
+                throw DecodingError.dataCorrupted(
+                    .init(codingPath: decoder.codingPath, debugDescription: "not an RFC 3339 date")
+                )
+            }
+            return date
+        }
+        return decoder
+    }()
+
+    /// Encodes dates as RFC 3339 with milliseconds, keys sorted.
+    static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .custom { date, encoder in
+            var container = encoder.singleValueContainer()
+            try container.encode(RFC3339.string(date))
+        }
+        return encoder
+    }()
+}
+
+/// RFC 3339 timestamps (UTC `Z` or an offset, optional fractional seconds).
+enum RFC3339 {
+    static func date(_ text: String) -> Date? {
+        if let date = try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true)) {
+            return date
+        }
+        return try? Date(text, strategy: Date.ISO8601FormatStyle())
+    }
+
+    static func string(_ date: Date) -> String {
+        date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+    }
+}

@@ -1,0 +1,171 @@
+public import Foundation
+public import Logging
+public import OpenCat
+public import OpenCatCore
+import Synchronization
+
+/// The offline-first store of a user's keys, wallet and unlocked features, sealed in OpenCat's encrypted cache.
+///
+/// Every check (``isUnlocked(_:app:)``, ``balance``, ``licenses``) answers from memory with no network. A license
+/// is verified offline before it is stored; ``validLicenses(at:)`` verifies them again against a time that a set-back
+/// clock cannot move back. A spend made offline is allowed up to the known balance, unlocks the feature
+/// provisionally and waits in the cache's durable outbox with an idempotency key; ``sync()`` confirms it once or
+/// reverts it (feature locked again, balance restored, with the server's reason), never twice, across restarts and
+/// concurrent calls.
+public final class KeyVault: Sendable {
+    /// The user the vault belongs to.
+    public let userId: String
+    let cache: EncryptedCache
+    let verifier: LicenseVerifier
+    let client: KeyServerClient?
+    let clock: any WallClock
+    let logger: Logger
+    let core: VaultCore
+    let snapshot: Mutex<VaultState>
+
+    /// Opens (or creates) the vault of a user.
+    /// - Parameters:
+    ///   - cache: the encrypted cache (one file may hold the vaults of several users and OpenCat's own state).
+    ///   - userId: the user.
+    ///   - verifier: checks licenses with the server's public keys.
+    ///   - client: the key server, for spends and sync (nil: offline only).
+    ///   - clock: the device clock.
+    ///   - logger: where the vault logs (never keys or licenses).
+    public init(
+        cache: EncryptedCache,
+        userId: String,
+        verifier: LicenseVerifier,
+        client: KeyServerClient? = nil,
+        clock: any WallClock = SystemClock(),
+        logger: Logger = Logger(label: "dev.opencat.keyvault", factory: { _ in SwiftLogNoOpLogHandler() })
+    ) throws(KeyVaultError) {
+        guard !userId.isEmpty else { throw KeyVaultError(.invalidInput, "the user id is empty") }
+        self.userId = userId
+        self.cache = cache
+        self.verifier = verifier
+        self.client = client
+        self.clock = clock
+        self.logger = logger
+        let state = cache.value(VaultState.self, forKey: Self.stateKey(userId)) ?? VaultState()
+        self.snapshot = Mutex(state)
+        self.core = VaultCore(state: state)
+    }
+
+    /// Opens a vault in its own encrypted file (key from a `KeyProvider`).
+    public convenience init(
+        fileURL: URL,
+        keyProvider: any KeyProvider,
+        userId: String,
+        verifier: LicenseVerifier,
+        client: KeyServerClient? = nil,
+        clock: any WallClock = SystemClock(),
+        logger: Logger = Logger(label: "dev.opencat.keyvault", factory: { _ in SwiftLogNoOpLogHandler() })
+    ) throws(KeyVaultError) {
+        let cache: EncryptedCache
+        do {
+            cache = try EncryptedCache(
+                fileURL: fileURL,
+                keyProvider: keyProvider,
+                logger: logger,
+                now: clock.currentDate
+            )
+        } catch { throw KeyVaultError(.storage, "the vault file cannot be opened", underlying: error) }
+        try self.init(cache: cache, userId: userId, verifier: verifier, client: client, clock: clock, logger: logger)
+    }
+
+    static func stateKey(_ userId: String) -> String { "keyvault:" + userId }
+
+    // MARK: Reads (memory only)
+
+    /// The wallet balance as known here (confirmed balance less pending spends).
+    public var balance: Int { snapshot.withLock { $0.balance } }
+
+    /// Whether a feature of an app is unlocked (confirmed or provisionally). Memory only.
+    public func isUnlocked(_ feature: String, app: String) -> Bool {
+        snapshot.withLock { $0.unlocked[app]?.contains(feature) ?? false }
+    }
+
+    /// Every stored key.
+    public var licenses: [VULicenseKey] {
+        snapshot.withLock { Array($0.licenses.values) }.sorted { $0.purchaseDate < $1.purchaseDate }
+    }
+
+    /// Spends waiting for the server.
+    public var pendingSpendCount: Int { snapshot.withLock { $0.pending.count } }
+
+    /// The stored keys whose licenses verify now, offline; the highest plan among them decides what the app
+    /// unlocks. Verification uses the later of the device clock and the last confirmed server time.
+    public func validLicenses(at now: Date? = nil) -> [VerifiedLicense] {
+        let (keys, confirmed) = snapshot.withLock { (Array($0.licenses.values), $0.lastConfirmed) }
+        let time = now ?? clock.currentDate
+        return keys.compactMap { try? verifier.verify($0.license, at: time, lastConfirmed: confirmed) }
+    }
+
+    /// The highest plan among the valid licenses.
+    public func highestPlan(at now: Date? = nil) -> PlanLevel? { validLicenses(at: now).map(\.payload.plan).max() }
+
+    // MARK: Writes
+
+    /// Stores keys the server delivered, after verifying each license offline; keys already stored are kept.
+    /// - Returns: the keys that were new.
+    /// - Throws: ``KeyVaultError`` `.invalidLicense` (naming the human key's position, never the key) when a license
+    ///   does not verify: nothing is stored then.
+    @discardableResult
+    public func store(_ keys: [VULicenseKey]) async throws(KeyVaultError) -> [VULicenseKey] {
+        let now = clock.currentDate
+        let confirmed = snapshot.withLock { $0.lastConfirmed }
+        for (index, key) in keys.enumerated() {
+            do {
+                let verified = try verifier.verify(key.license, at: now, lastConfirmed: confirmed)
+                guard verified.payload.key == key.keyValue else {
+                    throw KeyVaultError(.invalidLicense, "key \(index + 1): the license is for another key")
+                }
+            } catch let error as KeyVaultError {
+                throw error
+            } catch {
+                throw KeyVaultError(.invalidLicense, "key \(index + 1): \(error)")
+            }
+        }
+        return try await core.mutate(self) { state in
+            var added: [VULicenseKey] = []
+            for key in keys where state.licenses[key.keyValue.description] == nil {
+                state.licenses[key.keyValue.description] = key
+                added.append(key)
+            }
+            return added
+        }
+    }
+
+    /// Persists a state and publishes it to the memory snapshot.
+    func persist(_ state: VaultState) throws(KeyVaultError) {
+        do { try cache.setValue(state, forKey: Self.stateKey(userId)) } catch {
+            logger.error("the key vault could not be saved", metadata: ["error": "\(type(of: error))"])
+            throw KeyVaultError(.storage, "the key vault could not be saved", underlying: error)
+        }
+        snapshot.withLock { $0 = state }
+    }
+}
+
+/// Serializes the vault's writes: one mutation at a time, each persisted before it is published.
+actor VaultCore {
+    var state: VaultState
+    /// Spends being sent right now: a concurrent sync leaves them alone.
+    var inFlight: Set<String> = []
+
+    func claim(_ id: String) -> Bool { inFlight.insert(id).inserted }
+
+    func release(_ id: String) { inFlight.remove(id) }
+
+    init(state: VaultState) { self.state = state }
+
+    func mutate<Result: Sendable>(
+        _ vault: KeyVault,
+        _ change: @Sendable (inout VaultState) throws(KeyVaultError) -> Result
+    ) throws(KeyVaultError) -> Result {
+        var next = state
+        let result = try change(&next)
+        try vault.persist(next)
+        state = next
+        return result
+    }
+}

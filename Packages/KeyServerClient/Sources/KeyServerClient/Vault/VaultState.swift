@@ -1,0 +1,32 @@
+import Foundation
+import OpenCatCore
+
+/// What a vault keeps for one user (sealed in the encrypted cache as one value).
+struct VaultState: Codable, Sendable, Equatable {
+    /// Licenses by human key (canonical spelling), as the server delivered them.
+    var licenses: [String: VULicenseKey] = [:]
+    /// The balance the server last confirmed, less the spends still pending.
+    var balance: Int = 0
+    /// Unlocked features by app id (confirmed and provisional).
+    var unlocked: [String: Set<String>] = [:]
+    /// Spends made offline and not yet confirmed, by spend id.
+    var pending: [String: PendingSpend] = [:]
+    /// History as the server last sent it, then local entries.
+    var history: [WalletTransaction] = []
+    /// The latest trusted time seen (a server's answer): licenses are checked at no earlier time.
+    var lastConfirmed: Date?
+    /// When Keys for All last synced (the cooldown is measured from it).
+    var lastKeySync: Date?
+}
+
+/// A spend made offline: applied to the local balance and unlocks, waiting in the outbox for the server.
+struct PendingSpend: Codable, Sendable, Equatable {
+    var id: String
+    var amount: Int
+    var feature: String
+    var app: String
+    var userId: String
+    var madeAt: Date
+    /// Whether the feature was already unlocked before this spend (a revert must not lock it then).
+    var wasUnlocked: Bool
+}
