@@ -36,6 +36,7 @@ let package = Package(
         .target(
             name: "OpenCatConformance",
             dependencies: [
+                .product(name: "KeyServerClient", package: "KeyServerClient"),
                 .product(name: "MockStoresServer", package: "MockStores"),
                 .product(name: "OpenCat", package: "OpenCatCore"),
                 .product(name: "OpenCatTesting", package: "OpenCatCore"),

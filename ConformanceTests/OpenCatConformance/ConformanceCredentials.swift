@@ -1,5 +1,6 @@
 public import Crypto
 import Foundation
+public import KeyServerClient
 public import MockStores
 public import OpenCatCore
 public import OpenCatTesting
@@ -31,6 +32,11 @@ public struct ConformanceCredentials: Sendable {
     public var steamWrongPublisherKey: Secret<String>
     /// The OpenCat server's API key.
     public var openCatAPIKey: Secret<String>
+    /// The key server: the user's bearer token, and the issuer whose licenses the client trusts (`kid`
+    /// `conformance`).
+    public var keyServerToken: Secret<String>
+    public var keyServerWrongToken: Secret<String>
+    public var licenseIssuer: LicenseIssuer
     /// Placeholders for third-party cassettes that no built-in credential names.
     public var extraVariables: [String: String] = [:]
 
@@ -58,6 +64,9 @@ public struct ConformanceCredentials: Sendable {
         steamPublisherKey = Secret(random(16).uppercased())
         steamWrongPublisherKey = Secret(random(16).uppercased())
         openCatAPIKey = Secret("ocat_test_\(random(12))")
+        keyServerToken = Secret("kst_test_\(random(12))")
+        keyServerWrongToken = Secret("kst_test_\(random(12))")
+        licenseIssuer = LicenseIssuer(privateKey: Curve25519.Signing.PrivateKey(), kid: "conformance")
     }
 
     /// Placeholder name → value, for cassettes: every credential above under its placeholder name, then
@@ -79,6 +88,8 @@ public struct ConformanceCredentials: Sendable {
             "google.privateKey": googleKey.pemRepresentation,
             "google.wrongPrivateKey": googleWrongKey.pemRepresentation,
             "opencat.apiKey": openCatAPIKey.revealed,
+            "keyserver.token": keyServerToken.revealed,
+            "keyserver.wrongToken": keyServerWrongToken.revealed,
         ]
         values.merge(extraVariables) { $1 }
         return values
@@ -107,6 +118,8 @@ public struct ConformanceCredentials: Sendable {
             case "google.privateKey": copy.googleKey = try Self.rsa(value, name)
             case "google.wrongPrivateKey": copy.googleWrongKey = try Self.rsa(value, name)
             case "opencat.apiKey": copy.openCatAPIKey = Secret(value)
+            case "keyserver.token": copy.keyServerToken = Secret(value)
+            case "keyserver.wrongToken": copy.keyServerWrongToken = Secret(value)
             default: copy.extraVariables[name] = value
             }
         }
@@ -114,7 +127,23 @@ public struct ConformanceCredentials: Sendable {
     }
 
     /// A fixture loader that signs with ``appleCA`` and fills these credentials' placeholders.
-    public var fixtureLoader: FixtureLoader { FixtureLoader(appleCA: appleCA, variables: variables) }
+    public var fixtureLoader: FixtureLoader {
+        let issuer = licenseIssuer
+        return FixtureLoader(
+            appleCA: appleCA,
+            variables: variables,
+            signers: [
+                "licenses": .init(placeholderPrefix: "keyserver.license") { payload in
+                    let decoded = try JSONDecoder.licensePayload.decode(LicensePayload.self, from: payload.serialized())
+                    // The run's issuer signs its own kid; any other kid gets a throwaway key (a foreign license).
+                    let signer =
+                        decoded.kid == issuer.kid
+                        ? issuer : LicenseIssuer(privateKey: Curve25519.Signing.PrivateKey(), kid: decoded.kid)
+                    return try signer.sign(decoded).rawValue
+                }
+            ]
+        )
+    }
 
     /// The credentials the mock stores check.
     public func mockCredentials(tokenPath: String) -> MockCredentials {
@@ -130,6 +159,7 @@ public struct ConformanceCredentials: Sendable {
             publicKey: appleAPIKey.publicKey
         )
         credentials.openCatAPIKey = openCatAPIKey
+        credentials.keyServerToken = keyServerToken
         return credentials
     }
 
@@ -143,5 +173,14 @@ public struct ConformanceCredentials: Sendable {
         do { return try _RSA.Signing.PrivateKey(pemRepresentation: pem) } catch {
             throw ConformanceError("\(name): not a PEM RSA private key")
         }
+    }
+}
+
+extension JSONDecoder {
+    /// Reads a cassette's license payload (RFC 3339 dates).
+    static var licensePayload: JSONDecoder {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        return decoder
     }
 }

@@ -37,9 +37,24 @@ public struct ConformanceReport: Sendable, Codable {
     public var invalidCassettes: [String]
     /// How long the run took, in milliseconds.
     public var durationMilliseconds: Int
+    /// Further sections of the same run with their own catalogue (the key server), by title.
+    public var sections: [Section] = []
 
-    /// Whether every cell passed or does not apply, and every cassette loaded.
-    public var succeeded: Bool { invalidCassettes.isEmpty && cells.allSatisfy { $0.status != .fail } }
+    /// A section: a titled report of its own.
+    public struct Section: Sendable, Codable {
+        public var title: String
+        public var report: ConformanceReport
+
+        public init(title: String, report: ConformanceReport) {
+            self.title = title
+            self.report = report
+        }
+    }
+
+    /// Whether every cell passed or does not apply, and every cassette loaded, in every section.
+    public var succeeded: Bool {
+        invalidCassettes.isEmpty && cells.allSatisfy { $0.status != .fail } && sections.allSatisfy(\.report.succeeded)
+    }
 
     /// The cell for a store and scenario.
     public func cell(store: String, scenario: String) -> Cell? {
@@ -88,6 +103,9 @@ public struct ConformanceReport: Sendable, Codable {
         lines.append(
             "\(stores.count) stores x \(scenarios.count) scenarios: \(pass) passed, \(fail) failed, \(na) not applicable, \(invalidCassettes.count) invalid cassettes (\(durationMilliseconds) ms)"
         )
+        for section in sections {
+            lines += ["", "## \(section.title)", section.report.renderText()]
+        }
         return lines.joined(separator: "\n")
     }
 
@@ -119,6 +137,14 @@ public struct ConformanceReport: Sendable, Codable {
         }
         if !invalidCassettes.isEmpty {
             text += "\n## Invalid cassettes\n\n" + invalidCassettes.map { "- \($0)\n" }.joined()
+        }
+        for section in sections {
+            text +=
+                "\n"
+                + section.report.renderMarkdown().replacingOccurrences(
+                    of: "# OpenCat conformance report",
+                    with: "# \(section.title)"
+                )
         }
         return text
     }

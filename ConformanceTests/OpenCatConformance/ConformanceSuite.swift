@@ -85,8 +85,11 @@ public struct ConformanceSuite: Sendable {
             else {
                 throw ConformanceError("\(folder.path): not a folder of cassettes")
             }
-            files += try Cassette.cassetteFiles(in: folder).filter {
-                $0.lastPathComponent != "scenarios.json" && !$0.lastPathComponent.hasSuffix(".schema.json")
+            let sections = Self.sectionFolders(in: folder).map(\.standardizedFileURL.path)
+            files += try Cassette.cassetteFiles(in: folder).filter { file in
+                let path = file.standardizedFileURL.path
+                return file.lastPathComponent != "scenarios.json" && !file.lastPathComponent.hasSuffix(".schema.json")
+                    && !sections.contains { path.hasPrefix($0 + "/") }
             }
         }
         let loader = credentials.fixtureLoader
@@ -97,6 +100,31 @@ public struct ConformanceSuite: Sendable {
         }
         self.cassettes = cassettes
         self.invalidCassettes = invalid
+    }
+
+    /// The sections under a fixtures folder: subfolders with a `scenarios.json` of their own (the key server's), each
+    /// run as a suite of its own and left out of the folder's main run.
+    public static func sectionFolders(in folder: URL) -> [URL] {
+        let children = (try? FileManager.default.contentsOfDirectory(at: folder, includingPropertiesForKeys: nil)) ?? []
+        return children.filter {
+            FileManager.default.fileExists(atPath: $0.appendingPathComponent("scenarios.json").path)
+        }.sorted { $0.path < $1.path }
+    }
+
+    /// The key-server section of a fixtures folder (`keyserver/`, its own catalogue, the key-server adapter), or nil.
+    public static func keyServerSection(in fixtures: URL, parallelism: Int = 1, scenarios: Set<String> = [])
+        throws -> ConformanceSuite?
+    {
+        let folder = fixtures.appendingPathComponent("keyserver")
+        let catalogue = folder.appendingPathComponent("scenarios.json")
+        guard FileManager.default.fileExists(atPath: catalogue.path) else { return nil }
+        return try ConformanceSuite(
+            catalogue: ScenarioCatalogue.load(from: catalogue),
+            cassetteFolders: [folder],
+            adapters: [.keyServer],
+            scenarios: scenarios,
+            parallelism: parallelism
+        )
     }
 
     /// Loads one cassette file with the run's credentials (or others): see ``FixtureLoader``.

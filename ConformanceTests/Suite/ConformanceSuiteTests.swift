@@ -35,6 +35,32 @@ struct ConformanceSuiteTests {
         if cell.status == .notApplicable { #expect(cell.detail?.isEmpty == false) }
     }
 
+    /// The key-server section: its own catalogue under Fixtures/keyserver, run through the same runner.
+    static let keyServer = Result { try ConformanceSuite.keyServerSection(in: fixtures) }
+
+    static var keyServerCells: [ConformanceSuite.CellID] { (try? keyServer.get())??.cellIDs ?? [] }
+
+    @Test(arguments: keyServerCells)
+    func keyServerCell(_ id: ConformanceSuite.CellID) async throws {
+        let suite = try #require(try Self.keyServer.get())
+        let cell = await suite.cell(id)
+        #expect(cell.status == .pass, "\(id): \(cell.detail ?? "")")
+    }
+
+    @Test func theKeyServerSectionCoversEveryEndpointScenario() throws {
+        let suite = try #require(try Self.keyServer.get())
+        #expect(suite.invalidCassettes.isEmpty, "\(suite.invalidCassettes)")
+        let expected: Set<String> = [
+            "purchase-apple", "purchase-google", "purchase-stripe", "purchase-paypal", "purchase-steam", "spend",
+            "insufficient-balance", "sync-merge", "unauthorized", "rate-limited-then-success", "server-error",
+            "timeout", "malformed-response",
+        ]
+        #expect(expected.isSubset(of: Set(suite.scenarioIds)))
+        #expect(suite.stores == ["keyserver"])
+        // The main run leaves the section's cassettes alone.
+        #expect(try Self.shared.get().cassettes.allSatisfy { $0.store.rawValue != "keyserver" })
+    }
+
     @Test func theMatrixIsEveryCatalogueScenarioForAllFiveStoresWithEveryCassetteLoaded() throws {
         let suite = try Self.shared.get()
         #expect(suite.invalidCassettes.isEmpty, "\(suite.invalidCassettes)")

@@ -77,7 +77,18 @@ struct ConformanceCommand: AsyncParsableCommand {
             suite.makeTransport = { ahc }
             shared = ahc
         }
-        let report = await suite.run()
+        var report = await suite.run()
+        // The key server's section, when the key server is selected (or nothing is).
+        if stores.isEmpty || stores.contains("keyserver"),
+            var section = try ConformanceSuite.keyServerSection(
+                in: fixtures,
+                parallelism: parallel,
+                scenarios: Set(scenarios)
+            )
+        {
+            if let shared { section.makeTransport = { shared } }
+            report.sections.append(.init(title: "Key server", report: await section.run()))
+        }
         try await shared?.shutdown()
         print(report.renderText())
         let reportURL = URL(

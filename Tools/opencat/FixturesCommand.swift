@@ -43,11 +43,50 @@ struct FixturesLint: AsyncParsableCommand {
             from: cataloguePath.map { URL(fileURLWithPath: $0) }
                 ?? root.appendingPathComponent("Fixtures/scenarios.json")
         )
+        let sections = ConformanceSuite.sectionFolders(in: fixtures).map(\.standardizedFileURL.path)
+        var (problems, count) = try lint(
+            fixtures,
+            catalogue: catalogue,
+            root: root,
+            coverage: folder == nil,
+            skipping: { path in sections.contains { path.hasPrefix($0 + "/") } }
+        )
+        // Each section (the key server's) against its own catalogue.
+        for section in ConformanceSuite.sectionFolders(in: fixtures) {
+            let sectionCatalogue = try ScenarioCatalogue.load(from: section.appendingPathComponent("scenarios.json"))
+            let (more, files) = try lint(
+                section,
+                catalogue: sectionCatalogue,
+                root: root,
+                coverage: folder == nil,
+                skipping: { _ in false }
+            )
+            problems += more
+            count += files
+        }
+        if problems.isEmpty {
+            print("\(count) cassettes OK")
+        } else {
+            problems.forEach { print($0) }
+            print("\(problems.count) problems in \(count) cassettes")
+            throw ExitCode(1)
+        }
+    }
+
+    /// Lints the cassettes of one folder against one catalogue; returns the problems and how many files were read.
+    func lint(
+        _ fixtures: URL,
+        catalogue: ScenarioCatalogue,
+        root: URL,
+        coverage: Bool,
+        skipping: (String) -> Bool
+    ) throws -> ([String], Int) {
         let suite = try ConformanceSuite(catalogue: catalogue, cassetteFolders: [fixtures])
         var problems: [String] = []
         var present: Set<String> = []
         let files = try Cassette.cassetteFiles(in: fixtures).filter {
             $0.lastPathComponent != "scenarios.json" && !$0.lastPathComponent.hasSuffix(".schema.json")
+                && !skipping($0.standardizedFileURL.path)
         }
         for file in files {
             let name = file.path.replacingOccurrences(of: root.path + "/", with: "")
@@ -71,21 +110,17 @@ struct FixturesLint: AsyncParsableCommand {
                 problems.append(String(describing: error))
             }
         }
-        if folder == nil {
+        if coverage {
             for store in catalogue.stores {
                 for scenario in catalogue.scenarios where scenario.notApplicable[store.rawValue] == nil {
                     if !present.contains("\(store.rawValue)/\(scenario.id)") {
-                        problems.append("Fixtures/\(store.rawValue)/: no cassette for scenario \(scenario.id)")
+                        problems.append(
+                            "\(fixtures.lastPathComponent)/\(store.rawValue)/: no cassette for scenario \(scenario.id)"
+                        )
                     }
                 }
             }
         }
-        if problems.isEmpty {
-            print("\(files.count) cassettes OK")
-        } else {
-            problems.forEach { print($0) }
-            print("\(problems.count) problems in \(files.count) cassettes")
-            throw ExitCode(1)
-        }
+        return (problems, files.count)
     }
 }

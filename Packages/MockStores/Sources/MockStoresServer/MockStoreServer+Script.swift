@@ -31,7 +31,10 @@ extension MockStoreServer {
     public func register(_ credentials: MockCredentials) {
         let builtIn = credentials.authenticators()
         state.withLock { state in
-            for store in [Store.apple, .google, .stripe, .paypal, .steam, MockCredentials.openCatStore] {
+            for store in [
+                Store.apple, .google, .stripe, .paypal, .steam, MockCredentials.openCatStore,
+                MockCredentials.keyServerStore,
+            ] {
                 state.authenticators[store] = builtIn[store]
             }
         }

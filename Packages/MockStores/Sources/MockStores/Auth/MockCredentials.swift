@@ -127,6 +127,8 @@ public struct MockCredentials: Sendable {
     public var apple: Apple?
     /// The OpenCat server API key (`Authorization: Bearer <key>`).
     public var openCatAPIKey: Secret<String>?
+    /// The key server's user token (`Authorization: Bearer <token>`).
+    public var keyServerToken: Secret<String>?
 
     /// Creates credentials; stores left `nil` are not checked.
     public init(
@@ -135,7 +137,8 @@ public struct MockCredentials: Sendable {
         google: Google? = nil,
         steamPublisherKey: Secret<String>? = nil,
         apple: Apple? = nil,
-        openCatAPIKey: Secret<String>? = nil
+        openCatAPIKey: Secret<String>? = nil,
+        keyServerToken: Secret<String>? = nil
     ) {
         self.stripeSecretKey = stripeSecretKey
         self.payPal = payPal
@@ -143,10 +146,13 @@ public struct MockCredentials: Sendable {
         self.steamPublisherKey = steamPublisherKey
         self.apple = apple
         self.openCatAPIKey = openCatAPIKey
+        self.keyServerToken = keyServerToken
     }
 
     /// The store identifier of OpenCat server API cassettes: `opencat`.
     public static let openCatStore = Store(rawValue: "opencat")
+    /// The store identifier of key server API cassettes: `keyserver`.
+    public static let keyServerStore = Store(rawValue: "keyserver")
 
     /// The built-in authenticators for the stores that have credentials.
     package func authenticators() -> [Store: any MockAuthenticator] {
@@ -156,7 +162,18 @@ public struct MockCredentials: Sendable {
         if let google { result[.google] = GoogleAuthenticator(credentials: google) }
         if let steamPublisherKey { result[.steam] = SteamAuthenticator(publisherKey: steamPublisherKey) }
         if let apple { result[.apple] = AppleAuthenticator(credentials: apple) }
-        if let openCatAPIKey { result[Self.openCatStore] = OpenCatAuthenticator(apiKey: openCatAPIKey) }
+        if let openCatAPIKey {
+            result[Self.openCatStore] = BearerTokenAuthenticator(
+                token: openCatAPIKey,
+                message: "The API key is missing or not valid."
+            )
+        }
+        if let keyServerToken {
+            result[Self.keyServerStore] = BearerTokenAuthenticator(
+                token: keyServerToken,
+                message: "The token is missing, invalid or expired."
+            )
+        }
         return result
     }
 }

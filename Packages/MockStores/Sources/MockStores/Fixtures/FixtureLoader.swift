@@ -7,17 +7,33 @@ public import OpenCatTesting
 ///
 /// For each `config.signedPayloads.NAME`, a cassette can use `{{apple.signed.NAME}}` (the payload as a JWS that
 /// verifies against ``appleCA``'s root) and `{{apple.tampered.NAME}}` (the same JWS with its payload altered after
-/// signing). Other placeholders come from ``variables``.
+/// signing). Other signed formats plug in through ``signers``: for `signers["licenses"] = ("keyserver.license", sign)`
+/// each `config.licenses.NAME` becomes `{{keyserver.license.NAME}}`. Other placeholders come from ``variables``.
 public struct FixtureLoader: Sendable {
     /// The CA that signs every App Store payload.
     public let appleCA: MockAppleCA
     /// Placeholder name → value (credentials, for example `stripe.secretKey`).
     public var variables: [String: String]
+    /// `config` member → (placeholder prefix, signer): each payload under the member is signed and offered as
+    /// `{{prefix.NAME}}`.
+    public var signers: [String: Signer]
+
+    /// Signs one payload of a cassette's `config` into the text a placeholder stands for.
+    public struct Signer: Sendable {
+        public var placeholderPrefix: String
+        public var sign: @Sendable (JSONValue) throws -> String
+
+        public init(placeholderPrefix: String, sign: @escaping @Sendable (JSONValue) throws -> String) {
+            self.placeholderPrefix = placeholderPrefix
+            self.sign = sign
+        }
+    }
 
     /// Creates a loader.
-    public init(appleCA: MockAppleCA, variables: [String: String] = [:]) {
+    public init(appleCA: MockAppleCA, variables: [String: String] = [:], signers: [String: Signer] = [:]) {
         self.appleCA = appleCA
         self.variables = variables
+        self.signers = signers
     }
 
     /// Loads one cassette file.
@@ -37,6 +53,18 @@ public struct FixtureLoader: Sendable {
                 let jws = appleCA.signJWS(payload)
                 values["apple.signed.\(name)"] = jws
                 values["apple.tampered.\(name)"] = Self.tampered(jws, payload: payload)
+            }
+        }
+        for (member, signer) in signers {
+            guard case .object(let payloads)? = template.config[member] else { continue }
+            for (name, payload) in payloads {
+                do { values["\(signer.placeholderPrefix).\(name)"] = try signer.sign(payload) } catch {
+                    throw CassetteError(
+                        file: file,
+                        field: "config.\(member).\(name)",
+                        message: "cannot be signed: \(error)"
+                    )
+                }
             }
         }
         return try template.resolving(values, file: file)
