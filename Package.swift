@@ -53,6 +53,8 @@ let package = Package(
         .testTarget(
             name: "ConformanceTests",
             dependencies: [
+                .product(name: "KeyServerClient", package: "KeyServerClient"),
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "MockStoresServer", package: "MockStores"),
                 .product(name: "OpenCat", package: "OpenCatCore"),
                 .product(name: "OpenCatTesting", package: "OpenCatCore"),
