@@ -113,6 +113,8 @@ let package = Package(
         .testTarget(
             name: "OpenCatCLITests",
             dependencies: [
+                .product(name: "KeyServerClient", package: "KeyServerClient"),
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "OpenCatTesting", package: "OpenCatCore"),
                 "opencat",
                 .product(name: "MockStores", package: "MockStores"),

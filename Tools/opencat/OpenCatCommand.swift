@@ -11,9 +11,10 @@ import StoreAdapters
 struct OpenCatCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "opencat",
-        abstract: "OpenCat: verify store purchases, run the store conformance suite, serve mock stores.",
+        abstract: "OpenCat: verify store purchases and licenses, run the conformance suite, serve mock stores.",
         subcommands: [
-            ConformanceCommand.self, VerifyCommand.self, MockCommand.self, FixturesCommand.self, VersionCommand.self,
+            ConformanceCommand.self, VerifyCommand.self, MockCommand.self, FixturesCommand.self, KeysCommand.self,
+            VersionCommand.self,
         ]
     )
 }
