@@ -49,6 +49,24 @@ struct KeyServerEndpointTests {
         let interactions = [
             Self.interaction(
                 "POST",
+                "/api/v1/keys/purchase/apple",
+                request: #"{"transaction":"jws-apple","userEmail":"ada@example.com"}"#,
+                purchase
+            ),
+            Self.interaction(
+                "POST",
+                "/api/v1/keys/purchase/google",
+                request: #"{"productId":"keypack_10","purchaseToken":"tok-google","userEmail":"ada@example.com"}"#,
+                purchase
+            ),
+            Self.interaction(
+                "POST",
+                "/api/v1/keys/purchase/paypal",
+                request: #"{"paymentId":"ORD-1","userEmail":"ada@example.com"}"#,
+                purchase
+            ),
+            Self.interaction(
+                "POST",
                 "/api/v1/keys/purchase/stripe",
                 request: #"{"paymentIntentId":"pi_1","userEmail":"ada@example.com"}"#,
                 purchase
@@ -137,6 +155,18 @@ struct KeyServerEndpointTests {
                     clock: clock
                 )
             )
+            for proof in [
+                PurchaseProof(store: .apple, kind: .appleSignedTransaction, token: "jws-apple"),
+                PurchaseProof(
+                    store: .google,
+                    kind: .googleProductPurchaseToken,
+                    token: "tok-google",
+                    productId: "keypack_10"
+                ),
+                PurchaseProof(store: .paypal, kind: .paypalOrder, token: "ORD-1"),
+            ] {
+                #expect(try await client.purchaseKeyPack(proof, email: Self.email).licenses.count == 1)
+            }
             let bought = try await client.purchaseKeyPack(
                 PurchaseProof(store: .stripe, kind: .stripePaymentIntent, token: "pi_1"),
                 email: Self.email
@@ -186,6 +216,23 @@ struct KeyServerEndpointTests {
             for exchange in server.exchanges {
                 #expect(exchange.request.headers[.authorization] == "Bearer \(Self.token)")
             }
+            // The client and the mock agree with docs/api/keyserver.openapi.yaml: every operation it lists was called,
+            // and every call is one it lists.
+            let operations = try Self.openAPIOperations()
+            var called: Set<String> = []
+            for exchange in server.exchanges {
+                let match = operations.first { operation in
+                    operation.method == exchange.request.method
+                        && exchange.request.path.wholeMatch(of: operation.pattern) != nil
+                }
+                #expect(
+                    match != nil,
+                    "\(exchange.request.method) \(exchange.request.path) is not in the OpenAPI document"
+                )
+                if let match { called.insert(match.name) }
+            }
+            #expect(called == Set(operations.map(\.name)))
+            #expect(operations.count == 17)
             let keyed = server.exchanges.filter { $0.request.method == "POST" }
             #expect(keyed.allSatisfy { ($0.request.headers[HTTPField.Name("Idempotency-Key")!]?.count ?? 0) == 64 })
         }
@@ -212,5 +259,28 @@ struct KeyServerEndpointTests {
             try await client.spendKeys(amount: 0, feature: "f", app: "a", userId: "u", idempotencyKey: "k")
         }
         #expect(transport.requests.isEmpty)
+    }
+
+    /// The operations of docs/api/keyserver.openapi.yaml: method, path template, and the template as a pattern.
+    static func openAPIOperations() throws -> [(method: String, name: String, pattern: Regex<Substring>)] {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let text = try String(
+            contentsOf: root.appendingPathComponent("docs/api/keyserver.openapi.yaml"),
+            encoding: .utf8
+        )
+        var operations: [(String, String, Regex<Substring>)] = []
+        var path: String?
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            if line.hasPrefix("  /"), line.hasSuffix(":") {
+                path = String(line.dropFirst(2).dropLast())
+            } else if let current = path, let method = ["get", "post"].first(where: { line == "    \($0):" }) {
+                let template = current.replacing(#/\{[^}]+\}/#, with: "[^/]+")
+                operations.append((method.uppercased(), "\(method.uppercased()) \(current)", try Regex(template)))
+            } else if !line.hasPrefix(" ") {
+                path = nil
+            }
+        }
+        return operations
     }
 }
