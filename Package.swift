@@ -101,6 +101,17 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .executableTarget(
+            name: "KeyVaultBenchmark",
+            dependencies: [
+                .product(name: "KeyServerClient", package: "KeyServerClient"),
+                .product(name: "OpenCatCore", package: "OpenCatCore"),
+                .product(name: "OpenCat", package: "OpenCatCore"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            path: "Tools/Benchmarks/KeyVaultBenchmark",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
             name: "RestoreBenchmark",
             dependencies: [
                 .product(name: "OpenCatCore", package: "OpenCatCore"),

@@ -23,19 +23,28 @@ public struct SignedLicense: Sendable, Hashable, Codable {
     /// Parses a license string.
     /// - Throws: ``LicenseError`` `.malformed` when it is not `key/<payload>.<signature>` in canonical base64url.
     public init(_ text: String) throws(LicenseError) {
-        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        // Surrounding whitespace (a trailing newline in a file) is ignored; nothing else is.
+        var trimmed = Substring(text)
+        func isSpace(_ byte: UInt8?) -> Bool { byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 }
+        while isSpace(trimmed.utf8.first) { trimmed = trimmed.dropFirst() }
+        while isSpace(trimmed.utf8.last) { trimmed = trimmed.dropLast() }
         guard trimmed.utf8.count <= Self.maximumLength, trimmed.hasPrefix(Self.prefix) else {
             throw .malformed("not a license: expected key/<payload>.<signature>")
         }
-        let body = trimmed.dropFirst(Self.prefix.count)
-        let parts = body.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 2, let payload = Base64URL.decode(parts[0]), let signature = Base64URL.decode(parts[1])
+        let utf8 = trimmed.utf8
+        guard let dot = utf8.firstIndex(of: UInt8(ascii: ".")),
+            !utf8[utf8.index(after: dot)...].contains(UInt8(ascii: "."))
+        else { throw .malformed("not a license: expected key/<payload>.<signature>") }
+        let payloadPart = utf8[utf8.index(utf8.startIndex, offsetBy: Self.prefix.utf8.count)..<dot]
+        let signaturePart = utf8[utf8.index(after: dot)...]
+        guard let payload = Array(payloadPart).withUnsafeBufferPointer(Base64URL.decode),
+            let signature = Array(signaturePart).withUnsafeBufferPointer(Base64URL.decode)
         else { throw .malformed("not a license: expected key/<payload>.<signature> in base64url") }
         guard signature.count == 64 else { throw .malformed("the signature is not 64 bytes") }
-        rawValue = trimmed
-        signedBytes = Array((Self.prefix + parts[0]).utf8)
-        payloadJSON = payload
-        self.signature = signature
+        rawValue = String(trimmed)
+        signedBytes = Array(utf8[..<dot])
+        payloadJSON = Data(payload)
+        self.signature = Data(signature)
     }
 
     /// The payload as the license states it, not yet verified.

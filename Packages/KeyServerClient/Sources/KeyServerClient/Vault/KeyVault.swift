@@ -87,8 +87,14 @@ public final class KeyVault: Sendable {
 
     /// Every stored key.
     public var licenses: [VULicenseKey] {
-        snapshot.withLock { Array($0.licenses.values) }.sorted { $0.purchaseDate < $1.purchaseDate }
+        snapshot.withLock { Array($0.licenses.values) }.compactMap(\.model).sorted { $0.purchaseDate < $1.purchaseDate }
     }
+
+    /// How many keys are stored (no parsing).
+    public var licenseCount: Int { snapshot.withLock { $0.licenses.count } }
+
+    /// Whether a key is stored (by its canonical or typed spelling).
+    public func contains(_ key: HumanKey) -> Bool { snapshot.withLock { $0.licenses[key.description] != nil } }
 
     /// Spends waiting for the server.
     public var pendingSpendCount: Int { snapshot.withLock { $0.pending.count } }
@@ -129,7 +135,7 @@ public final class KeyVault: Sendable {
         return try await core.mutate(self) { state in
             var added: [VULicenseKey] = []
             for key in keys where state.licenses[key.keyValue.description] == nil {
-                state.licenses[key.keyValue.description] = key
+                state.licenses[key.keyValue.description] = StoredLicense(key)
                 added.append(key)
             }
             return added
