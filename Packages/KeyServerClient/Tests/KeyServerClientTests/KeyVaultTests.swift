@@ -93,6 +93,7 @@ struct KeyVaultTests {
             let vault = try vault()
             #expect(try await vault.spend(amount: 4, feature: "voice-pack", app: "voiceuwu") == .pending)
             #expect(vault.balance == 6 && vault.isUnlocked("voice-pack", app: "voiceuwu"))
+            #expect(vault.history.map(\.amount) == [-4])
             await #expect(throws: KeyVaultError.self) {
                 try await vault.spend(amount: 7, feature: "x", app: "voiceuwu")
             }
@@ -106,7 +107,14 @@ struct KeyVaultTests {
             json: #"{"remainingBalance":6,"featureUnlocked":true,"transactionId":"sp_1"}"#
         )
         transport.on(.post, "/api/v1/wallet/sync", json: wallet(6, unlocked: ["voiceuwu": ["voice-pack"]]))
+        transport.on(
+            .get,
+            "/api/v1/wallet/history/u1",
+            json:
+                #"{"transactions":[{"kind":"purchase","id":"kp_1","amount":10,"date":"2026-11-22T11:00:00Z"},{"kind":"spend","id":"sp_1","amount":-4,"feature":"voice-pack","app":"voiceuwu","date":"2026-11-22T12:00:00Z"}]}"#
+        )
         let vault = try vault()
+        #expect(vault.history.map(\.amount) == [-4])  // the offline spend's entry survived the restart
         #expect(vault.pendingSpendCount == 1 && vault.isUnlocked("voice-pack", app: "voiceuwu"))
         async let first = vault.sync()
         async let second = vault.sync()
@@ -114,6 +122,7 @@ struct KeyVaultTests {
         #expect(reports.map(\.confirmed).reduce(0, +) == 1)
         #expect(vault.pendingSpendCount == 0 && vault.balance == 6)
         #expect(vault.isUnlocked("voice-pack", app: "voiceuwu"))
+        #expect(vault.history.map(\.id) == ["kp_1", "sp_1"])  // the server's history replaces the local entry
         let spends = transport.requests(matching: "/wallet/spend")
         #expect(Set(spends.map { $0.request.headerFields[.init("Idempotency-Key")!] }).count == 1)
     }
@@ -152,6 +161,37 @@ struct KeyVaultTests {
         ]
         for needle in needles {
             #expect(bytes.range(of: Data(needle.utf8)) == nil)
+        }
+    }
+
+    @Test func aKeyPackBoughtThroughTheVaultIsStoredVerifiedAndTheWalletRefreshed() async throws {
+        let keys = try [key(11), key(12)]
+        let json = keys.map {
+            #"{"keyValue":"\#($0.keyValue)","planType":"L2","purchaseDate":"2026-11-22T12:00:00Z","license":"\#($0.license.rawValue)"}"#
+        }
+        transport.on(
+            .post,
+            "/api/v1/keys/purchase/stripe",
+            times: 1,
+            json:
+                #"{"keysAdded":1,"bonusKeys":1,"communityDonated":0,"transactionId":"kp_9","licenses":[\#(json.joined(separator: ","))]}"#
+        )
+        transport.on(.post, "/api/v1/wallet/sync", json: wallet(2))
+        let vault = try vault()
+        let result = try await vault.purchaseKeyPack(
+            PurchaseProof(store: .stripe, kind: .stripePaymentIntent, token: "pi_9"),
+            email: "ada@example.com"
+        )
+        #expect(result.transactionId == "kp_9")
+        #expect(vault.licenseCount == 2 && vault.balance == 2)
+        #expect(vault.validLicenses().count == 2)
+        let body = try #require(transport.requests(matching: "/keys/purchase/stripe").first?.bodyText)
+        #expect(body.contains(#""paymentIntentId":"pi_9""#) && body.contains(#""userEmail":"ada@example.com""#))
+        await #expect(throws: KeyVaultError.self) {
+            try await self.vault(online: false).purchaseKeyPack(
+                PurchaseProof(store: .stripe, kind: .stripePaymentIntent, token: "pi_9"),
+                email: "ada@example.com"
+            )
         }
     }
 }

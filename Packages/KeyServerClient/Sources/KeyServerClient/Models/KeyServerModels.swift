@@ -121,6 +121,15 @@ public struct WalletTransaction: Sendable, Hashable, Codable {
     public var feature: String?
     public var app: String?
     public var date: Date
+
+    public init(kind: String, id: String, amount: Int, feature: String? = nil, app: String? = nil, date: Date) {
+        self.kind = kind
+        self.id = id
+        self.amount = amount
+        self.feature = feature
+        self.app = app
+        self.date = date
+    }
 }
 
 /// A feature an app sells for keys.

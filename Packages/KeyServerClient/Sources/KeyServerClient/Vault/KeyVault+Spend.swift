@@ -38,6 +38,16 @@ extension KeyVault {
             state.balance -= amount
             state.unlocked[app, default: []].insert(feature)
             state.pending[spend.id] = recorded
+            state.history.append(
+                WalletTransaction(
+                    kind: "spend",
+                    id: spend.id,
+                    amount: -amount,
+                    feature: feature,
+                    app: app,
+                    date: spend.madeAt
+                )
+            )
         }
         guard client != nil else { return .pending }
         switch await deliver(spendId: spend.id) {
@@ -89,6 +99,7 @@ extension KeyVault {
                 state.balance += spend.amount
                 let stillClaimed = state.pending.values.contains { $0.app == spend.app && $0.feature == spend.feature }
                 if !spend.wasUnlocked, !stillClaimed { state.unlocked[spend.app]?.remove(spend.feature) }
+                state.history.removeAll { $0.id == spendId }
             }
             try? cache.complete(id: outboxId, as: .rejected)
             logger.info("a spend was reverted", metadata: ["reason": "\(error.code)"])
@@ -126,8 +137,32 @@ extension KeyVault {
             }
             report.walletRefreshed = true
         }
+        // The server's history, then the spends it has not heard of yet.
+        if let history = try? await client.walletHistory(userId: userId) {
+            _ = try? await core.mutate(self) { state in
+                let pendingIds = Set(state.pending.keys)
+                state.history = history + state.history.filter { pendingIds.contains($0.id) }
+            }
+        }
         return report
     }
 
     static func outboxId(_ userId: String, _ spendId: String) -> String { "keyvault|\(userId)|spend|\(spendId)" }
+}
+
+extension KeyVault {
+    /// Buys a key pack through the key server, stores the keys it minted (each license verified offline first) and
+    /// refreshes the wallet.
+    /// - Throws: ``KeyServerError`` from the server, or ``KeyVaultError`` `.invalidLicense` when a minted license does
+    ///   not verify (nothing is stored then), `.offlineOnly` without a client.
+    @discardableResult
+    public func purchaseKeyPack(_ proof: PurchaseProof, email: String? = nil, steamId: String? = nil) async throws
+        -> KeyPurchaseResult
+    {
+        guard let client else { throw KeyVaultError(.offlineOnly, "the vault has no key server to buy from") }
+        let result = try await client.purchaseKeyPack(proof, email: email, steamId: steamId)
+        try await store(result.licenses)
+        _ = await sync()
+        return result
+    }
 }

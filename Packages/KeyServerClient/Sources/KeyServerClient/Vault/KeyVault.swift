@@ -90,6 +90,9 @@ public final class KeyVault: Sendable {
         snapshot.withLock { Array($0.licenses.values) }.compactMap(\.model).sorted { $0.purchaseDate < $1.purchaseDate }
     }
 
+    /// The wallet's history as the server last sent it, then the spends still pending here.
+    public var history: [WalletTransaction] { snapshot.withLock { $0.history } }
+
     /// How many keys are stored (no parsing).
     public var licenseCount: Int { snapshot.withLock { $0.licenses.count } }
 
