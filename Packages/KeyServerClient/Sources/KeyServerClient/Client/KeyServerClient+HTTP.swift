@@ -23,19 +23,8 @@ extension KeyServerClient {
     struct UnlockedEnvelope: Decodable { var features: [String] }
     struct Empty: Encodable {}
 
-    static let decoder: JSONDecoder = {
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .custom { decoder in
-            let text = try decoder.singleValueContainer().decode(String.self)
-            guard let date = RFC3339.date(text) else {
-                throw DecodingError.dataCorrupted(
-                    .init(codingPath: decoder.codingPath, debugDescription: "not RFC 3339")
-                )
-            }
-            return date
-        }
-        return decoder
-    }()
+    /// The API's JSON: RFC 3339 dates (the same as licenses').
+    static let decoder = LicensePayload.decoder
 
     static let encoder: JSONEncoder = {
         let encoder = JSONEncoder()
