@@ -81,13 +81,14 @@ struct KeysVerify: ParsableCommand {
             let license = try SignedLicense(String(decoding: licenseData, as: UTF8.self))
             let trustedKid = try kid ?? license.unverifiedPayload().kid
             let verified = try LicenseVerifier(keys: [trustedKid: publicKey]).verify(license, at: time)
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
-            encoder.dateEncodingStrategy = .custom { date, encoder in
-                var container = encoder.singleValueContainer()
-                try container.encode(date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)))
-            }
-            print(String(decoding: try encoder.encode(verified.payload), as: UTF8.self))
+            // The payload exactly as the server signed it (every member, dates as written), keys sorted.
+            _ = verified
+            let object = try JSONSerialization.jsonObject(with: license.payloadJSON)
+            let text = try JSONSerialization.data(
+                withJSONObject: object,
+                options: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
+            )
+            print(String(decoding: text, as: UTF8.self))
         } catch let error as LicenseError {
             FileHandle.standardError.write(Data("not valid: \(error.reason)\n".utf8))
             throw ExitCode(2)

@@ -87,4 +87,19 @@ struct LicenseVerifierTests {
         #expect(try LicenseVerifier.publicKey(parsing: raw.base64EncodedString()).rawRepresentation == raw)
         #expect(throws: LicenseError.self) { try LicenseVerifier.publicKey(parsing: "not a key") }
     }
+
+    @Test func rfc3339OffsetsFractionsAndExtraMembersAreAccepted() throws {
+        let key = HumanKey(dataValues: HumanKeyTests.values(4), plan: PlanLevel(level: 4)!)
+        let json =
+            #"{"key":"\#(key)","plan":"L4","owner":"76561197960287930","purchasedAt":"2026-11-22T13:00:00.123456+01:00","expiresAt":"2027-11-22t12:00:00z","kid":"2026-a","seats":3}"#
+        let license = try issuer.sign(payloadJSON: Data(json.utf8))
+        let verified = try verifier.verify(license, at: Self.purchased.addingTimeInterval(60))
+        #expect(abs(verified.payload.purchasedAt.timeIntervalSince(Self.purchased) - 0.123456) < 1e-6)
+        #expect(verified.payload.expiresAt == Self.purchased.addingTimeInterval(365 * 86_400))
+        #expect(license.payloadJSON == Data(json.utf8))
+        let bad = json.replacingOccurrences(of: "2026-11-22T13:00:00.123456+01:00", with: "22/11/2026")
+        #expect(throws: LicenseError.self) {
+            try verifier.verify(try issuer.sign(payloadJSON: Data(bad.utf8)), at: Self.purchased)
+        }
+    }
 }

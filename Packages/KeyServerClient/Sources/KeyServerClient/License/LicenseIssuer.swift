@@ -24,7 +24,13 @@ public struct LicenseIssuer: Sendable {
     public func sign(_ payload: LicensePayload) throws -> SignedLicense {
         var payload = payload
         payload.kid = kid
-        let part = Base64URL.encode(try LicensePayload.encoder.encode(payload))
+        return try sign(payloadJSON: try LicensePayload.encoder.encode(payload))
+    }
+
+    /// Signs payload JSON as given (a server that adds its own members, or writes dates its own way). The JSON must
+    /// still be a ``LicensePayload`` naming this issuer's `kid` for apps to accept it.
+    public func sign(payloadJSON: Data) throws -> SignedLicense {
+        let part = Base64URL.encode(payloadJSON)
         let signingInput = SignedLicense.prefix + part
         let signature = try privateKey.signature(for: Data(signingInput.utf8))
         return try SignedLicense(signingInput + "." + Base64URL.encode(signature))

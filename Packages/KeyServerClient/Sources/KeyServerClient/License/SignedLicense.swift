@@ -15,8 +15,8 @@ public struct SignedLicense: Sendable, Hashable, Codable {
     public let rawValue: String
     /// The signed bytes: `key/<payload part>`.
     let signedBytes: [UInt8]
-    /// The payload JSON.
-    let payloadJSON: Data
+    /// The payload JSON, exactly as signed (read it only after ``LicenseVerifier`` accepted the license).
+    public let payloadJSON: Data
     /// The 64-byte Ed25519 signature.
     let signature: Data
 
@@ -120,14 +120,10 @@ public struct LicensePayload: Sendable, Hashable, Codable {
     }()
 }
 
-/// RFC 3339 timestamps (UTC `Z` or an offset, optional fractional seconds).
+/// RFC 3339 timestamps: read by OpenCatCore's strict parser (`Z` or an offset, up to nine fraction digits), written
+/// in UTC with milliseconds.
 enum RFC3339 {
-    static func date(_ text: String) -> Date? {
-        if let date = try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true)) {
-            return date
-        }
-        return try? Date(text, strategy: Date.ISO8601FormatStyle())
-    }
+    static func date(_ text: String) -> Date? { RFC3339Timestamp.date(from: text) }
 
     static func string(_ date: Date) -> String {
         date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))

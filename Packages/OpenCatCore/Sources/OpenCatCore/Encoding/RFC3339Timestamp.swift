@@ -1,30 +1,37 @@
-import Foundation
+public import Foundation
 
 /// A strict RFC 3339 timestamp parser that keeps up to nine fraction digits.
 ///
-/// Google's `google-datetime` values (`expiryTime`, `startTime`) are "RFC 3339, Z-normalized, with 0, 3, 6 or 9
+/// Shared by every package that reads RFC 3339 (Google's and Steam's answers, license payloads). Google's
+/// `google-datetime` values (`expiryTime`, `startTime`) are "RFC 3339, Z-normalized, with 0, 3, 6 or 9
 /// fractional digits; offsets other than Z are also accepted", and Steam's `time` is RFC 3339 UTC. Foundation's
 /// ISO 8601 format style rejects more than three fraction digits, so this parser does the arithmetic itself:
 /// `YYYY-MM-DDTHH:MM:SS[.f{1,9}](Z|±HH:MM)`, no leap-second smearing (`:60` rolls into the next minute).
-enum RFC3339Timestamp {
+public enum RFC3339Timestamp {
     /// A parsed instant: whole seconds since 1970-01-01T00:00:00Z and the nanoseconds after them.
-    struct Instant: Hashable, Sendable {
+    public struct Instant: Hashable, Sendable {
         /// Seconds since the Unix epoch (UTC).
-        var seconds: Int64
+        public var seconds: Int64
         /// Nanoseconds after ``seconds`` (0 ..< 1_000_000_000).
-        var nanoseconds: Int32
+        public var nanoseconds: Int32
+
+        /// Creates an instant.
+        public init(seconds: Int64, nanoseconds: Int32) {
+            self.seconds = seconds
+            self.nanoseconds = nanoseconds
+        }
 
         /// The instant as a `Date` (a `Date` keeps sub-microsecond digits only approximately).
-        var date: Date {
+        public var date: Date {
             Date(timeIntervalSince1970: TimeInterval(seconds) + TimeInterval(nanoseconds) / 1_000_000_000)
         }
     }
 
     /// Parses a timestamp into a `Date`, or `nil` if it is not valid RFC 3339.
-    static func date(from text: String) -> Date? { instant(from: text)?.date }
+    public static func date(from text: String) -> Date? { instant(from: text)?.date }
 
     /// Parses a timestamp exactly, or `nil` if it is not valid RFC 3339.
-    static func instant(from text: String) -> Instant? {
+    public static func instant(from text: String) -> Instant? {
         let bytes = Array(text.utf8)
         var index = 0
 
