@@ -31,6 +31,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
     ],
     targets: [
         .target(
@@ -195,6 +196,22 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Packages/KeyServerClient/Tests/KeyServerClientTests",
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "LLMKeyResolverTests",
+            dependencies: [
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "LLMKeyResolver", package: "LLMKeyResolver"),
+                .product(name: "LLMKeyResolverPostgres", package: "LLMKeyResolver"),
+                .product(name: "LLMKeyResolverHTTP", package: "LLMKeyResolver"),
+                .product(name: "OpenCatCore", package: "OpenCatCore"),
+                .product(name: "OpenCatTesting", package: "OpenCatCore"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Packages/LLMKeyResolver/Tests/LLMKeyResolverTests",
             swiftSettings: swiftSettings
         ),
     ]

@@ -1,0 +1,124 @@
+public import Foundation
+public import HTTPTypes
+public import LLMKeyResolver
+public import Logging
+public import OpenCatCore
+
+/// The design's HTTP API, framework-agnostic over swift-http-types:
+/// - `GET /api/api-key-status` → ``APIKeyStatus``;
+/// - `GET /api/v1/settings/llm-keys` → the stored keys, masked (`{"openai": "sk-...xyz123", …}`);
+/// - `POST /api/v1/settings/llm-keys` `{openai?, anthropic?, google?}`: absent unchanged, null deletes; a key in the
+///   wrong format answers 422 naming the field, never echoing the key.
+/// Every route needs `Authorization: Bearer <token>` (401 otherwise). Errors are `{"error": {"code", "message"}}`.
+public struct LLMKeysAPI: Sendable {
+    public let resolver: LLMKeyResolver
+    public let authenticator: any LLMAuthenticator
+    public let clock: any WallClock
+    public let logger: Logger
+
+    public init(
+        resolver: LLMKeyResolver,
+        authenticator: any LLMAuthenticator,
+        clock: any WallClock = SystemClock(),
+        logger: Logger = Logger(label: "dev.opencat.llmkeys", factory: { _ in SwiftLogNoOpLogHandler() })
+    ) {
+        self.resolver = resolver
+        self.authenticator = authenticator
+        self.clock = clock
+        self.logger = logger
+    }
+
+    /// The largest request body accepted.
+    public static let maximumBodyBytes = 16 * 1024
+
+    /// Answers one request.
+    public func handle(_ request: HTTPRequest, body: Data) async -> (HTTPResponse, Data) {
+        let path = String((request.path ?? "").prefix { $0 != "?" })
+        let route = (request.method, path)
+        guard ["/api/api-key-status", "/api/v1/settings/llm-keys"].contains(path) else {
+            return Self.error(.notFound, "not_found", "no such route")
+        }
+        guard let header = request.headerFields[.authorization], header.hasPrefix("Bearer "),
+            let user = authenticator.user(forBearerToken: String(header.dropFirst(7)), now: clock.currentDate)
+        else { return Self.error(.unauthorized, "unauthorized", "a valid bearer token is required") }
+        do {
+            switch route {
+            case (.get, "/api/api-key-status"):
+                return try Self.json(.ok, await resolver.status(for: user))
+            case (.get, "/api/v1/settings/llm-keys"):
+                let keys = try await resolver.vault.keys(for: user.id)
+                return try Self.json(
+                    .ok,
+                    Dictionary(uniqueKeysWithValues: keys.map { ($0.key.rawValue, KeyFormat.mask($0.value)) })
+                )
+            case (.post, "/api/v1/settings/llm-keys"):
+                guard body.count <= Self.maximumBodyBytes else {
+                    return Self.error(.contentTooLarge, "too_large", "the body is too large")
+                }
+                guard let changes = Self.changes(body) else {
+                    return Self.error(
+                        .badRequest,
+                        "invalid_body",
+                        "expected {openai?, anthropic?, google?} as strings or null"
+                    )
+                }
+                for case (let provider, let key?) in changes {
+                    do { try KeyFormat.validate(key, for: provider) } catch {
+                        return Self.error(
+                            .unprocessableContent,
+                            "invalid_key_format",
+                            "\(provider.rawValue): not a valid \(provider.rawValue) key",
+                            field: provider.rawValue
+                        )
+                    }
+                }
+                let keys = try await resolver.vault.update(userId: user.id, changes)
+                return try Self.json(
+                    .ok,
+                    Dictionary(uniqueKeysWithValues: keys.map { ($0.key.rawValue, KeyFormat.mask($0.value)) })
+                )
+            default:
+                return Self.error(.methodNotAllowed, "method_not_allowed", "\(request.method) is not allowed here")
+            }
+        } catch let error as LLMKeyError {
+            logger.error("llm keys request failed", metadata: ["code": "\(error.code)"])
+            return Self.error(.internalServerError, error.code.rawValue, "the keys could not be read or written")
+        } catch {
+            return Self.error(.internalServerError, "internal", "internal error")
+        }
+    }
+
+    /// The partial update in a body: each known provider absent (unchanged), null (delete) or a string (set).
+    static func changes(_ body: Data) -> [LLMProvider: String?]? {
+        guard let object = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] else { return nil }
+        var changes: [LLMProvider: String?] = [:]
+        for (name, value) in object {
+            let provider = LLMProvider(rawValue: name)
+            guard LLMProvider.known.contains(provider) else { return nil }
+            if value is NSNull {
+                changes[provider] = .some(nil)
+            } else if let key = value as? String {
+                changes[provider] = key
+            } else {
+                return nil
+            }
+        }
+        return changes
+    }
+
+    static func json(_ status: HTTPResponse.Status, _ value: some Encodable) throws -> (HTTPResponse, Data) {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        var response = HTTPResponse(status: status)
+        response.headerFields[.contentType] = "application/json"
+        return (response, try encoder.encode(value))
+    }
+
+    public static func error(_ status: HTTPResponse.Status, _ code: String, _ message: String, field: String? = nil)
+        -> (HTTPResponse, Data)
+    {
+        var body: [String: String] = ["code": code, "message": message]
+        body["field"] = field
+        return (try? json(status, ["error": body])) ?? (HTTPResponse(status: status), Data())
+    }
+}

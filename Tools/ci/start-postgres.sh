@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Starts a throwaway PostgreSQL server on 127.0.0.1 for the tests (initdb and pg_ctl from Debian's postgresql
+# package, run as an unprivileged user: PostgreSQL refuses root) and prints its URL. Idempotent: a server already
+# answering on the port is reused. Usage: Tools/ci/start-postgres.sh  →  postgres://opencat:…@127.0.0.1:55432/opencat_test
+set -euo pipefail
+port="${OPENCAT_PG_PORT:-55432}"
+data="${OPENCAT_PG_DIR:-/tmp/opencat-pg-$port}"
+password="opencat-test-only"
+url="postgres://opencat:$password@127.0.0.1:$port/opencat_test"
+bindir=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
+[ -n "$bindir" ] || { echo "start-postgres: PostgreSQL is not installed (apt-get install postgresql)" >&2; exit 1; }
+user=$(id -un)
+as_user() { "$@"; }
+if [ "$(id -u)" = 0 ]; then
+    user=opencatpg
+    id "$user" >/dev/null 2>&1 || useradd --system --no-create-home --shell /usr/sbin/nologin "$user"
+    as_user() { runuser -u "$user" -- "$@"; }
+fi
+if "$bindir/pg_isready" -q -h 127.0.0.1 -p "$port"; then echo "$url"; exit 0; fi
+rm -rf "$data" && mkdir -p "$data" && chmod 700 "$data"
+[ "$(id -u)" = 0 ] && chown "$user" "$data"
+printf '%s\n' "$password" > "$data.pw" && chmod 600 "$data.pw"
+[ "$(id -u)" = 0 ] && chown "$user" "$data.pw"
+as_user "$bindir/initdb" -D "$data" -U opencat --auth=scram-sha-256 --pwfile="$data.pw" >/dev/null
+as_user "$bindir/pg_ctl" -D "$data" -l "$data/server.log" -w \
+    -o "-c listen_addresses=127.0.0.1 -p $port -c unix_socket_directories=$data -c fsync=off" start >/dev/null
+PGPASSWORD="$password" "$bindir/createdb" -h 127.0.0.1 -p "$port" -U opencat opencat_test
+echo "$url"
