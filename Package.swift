@@ -32,11 +32,13 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
     ],
     targets: [
         .target(
             name: "OpenCatConformance",
             dependencies: [
+                .product(name: "LLMKeyResolver", package: "LLMKeyResolver"),
                 .product(name: "KeyServerClient", package: "KeyServerClient"),
                 .product(name: "MockStoresServer", package: "MockStores"),
                 .product(name: "OpenCat", package: "OpenCatCore"),
@@ -73,6 +75,11 @@ let package = Package(
         .executableTarget(
             name: "opencat",
             dependencies: [
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "LLMKeyResolverHTTP", package: "LLMKeyResolver"),
+                .product(name: "LLMKeyResolverPostgres", package: "LLMKeyResolver"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "MockStoresServer", package: "MockStores"),
                 .product(name: "OpenCatCore", package: "OpenCatCore"),
                 .product(name: "StoreAdapters", package: "StoreAdapters"),
@@ -110,6 +117,19 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             path: "Tools/Benchmarks/KeyVaultBenchmark",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "LLMKeysBenchmark",
+            dependencies: [
+                .product(name: "LLMKeyResolver", package: "LLMKeyResolver"),
+                .product(name: "LLMKeyResolverHTTP", package: "LLMKeyResolver"),
+                .product(name: "OpenCatCore", package: "OpenCatCore"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tools/Benchmarks/LLMKeysBenchmark",
             swiftSettings: swiftSettings
         ),
         .executableTarget(

@@ -36,6 +36,9 @@ public struct ConformanceCredentials: Sendable {
     /// `conformance`).
     public var keyServerToken: Secret<String>
     public var keyServerWrongToken: Secret<String>
+    /// The LLM key API: the user's bearer token and one it refuses.
+    public var llmKeysToken: Secret<String>
+    public var llmKeysWrongToken: Secret<String>
     public var licenseIssuer: LicenseIssuer
     /// Placeholders for third-party cassettes that no built-in credential names.
     public var extraVariables: [String: String] = [:]
@@ -66,6 +69,8 @@ public struct ConformanceCredentials: Sendable {
         openCatAPIKey = Secret("ocat_test_\(random(12))")
         keyServerToken = Secret("kst_test_\(random(12))")
         keyServerWrongToken = Secret("kst_test_\(random(12))")
+        llmKeysToken = Secret("llm_test_\(random(12))")
+        llmKeysWrongToken = Secret("llm_test_\(random(12))")
         licenseIssuer = LicenseIssuer(privateKey: Curve25519.Signing.PrivateKey(), kid: "conformance")
     }
 
@@ -90,6 +95,8 @@ public struct ConformanceCredentials: Sendable {
             "opencat.apiKey": openCatAPIKey.revealed,
             "keyserver.token": keyServerToken.revealed,
             "keyserver.wrongToken": keyServerWrongToken.revealed,
+            "llmkeys.token": llmKeysToken.revealed,
+            "llmkeys.wrongToken": llmKeysWrongToken.revealed,
         ]
         values.merge(extraVariables) { $1 }
         return values
@@ -120,6 +127,8 @@ public struct ConformanceCredentials: Sendable {
             case "opencat.apiKey": copy.openCatAPIKey = Secret(value)
             case "keyserver.token": copy.keyServerToken = Secret(value)
             case "keyserver.wrongToken": copy.keyServerWrongToken = Secret(value)
+            case "llmkeys.token": copy.llmKeysToken = Secret(value)
+            case "llmkeys.wrongToken": copy.llmKeysWrongToken = Secret(value)
             default: copy.extraVariables[name] = value
             }
         }
@@ -160,6 +169,7 @@ public struct ConformanceCredentials: Sendable {
         )
         credentials.openCatAPIKey = openCatAPIKey
         credentials.keyServerToken = keyServerToken
+        credentials.llmKeysToken = llmKeysToken
         return credentials
     }
 

@@ -115,13 +115,31 @@ public struct ConformanceSuite: Sendable {
     public static func keyServerSection(in fixtures: URL, parallelism: Int = 1, scenarios: Set<String> = [])
         throws -> ConformanceSuite?
     {
-        let folder = fixtures.appendingPathComponent("keyserver")
+        try section("keyserver", adapter: .keyServer, in: fixtures, parallelism: parallelism, scenarios: scenarios)
+    }
+
+    /// The LLM-keys section of a fixtures folder (`llmkeys/`, its own catalogue, the app client), or nil.
+    public static func llmKeysSection(in fixtures: URL, parallelism: Int = 1, scenarios: Set<String> = [])
+        throws -> ConformanceSuite?
+    {
+        try section("llmkeys", adapter: .llmKeys, in: fixtures, parallelism: parallelism, scenarios: scenarios)
+    }
+
+    /// A section: a subfolder with its own `scenarios.json`, run with one adapter; nil when the folder has none.
+    public static func section(
+        _ name: String,
+        adapter: ConformanceAdapterFactory,
+        in fixtures: URL,
+        parallelism: Int = 1,
+        scenarios: Set<String> = []
+    ) throws -> ConformanceSuite? {
+        let folder = fixtures.appendingPathComponent(name)
         let catalogue = folder.appendingPathComponent("scenarios.json")
         guard FileManager.default.fileExists(atPath: catalogue.path) else { return nil }
         return try ConformanceSuite(
             catalogue: ScenarioCatalogue.load(from: catalogue),
             cassetteFolders: [folder],
-            adapters: [.keyServer],
+            adapters: [adapter],
             scenarios: scenarios,
             parallelism: parallelism
         )

@@ -47,6 +47,30 @@ struct ConformanceSuiteTests {
         #expect(cell.status == .pass, "\(id): \(cell.detail ?? "")")
     }
 
+    /// The LLM-keys section: its own catalogue under Fixtures/llmkeys, run against the app client.
+    static let llmKeys = Result { try ConformanceSuite.llmKeysSection(in: fixtures) }
+
+    static var llmKeysCells: [ConformanceSuite.CellID] { (try? llmKeys.get())??.cellIDs ?? [] }
+
+    @Test(arguments: llmKeysCells)
+    func llmKeysCell(_ id: ConformanceSuite.CellID) async throws {
+        let suite = try #require(try Self.llmKeys.get())
+        let cell = await suite.cell(id)
+        #expect(cell.status == .pass, "\(id): \(cell.detail ?? "")")
+    }
+
+    @Test func theLLMKeysSectionCoversEveryTierAndErrorPath() throws {
+        let suite = try #require(try Self.llmKeys.get())
+        #expect(suite.invalidCassettes.isEmpty, "\(suite.invalidCassettes)")
+        let expected: Set<String> = [
+            "status-pro", "status-pro-plus", "status-pro-trial", "status-starter-with-keys",
+            "status-starter-without-keys", "status-free", "masked-get", "partial-post", "invalid-key", "unauthorized",
+            "server-error", "malformed-response",
+        ]
+        #expect(expected == Set(suite.scenarioIds))
+        #expect(try Self.shared.get().cassettes.allSatisfy { $0.store.rawValue != "llmkeys" })
+    }
+
     @Test func theKeyServerSectionCoversEveryEndpointScenario() throws {
         let suite = try #require(try Self.keyServer.get())
         #expect(suite.invalidCassettes.isEmpty, "\(suite.invalidCassettes)")

@@ -78,16 +78,22 @@ struct ConformanceCommand: AsyncParsableCommand {
             shared = ahc
         }
         var report = await suite.run()
-        // The key server's section, when the key server is selected (or nothing is).
-        if stores.isEmpty || stores.contains("keyserver"),
-            var section = try ConformanceSuite.keyServerSection(
-                in: fixtures,
-                parallelism: parallel,
-                scenarios: Set(scenarios)
-            )
-        {
+        // The sections (the key server's, the LLM key API's), when selected (or when nothing is).
+        let sections: [(String, String, ConformanceAdapterFactory)] = [
+            ("keyserver", "Key server", .keyServer), ("llmkeys", "LLM keys", .llmKeys),
+        ]
+        for (name, title, adapter) in sections where stores.isEmpty || stores.contains(name) {
+            guard
+                var section = try ConformanceSuite.section(
+                    name,
+                    adapter: adapter,
+                    in: fixtures,
+                    parallelism: parallel,
+                    scenarios: Set(scenarios)
+                )
+            else { continue }
             if let shared { section.makeTransport = { shared } }
-            report.sections.append(.init(title: "Key server", report: await section.run()))
+            report.sections.append(.init(title: title, report: await section.run()))
         }
         try await shared?.shutdown()
         print(report.renderText())

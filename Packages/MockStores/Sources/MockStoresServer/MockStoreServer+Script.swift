@@ -33,7 +33,7 @@ extension MockStoreServer {
         state.withLock { state in
             for store in [
                 Store.apple, .google, .stripe, .paypal, .steam, MockCredentials.openCatStore,
-                MockCredentials.keyServerStore,
+                MockCredentials.keyServerStore, MockCredentials.llmKeysStore,
             ] {
                 state.authenticators[store] = builtIn[store]
             }

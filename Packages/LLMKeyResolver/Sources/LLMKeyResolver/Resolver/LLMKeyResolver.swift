@@ -70,19 +70,31 @@ public struct LLMKeyResolver: Sendable {
     /// The status the design's `GET /api/api-key-status` answers.
     public func status(for user: LLMUser) async throws(LLMKeyError) -> APIKeyStatus {
         let system = user.tier.usesSystemKeys
-        let available: Set<LLMProvider> = system ? Set(systemKeys.keys) : Set(try await vault.keys(for: user.id).keys)
-        let source: KeySource = system ? .system : .user
-        var details: [String: APIKeyStatus.ProviderDetail] = [:]
-        for provider in providers {
-            let has = available.contains(provider)
-            details[provider.rawValue] = .init(available: has, source: has ? source : nil)
+        let available: Set<LLMProvider>
+        if system {
+            available = Set(systemKeys.keys)
+        } else {
+            available = Set(try await vault.keys(for: user.id).keys)
         }
+        return Self.status(tier: user.tier, available: available, providers: providers)
+    }
+
+    /// The status for a tier and the providers it has keys for (pure).
+    static func status(tier: PlanTier, available: Set<LLMProvider>, providers: [LLMProvider]) -> APIKeyStatus {
+        let system = tier.usesSystemKeys
+        let source: KeySource = system ? .system : .user
+        let details = Dictionary(
+            uniqueKeysWithValues: providers.map { provider in
+                let has = available.contains(provider)
+                return (provider.rawValue, APIKeyStatus.ProviderDetail(available: has, source: has ? source : nil))
+            }
+        )
         return APIKeyStatus(
             keySource: source,
-            planTier: user.tier.rawValue,
+            planTier: tier.rawValue,
             usingSystemKeys: system,
             needsOwnKeys: !system,
-            availableProviders: providers.filter(available.contains).map(\.rawValue),
+            availableProviders: providers.filter { available.contains($0) }.map(\.rawValue),
             providerDetails: details
         )
     }

@@ -129,6 +129,8 @@ public struct MockCredentials: Sendable {
     public var openCatAPIKey: Secret<String>?
     /// The key server's user token (`Authorization: Bearer <token>`).
     public var keyServerToken: Secret<String>?
+    /// The LLM key API's user token (`Authorization: Bearer <token>`).
+    public var llmKeysToken: Secret<String>?
 
     /// Creates credentials; stores left `nil` are not checked.
     public init(
@@ -138,7 +140,8 @@ public struct MockCredentials: Sendable {
         steamPublisherKey: Secret<String>? = nil,
         apple: Apple? = nil,
         openCatAPIKey: Secret<String>? = nil,
-        keyServerToken: Secret<String>? = nil
+        keyServerToken: Secret<String>? = nil,
+        llmKeysToken: Secret<String>? = nil
     ) {
         self.stripeSecretKey = stripeSecretKey
         self.payPal = payPal
@@ -147,12 +150,15 @@ public struct MockCredentials: Sendable {
         self.apple = apple
         self.openCatAPIKey = openCatAPIKey
         self.keyServerToken = keyServerToken
+        self.llmKeysToken = llmKeysToken
     }
 
     /// The store identifier of OpenCat server API cassettes: `opencat`.
     public static let openCatStore = Store(rawValue: "opencat")
     /// The store identifier of key server API cassettes: `keyserver`.
     public static let keyServerStore = Store(rawValue: "keyserver")
+    /// The store identifier of LLM key API cassettes: `llmkeys`.
+    public static let llmKeysStore = Store(rawValue: "llmkeys")
 
     /// The built-in authenticators for the stores that have credentials.
     package func authenticators() -> [Store: any MockAuthenticator] {
@@ -172,6 +178,12 @@ public struct MockCredentials: Sendable {
             result[Self.keyServerStore] = BearerTokenAuthenticator(
                 token: keyServerToken,
                 message: "The token is missing, invalid or expired."
+            )
+        }
+        if let llmKeysToken {
+            result[Self.llmKeysStore] = BearerTokenAuthenticator(
+                token: llmKeysToken,
+                message: "a valid bearer token is required"
             )
         }
         return result
