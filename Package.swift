@@ -225,6 +225,7 @@ let package = Package(
                 .product(name: "LLMKeyResolver", package: "LLMKeyResolver"),
                 .product(name: "LLMKeyResolverPostgres", package: "LLMKeyResolver"),
                 .product(name: "LLMKeyResolverHTTP", package: "LLMKeyResolver"),
+                .product(name: "LLMFeatureGateExample", package: "LLMKeyResolver"),
                 .product(name: "OpenCatCore", package: "OpenCatCore"),
                 .product(name: "OpenCatTesting", package: "OpenCatCore"),
                 .product(name: "Crypto", package: "swift-crypto"),

@@ -14,7 +14,7 @@ public protocol LLMAuthenticator: Sendable {
 public struct HS256JWTAuthenticator: LLMAuthenticator {
     let key: SymmetricKey
 
-    /// - Throws: ``LLMKeyError`` `.misconfigured` for a secret shorter than 32 bytes.
+    /// - Throws: `LLMKeyError` `.misconfigured` for a secret shorter than 32 bytes.
     public init(secret: Secret<String>) throws(LLMKeyError) {
         guard secret.revealed.utf8.count >= 32 else {
             throw LLMKeyError(.misconfigured, "the JWT secret must be at least 32 bytes")

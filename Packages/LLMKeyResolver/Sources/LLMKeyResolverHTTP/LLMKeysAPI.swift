@@ -5,7 +5,7 @@ public import Logging
 public import OpenCatCore
 
 /// The design's HTTP API, framework-agnostic over swift-http-types:
-/// - `GET /api/api-key-status` → ``APIKeyStatus``;
+/// - `GET /api/api-key-status` → `APIKeyStatus`;
 /// - `GET /api/v1/settings/llm-keys` → the stored keys, masked (`{"openai": "sk-...xyz123", …}`);
 /// - `POST /api/v1/settings/llm-keys` `{openai?, anthropic?, google?}`: absent unchanged, null deletes; a key in the
 ///   wrong format answers 422 naming the field, never echoing the key.

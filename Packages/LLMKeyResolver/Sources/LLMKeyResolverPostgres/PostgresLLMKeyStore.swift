@@ -13,7 +13,7 @@ public final class PostgresLLMKeyStore: LLMKeyStore, Sendable {
     public let table: String
 
     /// A store over a client (its `run()` must be running).
-    /// - Throws: ``LLMKeyError`` `.misconfigured` for a table name that is not `[a-z_][a-z0-9_]*`.
+    /// - Throws: `LLMKeyError` `.misconfigured` for a table name that is not `[a-z_][a-z0-9_]*`.
     public init(client: PostgresClient, table: String = "llm_keys") throws(LLMKeyError) {
         guard let first = table.utf8.first, (0x61...0x7A).contains(first) || first == 0x5F, table.utf8.count <= 63,
             table.utf8.allSatisfy({ (0x61...0x7A).contains($0) || (0x30...0x39).contains($0) || $0 == 0x5F })
@@ -24,7 +24,7 @@ public final class PostgresLLMKeyStore: LLMKeyStore, Sendable {
 
     /// A client for a URL `postgres://user:password@host:port/database` (TLS off: for loopback or a private network;
     /// configure `PostgresClient` yourself for TLS).
-    /// - Throws: ``LLMKeyError`` `.misconfigured` for a URL that is not one.
+    /// - Throws: `LLMKeyError` `.misconfigured` for a URL that is not one.
     public static func client(url text: String, logger: Logger) throws(LLMKeyError) -> PostgresClient {
         guard let url = URLComponents(string: text), url.scheme == "postgres" || url.scheme == "postgresql",
             let host = url.host, let user = url.user, !url.path.dropFirst().isEmpty

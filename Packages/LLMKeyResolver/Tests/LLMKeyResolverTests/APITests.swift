@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import LLMFeatureGateExample
 import LLMKeyResolver
 import LLMKeyResolverHTTP
 import OpenCatCore
@@ -121,6 +122,32 @@ struct APITests {
         #expect(try await starter.maskedKeys() == ["anthropic": "sk-...456789"])
         await #expect { try await client("nope").status() } throws: {
             ($0 as? APIKeyStatusError)?.code == .unauthorized
+        }
+    }
+
+    @Test func theWorkedExampleGatesFeaturesThroughTheThreeScenarios() async throws {
+        let api = try api()
+        func gate(_ token: String) -> LLMFeatureGate {
+            LLMFeatureGate(
+                client: APIKeyStatusClient(
+                    baseURL: URL(string: "http://127.0.0.1")!,
+                    token: Secret(token),
+                    http: HTTPClient(transport: APITransport(api), retryPolicy: .never)
+                )
+            )
+        }
+        #expect(try await gate(token("p", .proTrial)).refresh() == .ready(LLMProvider.known))
+        let starter = gate(token("s", .starter))
+        #expect(try await starter.refresh() == .needsKeys)
+        #expect(try await starter.saveKeys([.google: Keys.google]) == .ready([.google]))
+        #expect(try await starter.saveKeys([.google: nil]) == .needsKeys)
+        var errors: [String] = []
+        do { _ = try await starter.saveKeys([.anthropic: "sk-ant-short"]) } catch { errors.append("\(error)") }
+        do { try KeyFormat.validate(Keys.openai + " ", for: .openai) } catch { errors.append("\(error)") }
+        do { _ = try LLMKeyCipher.parse(Keys.openai) } catch { errors.append("\(error)") }
+        #expect(errors.count == 3)
+        for text in errors + logs.all {
+            for key in Keys.all + ["sk-ant-short"] { #expect(!text.contains(key)) }
         }
     }
 }

@@ -7,7 +7,7 @@ import OpenCatCore
 /// `v1:<keyId>:<base64url(nonce‖ciphertext‖tag)>`.
 ///
 /// Rotation: add a new master key as ``primaryKeyId``; rows sealed under an older one still open and are re-sealed
-/// under the primary one by ``LLMKeyStore/rewrap(batchSize:)``.
+/// under the primary one by ``UserKeyVault/rewrap(batchSize:)``.
 public struct LLMKeyCipher: Sendable {
     /// Master keys by id (each 32 bytes).
     let masterKeys: [String: SymmetricKey]
