@@ -30,8 +30,8 @@ struct LLMKeysServe: AsyncParsableCommand {
         commandName: "serve",
         abstract: "Serve GET /api/api-key-status and GET/POST /api/v1/settings/llm-keys on 127.0.0.1.",
         discussion: """
-            Master keys come from OPENCAT_LLM_MASTER_KEY (base64 of 32 bytes, or id=base64 pairs separated by commas, \
-            the first the primary), the JWT secret from OPENCAT_LLM_JWT_SECRET (32 bytes or more), system keys from \
+            Master keys come from OPENCAT_LLM_MASTER_KEY, or the file OPENCAT_LLM_MASTER_KEY_FILE names (base64 of 32 \
+            bytes, or id=base64 pairs separated by commas, the first the primary), the JWT secret from OPENCAT_LLM_JWT_SECRET (32 bytes or more), system keys from \
             OPENAI_API_KEY, ANTHROPIC_API_KEY and GOOGLE_API_KEY. Rows sealed under an older master key are re-sealed \
             at start, in batches.
             """
@@ -53,7 +53,7 @@ struct LLMKeysServe: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let cipher = try LLMKeyCipher.parse(try LLMKeysCommand.environment("OPENCAT_LLM_MASTER_KEY"))
+        let cipher = try LLMKeyCipher.load()
         let authenticator = try HS256JWTAuthenticator(
             secret: Secret(try LLMKeysCommand.environment("OPENCAT_LLM_JWT_SECRET"))
         )

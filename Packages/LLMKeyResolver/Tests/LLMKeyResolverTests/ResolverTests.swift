@@ -90,4 +90,37 @@ struct ResolverTests {
         #expect(LLMKeyDecision(starter) == .useOwnKeys([.openai]))
         #expect(LLMKeyDecision(try await resolver.status(for: LLMUser(id: "new", tier: .free))) == .askForKeys)
     }
+
+    @Test func theTierCanComeFromCustomerEntitlements() {
+        func info(_ entitlements: [String]) -> CustomerInfo {
+            let now = Date(timeIntervalSince1970: 1_795_348_800)
+            return CustomerInfo(
+                appUserId: "u1",
+                entitlements: Dictionary(
+                    uniqueKeysWithValues: entitlements.map {
+                        (
+                            $0,
+                            EntitlementInfo(
+                                id: $0,
+                                isActive: true,
+                                expirationDate: nil,
+                                productId: "p",
+                                store: .apple,
+                                willRenew: false,
+                                purchaseDate: now
+                            )
+                        )
+                    }
+                ),
+                allTransactions: [],
+                firstSeenAt: now,
+                evaluatedAt: now
+            )
+        }
+        let mapping: KeyValuePairs<String, PlanTier> = ["pro_plus": .proPlus, "pro": .pro]
+        #expect(PlanTier.from(info(["pro"]), mapping: mapping) == .pro)
+        #expect(PlanTier.from(info(["pro", "pro_plus"]), mapping: mapping) == .proPlus)
+        #expect(PlanTier.from(info([]), mapping: mapping) == .starter)
+        #expect(PlanTier.from(info(["other"]), mapping: mapping, fallback: .free) == .free)
+    }
 }

@@ -179,6 +179,14 @@ struct StoreTests {
         #expect(try LLMKeyCipher.parse("k2=\(b),k1=\(a)").primaryKeyId == "k2")
         #expect(try LLMKeyCipher.parse(a).primaryKeyId == "k1")
         #expect(throws: LLMKeyError.self) { try LLMKeyCipher.parse("k1=short") }
+        let file = Keys.temporaryFile("master.key")
+        try Data("k7=\(a)\n".utf8).write(to: file)
+        #expect(try LLMKeyCipher.load(environment: ["OPENCAT_LLM_MASTER_KEY_FILE": file.path]).primaryKeyId == "k7")
+        #expect(
+            try LLMKeyCipher.load(environment: ["OPENCAT_LLM_MASTER_KEY": b, "OPENCAT_LLM_MASTER_KEY_FILE": file.path])
+                .primaryKeyId == "k1"
+        )
+        #expect(throws: LLMKeyError.self) { try LLMKeyCipher.load(environment: [:]) }
         #expect(throws: LLMKeyError.self) { try LLMKeyCipher.parse("") }
     }
 }

@@ -50,6 +50,22 @@ public struct LLMKeyCipher: Sendable {
         return try LLMKeyCipher(masterKeys: keys, primaryKeyId: primary)
     }
 
+    /// The master keys from an environment: `OPENCAT_LLM_MASTER_KEY` (the keys themselves, as ``parse(_:)`` reads
+    /// them), else the file `OPENCAT_LLM_MASTER_KEY_FILE` names (same format; keep it readable by the backend only).
+    /// - Throws: ``LLMKeyError`` `.misconfigured` when neither is set, the file cannot be read, or a key is invalid.
+    public static func load(environment: [String: String] = ProcessInfo.processInfo.environment) throws(LLMKeyError)
+        -> LLMKeyCipher
+    {
+        if let text = environment["OPENCAT_LLM_MASTER_KEY"], !text.isEmpty { return try parse(text) }
+        if let path = environment["OPENCAT_LLM_MASTER_KEY_FILE"], !path.isEmpty {
+            guard let data = FileManager.default.contents(atPath: path) else {
+                throw LLMKeyError(.misconfigured, "the master key file cannot be read")
+            }
+            return try parse(String(decoding: data, as: UTF8.self))
+        }
+        throw LLMKeyError(.misconfigured, "set OPENCAT_LLM_MASTER_KEY or OPENCAT_LLM_MASTER_KEY_FILE")
+    }
+
     /// The id of the master key a ciphertext names (nil when it is not `v1:<id>:…`).
     public static func keyId(of ciphertext: String) -> String? {
         let parts = ciphertext.split(separator: ":", maxSplits: 2, omittingEmptySubsequences: false)
