@@ -77,7 +77,8 @@ struct KeyVaultTests {
         forged.license = try LicenseIssuer(privateKey: Curve25519.Signing.PrivateKey(), kid: "2026-a")
             .sign(try forged.license.unverifiedPayload())
         await #expect(throws: KeyVaultError.self) { try await vault.store([try key(4), forged]) }
-        #expect(vault.licenses.isEmpty)
+        // The license that verifies is kept; the forged one is not.
+        #expect(vault.licenses.map(\.keyValue) == [try key(4).keyValue])
     }
 
     @Test func anOfflineSpendIsConfirmedExactlyOnceAfterARestart() async throws {
@@ -193,5 +194,53 @@ struct KeyVaultTests {
                 email: "ada@example.com"
             )
         }
+    }
+
+    @Test func anAnswerThatMayHideACompletedSpendKeepsItPendingInsteadOfReverting() async throws {
+        transport.on(.post, "/api/v1/wallet/sync", times: 1, json: wallet(5))
+        let vault = try vault()
+        _ = await vault.sync()
+        // 200 with a truncated body, then 409: the server may have taken the keys; nothing is undone.
+        transport.on(.post, "/api/v1/wallet/spend", times: 1, json: #"{"remainingBalance":"#)
+        #expect(try await vault.spend(amount: 2, feature: "echo", app: "voiceuwu") == .pending)
+        transport.on(.post, "/api/v1/wallet/spend", times: 1, status: 409, json: #"{"error":{"code":"conflict"}}"#)
+        transport.on(.post, "/api/v1/wallet/sync", json: wallet(3, unlocked: ["voiceuwu": ["echo"]]))
+        let report = await vault.sync()
+        #expect(report.reverted.isEmpty && report.stillPending == 1)
+        #expect(vault.isUnlocked("echo", app: "voiceuwu") && vault.balance == 1)  // 3 from the server, 2 pending
+        transport.on(
+            .post,
+            "/api/v1/wallet/spend",
+            times: 1,
+            json: #"{"remainingBalance":3,"featureUnlocked":true,"transactionId":"sp"}"#
+        )
+        #expect(await vault.sync().confirmed == 1)
+        #expect(vault.balance == 3 && vault.pendingSpendCount == 0)
+    }
+
+    @Test func aStateThatCannotBeReadIsNeverReplacedByAnEmptyVault() async throws {
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let cache = try EncryptedCache(
+            fileURL: directory.appendingPathComponent("vault.sqlite"),
+            keyProvider: keyProvider,
+            logger: LogCapture().logger
+        )
+        try cache.setValue(["balance": "not a number"], forKey: "keyvault:u1")
+        #expect(throws: KeyVaultError.self) {
+            try KeyVault(cache: cache, userId: "u1", verifier: verifier, clock: clock)
+        }
+        #expect(cache.value([String: String].self, forKey: "keyvault:u1") == ["balance": "not a number"])
+    }
+
+    @Test func aHostileBalanceCannotCrashTheVault() async throws {
+        transport.on(.post, "/api/v1/wallet/sync", times: 1, json: wallet(3))
+        let vault = try vault()
+        _ = await vault.sync()
+        transport.on(.post, "/api/v1/wallet/spend", times: 3, reply: .transportError(.connectionFailed))
+        _ = try await vault.spend(amount: 1, feature: "f", app: "a")
+        transport.on(.post, "/api/v1/wallet/spend", times: 3, reply: .transportError(.connectionFailed))
+        transport.on(.post, "/api/v1/wallet/sync", json: wallet(Int.min))
+        _ = await vault.sync()
+        #expect(vault.balance == 0)
     }
 }

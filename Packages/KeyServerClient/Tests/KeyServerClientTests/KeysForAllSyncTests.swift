@@ -165,4 +165,21 @@ struct KeysForAllSyncTests {
         }
         #expect(!logs.all.isEmpty)
     }
+
+    @Test func keysBoughtJustNowAreStoredOnADeviceWhoseClockRunsSlow() async throws {
+        // The server minted the key at 12:00 and answers at 12:00; the device thinks it is 11:00.
+        clock.advance(by: .seconds(0))
+        let slow = ManualClock(start: Self.start.addingTimeInterval(-3600))
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let vault = try KeyVault(
+            fileURL: directory.appendingPathComponent("slow.sqlite"),
+            keyProvider: keyProvider,
+            userId: "u1",
+            verifier: LicenseVerifier(keys: [issuer.kid: issuer.publicKey]),
+            clock: slow
+        )
+        transport.on(.get, "/api/v1/keys/email/", times: 1, json: try answer([21]))
+        let added = try await KeysForAllSync(vault: vault, client: client(), email: "ada@example.com").manualSync()
+        #expect(added.count == 1 && vault.validLicenses().count == 1)
+    }
 }

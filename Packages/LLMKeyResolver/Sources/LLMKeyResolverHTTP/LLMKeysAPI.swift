@@ -38,7 +38,7 @@ public struct LLMKeysAPI: Sendable {
         guard ["/api/api-key-status", "/api/v1/settings/llm-keys"].contains(path) else {
             return Self.error(.notFound, "not_found", "no such route")
         }
-        guard let header = request.headerFields[.authorization], header.hasPrefix("Bearer "),
+        guard let header = request.headerFields[.authorization], header.lowercased().hasPrefix("bearer "),
             let user = authenticator.user(forBearerToken: String(header.dropFirst(7)), now: clock.currentDate)
         else { return Self.error(.unauthorized, "unauthorized", "a valid bearer token is required") }
         do {

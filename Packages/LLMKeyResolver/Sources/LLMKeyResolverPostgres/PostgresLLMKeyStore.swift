@@ -105,9 +105,10 @@ public final class PostgresLLMKeyStore: LLMKeyStore, Sendable {
     {
         try await run {
             let after = userId ?? ""
+            let first = userId == nil
             let rows = try await client.query(
                 """
-                SELECT user_id, ciphertext FROM \(unescaped: table) WHERE key_id <> \(keyId) AND user_id > \(after)
+                SELECT user_id, ciphertext FROM \(unescaped: table) WHERE key_id <> \(keyId) AND (\(first) OR user_id > \(after))
                 ORDER BY user_id LIMIT \(limit)
                 """
             )

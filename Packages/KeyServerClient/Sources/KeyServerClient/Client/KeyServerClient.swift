@@ -88,7 +88,8 @@ public struct KeyServerClient: Sendable {
     }
 
     public func syncWallet(userId: String) async throws(KeyServerError) -> WalletState {
-        try await send(.post, "/wallet/sync", body: ["userId": userId], idempotencyKey: "sync-\(userId)")
+        // A fresh key per sync: a retry of this one request is safe, but a later sync must get the wallet as it is then.
+        try await send(.post, "/wallet/sync", body: ["userId": userId], idempotencyKey: "sync-\(UUID().uuidString)")
     }
 
     public func walletHistory(userId: String) async throws(KeyServerError) -> [WalletTransaction] {

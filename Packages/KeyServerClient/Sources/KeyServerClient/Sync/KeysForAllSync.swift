@@ -60,9 +60,9 @@ public struct KeysForAllSync: Sendable {
         } else {
             throw KeyServerError(.invalidInput, "Keys for All needs the account's email or Steam id")
         }
-        let added = try await storeRetrievedKeys(answer.availableKeys)
+        // The server's time first: a device clock that runs slow must not refuse keys bought minutes ago.
         try await vault.recordKeySync(at: vault.clock.currentDate, serverTime: answer.syncTimestamp)
-        return added
+        return try await storeRetrievedKeys(answer.availableKeys)
     }
 
     /// Stores keys fetched from the server in the vault (verified offline first; keys already there are kept).

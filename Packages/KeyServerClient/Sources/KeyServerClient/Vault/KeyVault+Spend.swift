@@ -49,6 +49,7 @@ extension KeyVault {
                 )
             )
         }
+        await core.advance()
         guard client != nil else { return .pending }
         switch await deliver(spendId: spend.id) {
         case .confirmed(let remaining): return .confirmed(remainingBalance: remaining)
@@ -85,22 +86,25 @@ extension KeyVault {
                 userId: spend.userId,
                 idempotencyKey: outboxId
             )
-            _ = try await core.mutate(self) { state in
-                guard state.pending.removeValue(forKey: spendId) != nil else { return }
-                let stillPending = state.pending.values.reduce(0) { $0 + $1.amount }
-                state.balance = max(0, result.remainingBalance - stillPending)
-            }
+            // The local balance was lowered when the spend was made: a confirmation only clears it (a server
+            // balance from this answer may be older than another spend's, and is not applied).
+            _ = try await core.mutate(self) { state in _ = state.pending.removeValue(forKey: spendId) }
+            await core.advance()
             try? cache.complete(id: outboxId, as: .delivered)
             return .confirmed(result.remainingBalance)
-        } catch let error as KeyServerError where !error.isTransient && error.code != .unauthorized {
-            // The server's verdict on this spend: undo it here.
-            _ = try? await core.mutate(self) { state in
+        } catch let error as KeyServerError where Self.isVerdict(error) {
+            // The server's verdict on this spend (not enough keys, a refused request): undo it here. Anything else
+            // (an unreadable answer, 401, 404, 409, no answer) may hide a spend the server took: it stays pending.
+            let reverted: Void? = try? await core.mutate(self) { state in
                 guard let spend = state.pending.removeValue(forKey: spendId) else { return }
                 state.balance += spend.amount
                 let stillClaimed = state.pending.values.contains { $0.app == spend.app && $0.feature == spend.feature }
                 if !spend.wasUnlocked, !stillClaimed { state.unlocked[spend.app]?.remove(spend.feature) }
                 state.history.removeAll { $0.id == spendId }
             }
+            // Marked rejected only once the revert is saved: else it stays pending and is tried again.
+            guard reverted != nil else { return .kept }
+            await core.advance()
             try? cache.complete(id: outboxId, as: .rejected)
             logger.info("a spend was reverted", metadata: ["reason": "\(error.code)"])
             return .reverted(spend, error)
@@ -126,10 +130,17 @@ extension KeyVault {
             case .kept: report.stillPending += 1
             }
         }
-        if let wallet = try? await client.syncWallet(userId: userId) {
+        let generation = await core.generation
+        if let wallet = try? await client.syncWallet(userId: userId), await core.generation == generation {
+            // Applied only when no spend was made, confirmed or reverted while it was in flight: a wallet read
+            // before a change must not undo it.
             _ = try? await core.mutate(self) { state in
                 let pending = Array(state.pending.values)
-                state.balance = max(0, wallet.balance - pending.reduce(0) { $0 + $1.amount })
+                let pendingSum = pending.reduce(0) { $0.addingReportingOverflow($1.amount).partialValue }
+                state.balance = max(
+                    0,
+                    max(0, wallet.balance).subtractingReportingOverflow(max(0, pendingSum)).partialValue
+                )
                 var unlocked = wallet.unlockedFeatures.mapValues(Set.init)
                 for spend in pending { unlocked[spend.app, default: []].insert(spend.feature) }
                 state.unlocked = unlocked
@@ -145,6 +156,11 @@ extension KeyVault {
             }
         }
         return report
+    }
+
+    /// A refusal of the spend itself: not enough keys, or a request the server refused as invalid (400, 422).
+    static func isVerdict(_ error: KeyServerError) -> Bool {
+        error.code == .insufficientBalance || (error.code == .invalidInput && [400, 422].contains(error.status ?? 0))
     }
 
     static func outboxId(_ userId: String, _ spendId: String) -> String { "keyvault|\(userId)|spend|\(spendId)" }

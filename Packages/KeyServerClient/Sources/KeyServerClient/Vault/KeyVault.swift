@@ -46,7 +46,21 @@ public final class KeyVault: Sendable {
         self.client = client
         self.clock = clock
         self.logger = logger
-        let state = cache.value(VaultState.self, forKey: Self.stateKey(userId)) ?? VaultState()
+        var state: VaultState
+        do { state = try cache.existingValue(VaultState.self, forKey: Self.stateKey(userId)) ?? VaultState() } catch {
+            // Never start empty over a state that exists but cannot be read now: that would overwrite it.
+            throw KeyVaultError(.storage, "the key vault cannot be read", underlying: error)
+        }
+        // A spend whose outbox entry was written but whose state was not (a crash in between) is pending too.
+        let prefix = Self.outboxId(userId, "")
+        for entry in (try? cache.pendingOutbox()) ?? [] where entry.id.hasPrefix(prefix) {
+            guard let spend = try? JSONDecoder().decode(PendingSpend.self, from: entry.payload),
+                state.pending[spend.id] == nil
+            else { continue }
+            var recovered = spend
+            recovered.wasUnlocked = true  // never re-lock what may have been unlocked otherwise
+            state.pending[spend.id] = recovered
+        }
         self.snapshot = Mutex(state)
         self.core = VaultCore(state: state)
     }
@@ -123,26 +137,40 @@ public final class KeyVault: Sendable {
     public func store(_ keys: [VULicenseKey]) async throws(KeyVaultError) -> [VULicenseKey] {
         let now = clock.currentDate
         let confirmed = snapshot.withLock { $0.lastConfirmed }
+        var verified: [VULicenseKey] = []
+        var refused: [String] = []
         for (index, key) in keys.enumerated() {
-            do {
-                let verified = try verifier.verify(key.license, at: now, lastConfirmed: confirmed)
-                guard verified.payload.key == key.keyValue else {
-                    throw KeyVaultError(.invalidLicense, "key \(index + 1): the license is for another key")
-                }
-            } catch let error as KeyVaultError {
-                throw error
-            } catch {
-                throw KeyVaultError(.invalidLicense, "key \(index + 1): \(error)")
+            guard let license = try? verifier.verify(key.license, at: now, lastConfirmed: confirmed),
+                license.payload.key == key.keyValue
+            else {
+                refused.append("key \(index + 1)")
+                continue
             }
+            // What is stored is what the server signed, not the unsigned fields beside it.
+            var checked = key
+            checked.planType = license.payload.plan
+            checked.purchaseDate = license.payload.purchasedAt
+            verified.append(checked)
         }
-        return try await core.mutate(self) { state in
+        let accepted = verified
+        let added = try await core.mutate(self) { state in
             var added: [VULicenseKey] = []
-            for key in keys where state.licenses[key.keyValue.description] == nil {
-                state.licenses[key.keyValue.description] = StoredLicense(key)
-                added.append(key)
+            for key in accepted {
+                let slot = key.keyValue.description
+                if state.licenses[slot] == nil { added.append(key) }
+                // A key already stored is replaced by a license that verifies (a renewal), never by one that does not.
+                state.licenses[slot] = StoredLicense(key)
             }
             return added
         }
+        if !refused.isEmpty {
+            logger.warning("licenses refused", metadata: ["count": "\(refused.count)"])
+            throw KeyVaultError(
+                .invalidLicense,
+                "\(refused.joined(separator: ", ")) did not verify; the others were stored"
+            )
+        }
+        return added
     }
 
     /// Persists a state and publishes it to the memory snapshot.
@@ -160,6 +188,10 @@ actor VaultCore {
     var state: VaultState
     /// Spends being sent right now: a concurrent sync leaves them alone.
     var inFlight: Set<String> = []
+    /// Counts spends made, confirmed or reverted: a wallet read started before a change is not applied after it.
+    var generation = 0
+
+    func advance() { generation += 1 }
 
     func claim(_ id: String) -> Bool { inFlight.insert(id).inserted }
 

@@ -18,6 +18,21 @@ struct VaultState: Codable, Sendable, Equatable {
     var lastConfirmed: Date?
     /// When Keys for All last synced (the cooldown is measured from it).
     var lastKeySync: Date?
+
+    init() {}
+
+    /// Every member may be missing (a state written by an older version, or a newer one with fewer fields): the
+    /// vault never falls back to an empty state because one member changed.
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        licenses = try container.decodeIfPresent([String: StoredLicense].self, forKey: .licenses) ?? [:]
+        balance = try container.decodeIfPresent(Int.self, forKey: .balance) ?? 0
+        unlocked = try container.decodeIfPresent([String: Set<String>].self, forKey: .unlocked) ?? [:]
+        pending = try container.decodeIfPresent([String: PendingSpend].self, forKey: .pending) ?? [:]
+        history = try container.decodeIfPresent([WalletTransaction].self, forKey: .history) ?? []
+        lastConfirmed = try container.decodeIfPresent(Date.self, forKey: .lastConfirmed)
+        lastKeySync = try container.decodeIfPresent(Date.self, forKey: .lastKeySync)
+    }
 }
 
 /// A spend made offline: applied to the local balance and unlocks, waiting in the outbox for the server.

@@ -43,6 +43,7 @@ public struct LLMKeyCipher: Sendable {
             guard let bytes = Data(base64Encoded: encoded), bytes.count == 32 else {
                 throw LLMKeyError(.misconfigured, "a master key is not base64 of 32 bytes")
             }
+            guard keys[id] == nil else { throw LLMKeyError(.misconfigured, "master key id \(id) is given twice") }
             keys[id] = SymmetricKey(data: bytes)
             primary = primary ?? id
         }

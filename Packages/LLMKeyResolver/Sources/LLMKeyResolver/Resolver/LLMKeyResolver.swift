@@ -37,7 +37,8 @@ public struct LLMKeyResolver: Sendable {
     ) {
         self.systemKeys = systemKeys.filter { !$0.value.revealed.isEmpty }
         self.vault = vault
-        self.providers = providers
+        var seen: Set<LLMProvider> = []
+        self.providers = providers.filter { seen.insert($0).inserted }
     }
 
     /// The system keys from an environment (`OPENAI_API_KEY`, `ANTHROPIC_API_KEY`, `GOOGLE_API_KEY`, …).

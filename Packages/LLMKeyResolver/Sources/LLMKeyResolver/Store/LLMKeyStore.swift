@@ -132,7 +132,8 @@ public enum KeyFormat {
     /// The masked form: `sk-...xyz123` (the prefix up to its first `-`, three dots, the last six characters).
     public static func mask(_ key: Secret<String>) -> String {
         let text = key.revealed
-        let prefix = text.hasPrefix("AIza") ? "AIza" : (text.firstIndex(of: "-").map { String(text[...$0]) } ?? "")
+        // Only the providers' own public prefixes are shown; anything else shows no prefix at all.
+        let prefix = ["sk-", "AIza"].first { text.hasPrefix($0) } ?? ""
         guard text.count > prefix.count + 6 else { return prefix + "..." }
         return prefix + "..." + String(text.suffix(6))
     }

@@ -79,10 +79,10 @@ public final class SQLiteLLMKeyStore: LLMKeyStore, Sendable {
                 try Row.fetchAll(
                     db,
                     sql: """
-                        SELECT user_id, ciphertext FROM llm_keys WHERE key_id != ? AND user_id > ?
+                        SELECT user_id, ciphertext FROM llm_keys WHERE key_id != ? AND (? OR user_id > ?)
                         ORDER BY user_id LIMIT ?
                         """,
-                    arguments: [keyId, userId ?? "", limit]
+                    arguments: [keyId, userId == nil, userId ?? "", limit]
                 ).map { (userId: $0["user_id"], ciphertext: $0["ciphertext"]) }
             }
         } catch { throw LLMKeyError(.storage, "the key store cannot be read (\(Self.describe(error)))") }
