@@ -6,7 +6,7 @@ extension EncryptedCache {
     /// A stored value, strictly: nil only when there is none; a read or decode failure throws and leaves the value
     /// in place (for state that must never be replaced by an empty default because of a busy disk or a newer
     /// format).
-    /// - Throws: ``OpenCatError`` `cache`.
+    /// - Throws: `OpenCatError` `cache`.
     public func existingValue<Value: Decodable>(_ type: Value.Type, forKey key: String) throws -> Value? {
         let slot = slotName(key)
         let sealed: Data?
