@@ -16,6 +16,8 @@ let package = Package(
         .executable(name: "opencat", targets: ["opencat"]),
         // Runs the conformance suite against any StoreAdapter: for adapter authors.
         .library(name: "OpenCatConformance", targets: ["OpenCatConformance"]),
+        // Release engineering for the monorepo's packages (`opencat release …`).
+        .library(name: "OpenCatRelease", targets: ["OpenCatRelease"]),
     ],
     dependencies: [
         .package(path: "Packages/OpenCatCore"),
@@ -32,6 +34,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
+        .package(url: "https://github.com/weichsel/ZIPFoundation.git", from: "0.9.20"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
     ],
     targets: [
@@ -72,9 +75,19 @@ let package = Package(
             exclude: ["ExampleStore/Cassettes"],
             swiftSettings: swiftSettings
         ),
+        .target(
+            name: "OpenCatRelease",
+            dependencies: [
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+            ],
+            path: "Tools/release/OpenCatRelease",
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "opencat",
             dependencies: [
+                "OpenCatRelease",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "LLMKeyResolverHTTP", package: "LLMKeyResolver"),
                 .product(name: "LLMKeyResolverPostgres", package: "LLMKeyResolver"),
@@ -233,6 +246,15 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Packages/LLMKeyResolver/Tests/LLMKeyResolverTests",
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "OpenCatReleaseTests",
+            dependencies: [
+                "OpenCatRelease",
+                .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+            ],
+            path: "Tools/Tests/OpenCatReleaseTests",
             swiftSettings: swiftSettings
         ),
     ]

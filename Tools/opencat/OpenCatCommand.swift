@@ -14,6 +14,7 @@ struct OpenCatCommand: AsyncParsableCommand {
         abstract: "OpenCat: verify store purchases and licenses, run the conformance suite, serve mock stores.",
         subcommands: [
             ConformanceCommand.self, VerifyCommand.self, MockCommand.self, FixturesCommand.self, KeysCommand.self,
+            ReleaseCommand.self,
             LLMKeysCommand.self,
             VersionCommand.self,
         ]

@@ -1,0 +1,171 @@
+import Foundation
+import OpenCatRelease
+import Testing
+import ZIPFoundation
+
+/// Release engineering on scratch git repositories built here: two packages, `Core` and `App` (which depends on
+/// `Core` by path), tagged, then changed.
+@Suite(.serialized)
+struct ReleaseTests {
+    let root: URL
+
+    init() throws {
+        root = FileManager.default.temporaryDirectory.appendingPathComponent("opencat-release-\(UUID().uuidString)")
+        try write("Packages/Core/Package.swift", Self.manifest("Core", dependencies: ""))
+        try write(
+            "Packages/Core/Sources/Core/Core.swift",
+            "public func a() -> Int { 1 }\npublic func b() -> Int { 2 }\n"
+        )
+        try write(
+            "Packages/App/Package.swift",
+            Self.manifest(
+                "App",
+                dependencies: #".package(path: "../Core")"#,
+                product: #".product(name: "Core", package: "Core")"#
+            )
+        )
+        try write("Packages/App/Sources/App/App.swift", "import Core\npublic func c() -> Int { a() + b() }\n")
+        for name in ["Core", "App"] {
+            try write("Packages/\(name)/VERSION", "0.1.0\n")
+            try write(
+                "Packages/\(name)/CHANGELOG.md",
+                "# Changelog\n\n## [Unreleased]\n\n## [0.1.0] - 2026-11-01\n### Added\n- It.\n"
+            )
+            try write("Packages/\(name)/README.md", "# \(name)\n\n## Quick start\n\n```swift\nimport \(name)\n```\n")
+        }
+        try git("init", "-q")
+        try git("add", "-A")
+        try git("-c", "user.email=t@example.com", "-c", "user.name=t", "commit", "-q", "-m", "0.1.0")
+        try git("tag", "Core-0.1.0")
+        try git("tag", "App-0.1.0")
+    }
+
+    static func manifest(_ name: String, dependencies: String, product: String = "") -> String {
+        """
+        // swift-tools-version:6.1
+        import PackageDescription
+
+        let package = Package(
+            name: "\(name)",
+            products: [.library(name: "\(name)", targets: ["\(name)"])],
+            dependencies: [\(dependencies)],
+            targets: [.target(name: "\(name)", dependencies: [\(product)])]
+        )
+
+        """
+    }
+
+    func write(_ path: String, _ text: String) throws {
+        let url = root.appendingPathComponent(path)
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try text.write(to: url, atomically: true, encoding: .utf8)
+    }
+
+    @discardableResult
+    func git(_ arguments: String...) throws -> Int32 {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["git", "-C", root.path] + arguments
+        try process.run()
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
+    var workspace: ReleaseWorkspace { ReleaseWorkspace(root: root) }
+
+    @Test func thePlanShowsWhatChangedTheBumpItsChangelogAsksForAndTheDependentsToFollow() throws {
+        try write(
+            "Packages/Core/Sources/Core/Core.swift",
+            "public func a() -> Int { 1 }\npublic func b() -> Int { 2 }\npublic func d() {}\n"
+        )
+        try write(
+            "Packages/Core/CHANGELOG.md",
+            "# Changelog\n\n## [Unreleased]\n### Added\n- `d()`.\n\n## [0.1.0] - 2026-11-01\n"
+        )
+        let plan = try ReleasePlan(workspace: workspace)
+        let core = try #require(plan.entries.first { $0.package == "Core" })
+        let app = try #require(plan.entries.first { $0.package == "App" })
+        #expect(core.changed && core.suggestedBump == .minor && core.nextVersion?.description == "0.2.0")
+        #expect(core.lastTag == "Core-0.1.0" && core.dependentsToFollow == ["App"])
+        #expect(!app.changed && app.suggestedBump == nil)
+        let json = try plan.json()
+        #expect(plan.table().contains("Core") && json.contains(#""suggestedBump" : "minor""#))
+        #expect(Changelog.suggestedBump("## [Unreleased]\n### Removed\n- `b()`.\n") == .major)
+        #expect(Changelog.suggestedBump("## [Unreleased]\n### Changed\n- **Breaking:** x.\n") == .major)
+        #expect(Changelog.suggestedBump("## [Unreleased]\n### Fixed\n- y.\n") == .patch)
+    }
+
+    @Test func aBumpWritesVersionAndChangelogAndRaisesWhatDependentsRequire() throws {
+        try write(
+            "Packages/Core/CHANGELOG.md",
+            "# Changelog\n\n## [Unreleased]\n### Added\n- `d()`.\n\n## [0.1.0] - 2026-11-01\n"
+        )
+        let (version, dependents) = try workspace.bump("Core", .minor, date: Date(timeIntervalSince1970: 1_795_348_800))
+        #expect(version.description == "0.2.0" && dependents == ["App"])
+        #expect(
+            try String(contentsOf: root.appendingPathComponent("Packages/Core/VERSION"), encoding: .utf8) == "0.2.0\n"
+        )
+        let changelog = try String(
+            contentsOf: root.appendingPathComponent("Packages/Core/CHANGELOG.md"),
+            encoding: .utf8
+        )
+        #expect(changelog.contains("## [Unreleased]\n\n## [0.2.0] - 2026-11-22\n### Added\n- `d()`."))
+        #expect(try workspace.minimumVersions(of: "App")["Core"]?.description == "0.2.0")
+        let manifest = try workspace.registryManifest("App", scope: "opencat")
+        #expect(manifest.contains(#".package(id: "opencat.Core", from: "0.2.0")"#))
+        #expect(manifest.contains(#"package: "opencat.Core")"#) && !manifest.contains("path:"))
+    }
+
+    @Test func anArchiveIsReproducibleHoldsOnlyThePackageAndAManifestSwiftPMAccepts() throws {
+        let output = root.appendingPathComponent("out")
+        try FileManager.default.createDirectory(at: output, withIntermediateDirectories: true)
+        let (url, first) = try workspace.archive("App", to: output)
+        let (_, second) = try workspace.archive("App", to: output)
+        #expect(first == second && first.count == 64)
+        let archive = try Archive(url: url, accessMode: .read)
+        let paths = archive.map(\.path).sorted()
+        #expect(
+            paths == [
+                "App/CHANGELOG.md", "App/Package.swift", "App/README.md", "App/Sources/App/App.swift", "App/VERSION",
+                "App/package-metadata.json",
+            ]
+        )
+        // Unpacked, the rewritten manifest is one SwiftPM reads.
+        let unpacked = root.appendingPathComponent("unpacked")
+        for entry in archive {
+            let destination = unpacked.appendingPathComponent(entry.path)
+            try FileManager.default.createDirectory(
+                at: destination.deletingLastPathComponent(),
+                withIntermediateDirectories: true
+            )
+            _ = try archive.extract(entry, to: destination)
+        }
+        let dump = Process()
+        dump.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        dump.arguments = [
+            "swift", "package", "--package-path", unpacked.appendingPathComponent("App").path, "dump-package",
+        ]
+        let pipe = Pipe()
+        dump.standardOutput = pipe
+        dump.standardError = Pipe()
+        try dump.run()
+        let json = pipe.fileHandleForReading.readDataToEndOfFile()
+        dump.waitUntilExit()
+        #expect(dump.terminationStatus == 0)
+        #expect(String(decoding: json, as: UTF8.self).contains("opencat.Core"))
+    }
+
+    @Test func aRemovedPublicFunctionIsABreakingChangeThatNeedsAMajorBump() throws {
+        let unchanged = try workspace.check("Core", runTests: false)
+        #expect(unchanged.apiBroke == false && unchanged.passed, "\(unchanged.lines)")
+        try write("Packages/Core/Sources/Core/Core.swift", "public func a() -> Int { 1 }\n")
+        try write("Packages/App/Sources/App/App.swift", "import Core\npublic func c() -> Int { a() }\n")
+        try git("add", "-A")
+        try git("-c", "user.email=t@example.com", "-c", "user.name=t", "commit", "-q", "-m", "remove b")
+        let report = try workspace.check("Core", runTests: false)
+        #expect(report.apiBroke == true, "\(report.lines)")
+        #expect(!report.passed)
+        _ = try workspace.bump("Core", .major)
+        #expect(try workspace.check("Core", runTests: false).passed)
+    }
+}

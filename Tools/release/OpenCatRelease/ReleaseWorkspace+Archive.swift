@@ -1,0 +1,78 @@
+import Crypto
+public import Foundation
+import ZIPFoundation
+
+extension ReleaseWorkspace {
+    /// The manifest with every sibling named by registry identity: `.package(path: "../X")` becomes
+    /// `.package(id: "<scope>.X", from: "<minimum>")`, and `package: "X"` in product references becomes
+    /// `package: "<scope>.X"`.
+    public func registryManifest(_ name: String, scope: String) throws -> String {
+        let packages = try packages()
+        guard let package = packages.first(where: { $0.name == name }) else { throw ReleaseError("no package \(name)") }
+        var manifest = try String(contentsOf: folder(name).appendingPathComponent("Package.swift"), encoding: .utf8)
+        let minimums = try minimumVersions(of: name)
+        for sibling in package.siblings {
+            guard let version = minimums[sibling] ?? packages.first(where: { $0.name == sibling })?.version else {
+                throw ReleaseError("\(name) depends on \(sibling), which is not a package here")
+            }
+            manifest = manifest.replacingOccurrences(
+                of: ".package(path: \"../\(sibling)\")",
+                with: ".package(id: \"\(scope).\(sibling)\", from: \"\(version)\")"
+            )
+            manifest = manifest.replacingOccurrences(
+                of: "package: \"\(sibling)\")",
+                with: "package: \"\(scope).\(sibling)\")"
+            )
+        }
+        return manifest
+    }
+
+    /// `opencat release archive`: a registry-ready source archive of one package, as `swift package archive-source`
+    /// lays it out (every file under a `<Name>/` folder), its manifest rewritten with registry identities, and
+    /// `package-metadata.json`. Reproducible: tracked files only, sorted, fixed timestamps and permissions.
+    /// - Returns: the archive's URL and SHA-256 (hex).
+    public func archive(_ name: String, scope: String = "opencat", to output: URL) throws -> (URL, String) {
+        let packages = try packages()
+        guard let package = packages.first(where: { $0.name == name }) else { throw ReleaseError("no package \(name)") }
+        let files = try git(["ls-files", "--", "Packages/\(name)"]).split(separator: "\n").map(String.init).sorted()
+        var entries: [(String, Data)] = []
+        for path in files {
+            let relative = String(path.dropFirst("Packages/\(name)/".count))
+            let data =
+                relative == "Package.swift"
+                ? Data(try registryManifest(name, scope: scope).utf8)
+                : try Data(contentsOf: root.appendingPathComponent(path))
+            entries.append(("\(name)/\(relative)", data))
+        }
+        let metadata = """
+            {
+              "description": "OpenCat \(name) \(package.version)",
+              "licenseURL": null,
+              "readmeURL": null,
+              "repositoryURLs": []
+            }
+
+            """
+        entries.append(("\(name)/package-metadata.json", Data(metadata.utf8)))
+        entries.sort { $0.0 < $1.0 }
+        let url = output.appendingPathComponent("\(scope).\(name)-\(package.version).zip")
+        try? FileManager.default.removeItem(at: url)
+        let archive = try Archive(url: url, accessMode: .create)
+        // 1980-01-01T00:00:00 local: the earliest DOS date, so the same commit always gives the same bytes.
+        let fixed = Date(timeIntervalSince1970: 315_532_800 - TimeInterval(TimeZone.current.secondsFromGMT()))
+        for (path, data) in entries {
+            try archive.addEntry(
+                with: path,
+                type: .file,
+                uncompressedSize: Int64(data.count),
+                modificationDate: fixed,
+                permissions: 0o644,
+                compressionMethod: .deflate
+            ) { position, size in
+                data.subdata(in: Int(position)..<Int(position) + size)
+            }
+        }
+        let digest = SHA256.hash(data: try Data(contentsOf: url)).map { String(format: "%02x", $0) }.joined()
+        return (url, digest)
+    }
+}

@@ -1,0 +1,92 @@
+public import Foundation
+
+/// The monorepo as release engineering sees it: each `Packages/<Name>/` with its VERSION, CHANGELOG.md, manifest and
+/// sibling dependencies (`.package(path: "../Sibling")`), and the git tags `<Name>-<version>`.
+public struct ReleaseWorkspace: Sendable {
+    public struct Package: Sendable, Hashable, Codable {
+        public var name: String
+        public var version: SemanticVersion
+        /// The siblings it depends on by path.
+        public var siblings: [String]
+    }
+
+    public let root: URL
+
+    public init(root: URL) { self.root = root }
+
+    func folder(_ name: String) -> URL { root.appendingPathComponent("Packages/\(name)") }
+
+    /// Every package, by name.
+    public func packages() throws -> [Package] {
+        let names = try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("Packages").path)
+            .filter { FileManager.default.fileExists(atPath: folder($0).appendingPathComponent("Package.swift").path) }
+            .sorted()
+        return try names.map { name in
+            let versionText = try String(contentsOf: folder(name).appendingPathComponent("VERSION"), encoding: .utf8)
+            guard let version = SemanticVersion(versionText) else {
+                throw ReleaseError("Packages/\(name)/VERSION: not x.y.z")
+            }
+            let manifest = try String(contentsOf: folder(name).appendingPathComponent("Package.swift"), encoding: .utf8)
+            let siblings = manifest.matches(of: #/\.package\(path: "\.\./([A-Za-z0-9_-]+)"\)/#).map { String($0.1) }
+            return Package(name: name, version: version, siblings: siblings)
+        }
+    }
+
+    /// The packages that depend on one, directly or not.
+    public func dependents(of name: String, in packages: [Package]) -> [String] {
+        var result: Set<String> = []
+        var frontier = [name]
+        while let next = frontier.popLast() {
+            for package in packages where package.siblings.contains(next) && result.insert(package.name).inserted {
+                frontier.append(package.name)
+            }
+        }
+        return result.sorted()
+    }
+
+    // MARK: Git
+
+    func git(_ arguments: [String]) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["git", "-C", root.path] + arguments
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = Pipe()
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw ReleaseError("git \(arguments.joined(separator: " ")) failed")
+        }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// The latest `<name>-<version>` tag.
+    public func lastTag(_ name: String) throws -> (tag: String, version: SemanticVersion)? {
+        try git(["tag", "--list", "\(name)-*"]).split(separator: "\n").compactMap { tag in
+            SemanticVersion(String(tag.dropFirst(name.count + 1))).map { (String(tag), $0) }
+        }.max { $0.1 < $1.1 }
+    }
+
+    /// Whether the package's files changed since a tag (committed or not).
+    public func changed(_ name: String, since tag: String) throws -> Bool {
+        !(try git(["diff", "--name-only", tag, "--", "Packages/\(name)"]).isEmpty)
+    }
+
+    /// Creates the package's tag for its current VERSION.
+    public func tag(_ name: String) throws -> String {
+        guard let package = try packages().first(where: { $0.name == name }) else {
+            throw ReleaseError("no package \(name)")
+        }
+        let tag = "\(name)-\(package.version)"
+        _ = try git(["tag", "-a", tag, "-m", "\(name) \(package.version)"])
+        return tag
+    }
+}
+
+/// A release engineering failure.
+public struct ReleaseError: Error, CustomStringConvertible, Sendable {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}
