@@ -111,18 +111,27 @@ public struct ConformanceSuite: Sendable {
         }.sorted { $0.path < $1.path }
     }
 
-    /// The key-server section of a fixtures folder (`keyserver/`, its own catalogue, the key-server adapter), or nil.
-    public static func keyServerSection(in fixtures: URL, parallelism: Int = 1, scenarios: Set<String> = [])
-        throws -> ConformanceSuite?
-    {
-        try section("keyserver", adapter: .keyServer, in: fixtures, parallelism: parallelism, scenarios: scenarios)
-    }
+    /// The sections every run adds after the stores' matrix: folder, title, and the adapter its cassettes run with
+    /// (the one list `opencat conformance` and the tests read).
+    public static let sections: [(name: String, title: String, adapter: ConformanceAdapterFactory)] = [
+        ("keyserver", "Key server", .keyServer), ("llmkeys", "LLM keys", .llmKeys),
+    ]
 
-    /// The LLM-keys section of a fixtures folder (`llmkeys/`, its own catalogue, the app client), or nil.
-    public static func llmKeysSection(in fixtures: URL, parallelism: Int = 1, scenarios: Set<String> = [])
-        throws -> ConformanceSuite?
+    /// The suite of each section of a fixtures folder that has one, by folder name.
+    public static func sectionSuites(in fixtures: URL, parallelism: Int = 1, scenarios: Set<String> = [])
+        throws -> [String: ConformanceSuite]
     {
-        try section("llmkeys", adapter: .llmKeys, in: fixtures, parallelism: parallelism, scenarios: scenarios)
+        var suites: [String: ConformanceSuite] = [:]
+        for (name, _, adapter) in sections {
+            suites[name] = try section(
+                name,
+                adapter: adapter,
+                in: fixtures,
+                parallelism: parallelism,
+                scenarios: scenarios
+            )
+        }
+        return suites
     }
 
     /// A section: a subfolder with its own `scenarios.json`, run with one adapter; nil when the folder has none.

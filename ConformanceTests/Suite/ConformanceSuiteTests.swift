@@ -35,32 +35,22 @@ struct ConformanceSuiteTests {
         if cell.status == .notApplicable { #expect(cell.detail?.isEmpty == false) }
     }
 
-    /// The key-server section: its own catalogue under Fixtures/keyserver, run through the same runner.
-    static let keyServer = Result { try ConformanceSuite.keyServerSection(in: fixtures) }
+    /// The sections (key server, LLM keys): each its own catalogue under Fixtures/, run through the same runner.
+    static let sections = Result { try ConformanceSuite.sectionSuites(in: fixtures) }
 
-    static var keyServerCells: [ConformanceSuite.CellID] { (try? keyServer.get())??.cellIDs ?? [] }
-
-    @Test(arguments: keyServerCells)
-    func keyServerCell(_ id: ConformanceSuite.CellID) async throws {
-        let suite = try #require(try Self.keyServer.get())
-        let cell = await suite.cell(id)
-        #expect(cell.status == .pass, "\(id): \(cell.detail ?? "")")
+    static var sectionCells: [ConformanceSuite.CellID] {
+        ((try? sections.get()) ?? [:]).values.flatMap(\.cellIDs).sorted { $0.description < $1.description }
     }
 
-    /// The LLM-keys section: its own catalogue under Fixtures/llmkeys, run against the app client.
-    static let llmKeys = Result { try ConformanceSuite.llmKeysSection(in: fixtures) }
-
-    static var llmKeysCells: [ConformanceSuite.CellID] { (try? llmKeys.get())??.cellIDs ?? [] }
-
-    @Test(arguments: llmKeysCells)
-    func llmKeysCell(_ id: ConformanceSuite.CellID) async throws {
-        let suite = try #require(try Self.llmKeys.get())
+    @Test(arguments: sectionCells)
+    func sectionCell(_ id: ConformanceSuite.CellID) async throws {
+        let suite = try #require(try Self.sections.get()[id.store])
         let cell = await suite.cell(id)
         #expect(cell.status == .pass, "\(id): \(cell.detail ?? "")")
     }
 
     @Test func theLLMKeysSectionCoversEveryTierAndErrorPath() throws {
-        let suite = try #require(try Self.llmKeys.get())
+        let suite = try #require(try Self.sections.get()["llmkeys"])
         #expect(suite.invalidCassettes.isEmpty, "\(suite.invalidCassettes)")
         let expected: Set<String> = [
             "status-pro", "status-pro-plus", "status-pro-trial", "status-starter-with-keys",
@@ -72,7 +62,7 @@ struct ConformanceSuiteTests {
     }
 
     @Test func theKeyServerSectionCoversEveryEndpointScenario() throws {
-        let suite = try #require(try Self.keyServer.get())
+        let suite = try #require(try Self.sections.get()["keyserver"])
         #expect(suite.invalidCassettes.isEmpty, "\(suite.invalidCassettes)")
         let expected: Set<String> = [
             "purchase-apple", "purchase-google", "purchase-stripe", "purchase-paypal", "purchase-steam", "spend",

@@ -79,10 +79,7 @@ struct ConformanceCommand: AsyncParsableCommand {
         }
         var report = await suite.run()
         // The sections (the key server's, the LLM key API's), when selected (or when nothing is).
-        let sections: [(String, String, ConformanceAdapterFactory)] = [
-            ("keyserver", "Key server", .keyServer), ("llmkeys", "LLM keys", .llmKeys),
-        ]
-        for (name, title, adapter) in sections where stores.isEmpty || stores.contains(name) {
+        for (name, title, adapter) in ConformanceSuite.sections where stores.isEmpty || stores.contains(name) {
             guard
                 var section = try ConformanceSuite.section(
                     name,

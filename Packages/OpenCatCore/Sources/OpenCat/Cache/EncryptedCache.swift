@@ -164,11 +164,7 @@ public final class EncryptedCache: Sendable {
     public func value<Value: Decodable>(_ type: Value.Type, forKey key: String) -> Value? {
         let slot = slotName(key)
         let sealed: Data?
-        do {
-            sealed = try database.read { db in
-                try Data.fetchOne(db, sql: "SELECT value FROM kv WHERE slot = ?", arguments: [slot])
-            }
-        } catch {
+        do { sealed = try sealedValue(inSlot: slot) } catch {
             logger.warning("cache read failed", metadata: ["error": "\(Self.describe(error))"])
             return nil
         }
