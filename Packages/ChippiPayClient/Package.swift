@@ -11,18 +11,46 @@ let package = Package(
     name: "ChippiPayClient",
     platforms: [.macOS(.v15), .iOS(.v18)],
     products: [
-        .library(name: "ChippiPayClient", targets: ["ChippiPayClient"])
+        .library(name: "ChippiPayClient", targets: ["ChippiPayClient"]),
+        // Starknet field, curve, ECDSA, Pedersen, Poseidon, Keccak, transaction and SNIP-12 hashing: pure Swift,
+        // no I/O, usable on Linux without the ChippiPay client.
+        .library(name: "StarknetCrypto", targets: ["StarknetCrypto"]),
     ],
     dependencies: [
-        .package(path: "../OpenCatCore")
+        .package(path: "../OpenCatCore"),
+        .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
     ],
     targets: [
         .target(
-            name: "ChippiPayClient",
+            name: "StarknetCrypto",
             dependencies: [
-                .product(name: "OpenCatCore", package: "OpenCatCore")
+                .product(name: "OpenCatCore", package: "OpenCatCore"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: swiftSettings
-        )
+        ),
+        .target(
+            name: "ChippiPayClient",
+            dependencies: [
+                "StarknetCrypto",
+                .product(name: "OpenCatCore", package: "OpenCatCore"),
+                // The purchase state machine and the wallet live in OpenCat's encrypted cache.
+                .product(name: "OpenCat", package: "OpenCatCore"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "StarknetCryptoTests",
+            dependencies: [
+                "StarknetCrypto",
+                .product(name: "OpenCatCore", package: "OpenCatCore"),
+            ],
+            swiftSettings: swiftSettings
+        ),
     ]
 )
