@@ -1,0 +1,225 @@
+import Foundation
+import Logging
+public import OpenCat
+public import StarknetCrypto
+
+/// The design's purchase: quote → vault balance ≥ quote (or fail before anything is sent) → signed withdrawal to
+/// ChippiPay's address → wait for ACCEPTED_ON_L2 and SUCCEEDED → create the SKU purchase with the transaction hash
+/// and an idempotency key → poll → result.
+///
+/// A durable state machine: every step is written to OpenCat's encrypted cache before the action that follows
+/// it, so ``resume(flowID:)`` after a crash or a failure continues where it stopped. A withdrawal is signed once
+/// and only that transaction is ever (re)sent — its nonce makes a second execution impossible — and the purchase
+/// is created with the same idempotency key every time, so nothing is withdrawn or bought twice.
+public struct VaultPurchaseFlow: Sendable {
+    public var chippiPay: ChippiPayClient
+    public var account: StarknetAccount
+    public var vault: VaultContract
+    /// Where the withdrawal pays ChippiPay (configuration: ChippiPay gives it per integration).
+    public var recipient: Felt
+    public var cache: EncryptedCache
+    public var polling: PollingPolicy
+    public var confirmation: PollingPolicy
+    /// Called after each step is stored (progress UI; crash tests throw here to stop the flow like a crash).
+    public var onStepStored: (@Sendable (VaultPurchaseRecord) throws -> Void)?
+
+    /// A flow.
+    public init(
+        chippiPay: ChippiPayClient, account: StarknetAccount, vault: VaultContract, recipient: Felt,
+        cache: EncryptedCache, polling: PollingPolicy = .default,
+        confirmation: PollingPolicy = PollingPolicy(maxAttempts: 30),
+        onStepStored: (@Sendable (VaultPurchaseRecord) throws -> Void)? = nil
+    ) {
+        self.chippiPay = chippiPay
+        self.account = account
+        self.vault = vault
+        self.recipient = recipient
+        self.cache = cache
+        self.polling = polling
+        self.confirmation = confirmation
+        self.onStepStored = onStepStored
+    }
+
+    static func key(_ flowID: String) -> String { "chippipay.flow.\(flowID)" }
+
+    /// The stored record of a flow, if any.
+    public func record(flowID: String) throws(ChippiPayError) -> VaultPurchaseRecord? {
+        do {
+            return try cache.existingValue(VaultPurchaseRecord.self, forKey: Self.key(flowID))
+        } catch {
+            throw ChippiPayError(.storage, "the purchase record cannot be read")
+        }
+    }
+
+    /// Starts a purchase, or resumes it when one with the same flow id is stored.
+    public func run(_ request: VaultPurchaseRequest) async throws(ChippiPayError) -> SkuPurchase {
+        if try record(flowID: request.flowID) != nil { return try await resume(flowID: request.flowID) }
+        let quote: Quote
+        do {
+            quote = try Quote(
+                fiatAmount: request.fiatAmount, currency: request.currency, rate: request.rate, token: request.token,
+                decimals: vault.decimals)
+        } catch {
+            throw ChippiPayError(.invalidInput, error.reason)
+        }
+        let record = VaultPurchaseRecord(
+            request: request, quotedBaseUnits: quote.tokenAmount.baseUnits.decimalString, decimals: vault.decimals,
+            step: .quoted)
+        try store(record)
+        return try await advance(record)
+    }
+
+    /// Continues a stored purchase from its step.
+    public func resume(flowID: String) async throws(ChippiPayError) -> SkuPurchase {
+        guard let record = try record(flowID: flowID) else {
+            throw ChippiPayError(.invalidInput, "no purchase is stored under this flow id")
+        }
+        return try await advance(record)
+    }
+
+    func store(_ record: VaultPurchaseRecord) throws(ChippiPayError) {
+        do {
+            try cache.setValue(record, forKey: Self.key(record.request.flowID))
+        } catch {
+            throw ChippiPayError(.storage, "the purchase record cannot be stored")
+        }
+        do { try onStepStored?(record) } catch {
+            throw ChippiPayError(.storage, "stopped after \(record.step.rawValue)")
+        }
+    }
+
+    func fail(_ record: VaultPurchaseRecord, _ error: ChippiPayError) throws(ChippiPayError) -> Never {
+        var failed = record
+        failed.step = .failed
+        failed.failureCode = error.code.rawValue
+        failed.failureMessage = error.message
+        failed.failureReason = error.reason
+        try store(failed)
+        throw error
+    }
+
+    func advance(_ start: VaultPurchaseRecord) async throws(ChippiPayError) -> SkuPurchase {
+        var record = start
+        while true {
+            switch record.step {
+            case .quoted:
+                record = try await withdraw(record)
+            case .withdrawalSigned:
+                record = try await confirmWithdrawal(record)
+            case .withdrawalConfirmed:
+                record.step = .purchaseRequested
+                try store(record)
+            case .purchaseRequested:
+                record = try await createPurchase(record)
+            case .purchaseCreated:
+                record = try await pollPurchase(record)
+            case .completed:
+                guard let purchase = record.purchase else {
+                    throw ChippiPayError(.storage, "a completed purchase without its answer")
+                }
+                return purchase
+            case .failed:
+                throw ChippiPayError(
+                    ChippiPayError.Code(rawValue: record.failureCode ?? "purchaseFailed"),
+                    record.failureMessage ?? "the purchase failed", reason: record.failureReason)
+            }
+        }
+    }
+
+    /// Balance check, then the signed withdrawal stored before it is sent.
+    func withdraw(_ start: VaultPurchaseRecord) async throws(ChippiPayError) -> VaultPurchaseRecord {
+        var record = start
+        let balance = try await vault.balance(of: account.address, rpc: account.rpc)
+        guard balance.baseUnits >= record.quote.baseUnits else {
+            try fail(
+                record,
+                ChippiPayError(
+                    .insufficientBalance,
+                    "the vault holds \(balance.formatted) \(record.request.token), the purchase needs "
+                        + "\(record.quote.formatted)"))
+        }
+        let transaction = try await account.prepareInvoke([vault.withdrawCall(amount: record.quote, to: recipient)])
+        do {
+            record.withdrawalHash = try transaction.hash(chainID: account.chainID)
+        } catch {
+            throw ChippiPayError(.invalidInput, error.reason)
+        }
+        record.withdrawal = transaction
+        record.step = .withdrawalSigned
+        try store(record)
+        return record
+    }
+
+    /// Sends the stored withdrawal unless the node already knows it, then waits for acceptance.
+    func confirmWithdrawal(_ start: VaultPurchaseRecord) async throws(ChippiPayError) -> VaultPurchaseRecord {
+        var record = start
+        guard let transaction = record.withdrawal, let hash = record.withdrawalHash else {
+            throw ChippiPayError(.storage, "a signed withdrawal without its transaction")
+        }
+        var known = true
+        do {
+            _ = try await account.rpc.status(hash)
+        } catch where error.code == .rpcError
+            && error.serverCode == String(StarknetRPCClient.ErrorCode.transactionHashNotFound)
+        {
+            known = false
+        }
+        if !known {
+            do throws(ChippiPayError) {
+                let sent = try await account.rpc.addInvokeTransaction(transaction)
+                guard sent == hash else {
+                    throw ChippiPayError(.malformedResponse, "the node answered another transaction hash")
+                }
+            } catch where error.code == .rpcError
+                && error.serverCode == String(StarknetRPCClient.ErrorCode.duplicateTransaction)
+            {
+                // Already in the mempool: the same transaction.
+            }
+        }
+        do {
+            _ = try await account.rpc.waitForAcceptance(of: hash, policy: confirmation)
+        } catch where error.code == .withdrawalReverted {
+            try fail(record, error)
+        }
+        record.step = .withdrawalConfirmed
+        try store(record)
+        return record
+    }
+
+    func createPurchase(_ start: VaultPurchaseRecord) async throws(ChippiPayError) -> VaultPurchaseRecord {
+        var record = start
+        guard let hash = record.withdrawalHash else { throw ChippiPayError(.storage, "no withdrawal hash") }
+        let request = SkuTransactionRequest(
+            walletAddress: account.address.hexString, skuId: record.request.skuId, chainToken: record.request.token,
+            mxnAmount: record.request.fiatAmount, reference: record.request.reference,
+            transactionHash: hash.hexString)
+        let purchase: SkuPurchase
+        do {
+            purchase = try await chippiPay.createSkuTransaction(request, idempotencyKey: record.purchaseIdempotencyKey)
+        } catch where !error.isRetryable && error.code != .credentialsInvalid {
+            try fail(record, error)
+        }
+        record.purchaseID = purchase.id
+        record.purchase = purchase
+        record.step = .purchaseCreated
+        try store(record)
+        return record
+    }
+
+    func pollPurchase(_ start: VaultPurchaseRecord) async throws(ChippiPayError) -> VaultPurchaseRecord {
+        var record = start
+        guard let id = record.purchaseID else { throw ChippiPayError(.storage, "no purchase id") }
+        let purchase = try await chippiPay.pollPurchaseStatus(id: id, policy: polling)
+        record.purchase = purchase
+        if purchase.status.phase == .failed {
+            try fail(
+                record,
+                ChippiPayError(
+                    .purchaseFailed, "ChippiPay reported \(purchase.status.rawValue)",
+                    serverCode: purchase.status.rawValue, reason: purchase.errorMessage))
+        }
+        record.step = .completed
+        try store(record)
+        return record
+    }
+}

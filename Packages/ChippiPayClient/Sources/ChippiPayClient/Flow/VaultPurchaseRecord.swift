@@ -1,0 +1,77 @@
+public import Foundation
+public import StarknetCrypto
+
+/// What the user asked to buy, paid from their vault.
+public struct VaultPurchaseRequest: Sendable, Hashable, Codable {
+    /// A unique id for this purchase (a UUID): the flow's key in the cache and the root of its idempotency keys.
+    public var flowID: String
+    public var skuId: String
+    /// What the service is delivered to (a phone number, an account).
+    public var reference: String
+    /// The fiat price.
+    public var fiatAmount: Decimal
+    /// Its currency (`MXN`).
+    public var currency: String
+    /// Fiat per whole token (20 MXN per STRK).
+    public var rate: Decimal
+    /// The token paid (`STRK`).
+    public var token: String
+
+    /// A request.
+    public init(
+        flowID: String, skuId: String, reference: String, fiatAmount: Decimal, currency: String = "MXN",
+        rate: Decimal, token: String = "STRK"
+    ) {
+        self.flowID = flowID
+        self.skuId = skuId
+        self.reference = reference
+        self.fiatAmount = fiatAmount
+        self.currency = currency
+        self.rate = rate
+        self.token = token
+    }
+}
+
+/// The purchase flow's durable record: the request, the exact quote and the step reached, written to the
+/// encrypted cache before each side effect.
+public struct VaultPurchaseRecord: Sendable, Hashable, Codable {
+    /// Where the flow stands. Each step is stored before the action that follows it.
+    public enum Step: String, Sendable, Hashable, Codable {
+        /// Quoted; nothing sent yet.
+        case quoted
+        /// The withdrawal is signed and its hash stored; it may or may not have reached the node.
+        case withdrawalSigned
+        /// The withdrawal is ACCEPTED_ON_L2 and SUCCEEDED.
+        case withdrawalConfirmed
+        /// The SKU purchase is being created with its idempotency key.
+        case purchaseRequested
+        /// ChippiPay has the purchase; polling.
+        case purchaseCreated
+        /// Delivered.
+        case completed
+        /// Over without delivery (insufficient balance, reverted withdrawal, failed purchase).
+        case failed
+    }
+
+    public var request: VaultPurchaseRequest
+    /// The quote in base units (decimal string) and the token's decimals.
+    public var quotedBaseUnits: String
+    public var decimals: UInt8
+    public var step: Step
+    /// The signed withdrawal (no secret: a signature and public fields), kept to resend the same transaction.
+    public var withdrawal: InvokeTransactionV3?
+    public var withdrawalHash: Felt?
+    public var purchaseID: String?
+    public var purchase: SkuPurchase?
+    public var failureCode: String?
+    public var failureMessage: String?
+    public var failureReason: String?
+
+    /// The exact quote.
+    public var quote: TokenAmount {
+        TokenAmount(baseUnits: UInt256(quotedBaseUnits) ?? .zero, decimals: decimals)
+    }
+
+    /// The idempotency key of the SKU purchase.
+    public var purchaseIdempotencyKey: String { "opencat.chippipay.\(request.flowID).purchase" }
+}

@@ -1,0 +1,101 @@
+public import Foundation
+
+/// A service ChippiPay sells (`GET /skus`, `GET /skus/{id}`): a phone top-up, a bill, a gift card.
+public struct Sku: Sendable, Hashable, Codable, Identifiable {
+    public var id: String
+    public var name: String
+    public var description: String?
+    public var providerId: String?
+    public var category: String?
+    /// The fixed price in `currency`, exact; `nil` for a variable amount.
+    public var fixedAmount: Decimal?
+    public var currency: String?
+    public var referenceLabel: String?
+    /// The pattern a reference (a phone number, an account) must match.
+    public var referenceRegexValidation: String?
+    public var amountLabel: String?
+    public var amountRegexValidation: String?
+    public var logoUrl: String?
+    public var isActive: Bool?
+
+    /// A SKU with its id and name; the rest optional.
+    public init(
+        id: String, name: String, description: String? = nil, providerId: String? = nil, category: String? = nil,
+        fixedAmount: Decimal? = nil, currency: String? = nil, referenceLabel: String? = nil,
+        referenceRegexValidation: String? = nil, amountLabel: String? = nil, amountRegexValidation: String? = nil,
+        logoUrl: String? = nil, isActive: Bool? = nil
+    ) {
+        self.id = id
+        self.name = name
+        self.description = description
+        self.providerId = providerId
+        self.category = category
+        self.fixedAmount = fixedAmount
+        self.currency = currency
+        self.referenceLabel = referenceLabel
+        self.referenceRegexValidation = referenceRegexValidation
+        self.amountLabel = amountLabel
+        self.amountRegexValidation = amountRegexValidation
+        self.logoUrl = logoUrl
+        self.isActive = isActive
+    }
+
+    /// Whether `reference` matches the SKU's own pattern (true when it has none or the pattern is unreadable).
+    public func accepts(reference: String) -> Bool {
+        guard let pattern = referenceRegexValidation, let regex = try? NSRegularExpression(pattern: pattern) else {
+            return true
+        }
+        let range = NSRange(reference.startIndex..., in: reference)
+        return regex.firstMatch(in: reference, range: range) != nil
+    }
+}
+
+/// One page of a list: `{data, total, page, limit, totalPages}` (the SDK's snake `total_pages` also read).
+public struct Page<Element: Sendable & Hashable & Codable>: Sendable, Hashable, Codable {
+    public var data: [Element]
+    public var total: Int
+    public var page: Int
+    public var limit: Int
+    public var totalPages: Int
+
+    /// A page.
+    public init(data: [Element], total: Int, page: Int, limit: Int, totalPages: Int) {
+        self.data = data
+        self.total = total
+        self.page = page
+        self.limit = limit
+        self.totalPages = totalPages
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case data, total, page, limit, totalPages
+        case snakeTotalPages = "total_pages"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        // Older pages of the API answered a bare array.
+        if let bare = try? decoder.singleValueContainer().decode([Element].self) {
+            self.init(data: bare, total: bare.count, page: 1, limit: bare.count, totalPages: 1)
+            return
+        }
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let data = try container.decode([Element].self, forKey: .data)
+        self.init(
+            data: data,
+            total: try container.decodeIfPresent(Int.self, forKey: .total) ?? data.count,
+            page: try container.decodeIfPresent(Int.self, forKey: .page) ?? 1,
+            limit: try container.decodeIfPresent(Int.self, forKey: .limit) ?? data.count,
+            totalPages: try container.decodeIfPresent(Int.self, forKey: .totalPages)
+                ?? container.decodeIfPresent(Int.self, forKey: .snakeTotalPages) ?? 1
+        )
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(data, forKey: .data)
+        try container.encode(total, forKey: .total)
+        try container.encode(page, forKey: .page)
+        try container.encode(limit, forKey: .limit)
+        try container.encode(totalPages, forKey: .totalPages)
+    }
+}

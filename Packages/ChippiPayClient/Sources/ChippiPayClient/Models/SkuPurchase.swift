@@ -1,0 +1,150 @@
+public import Foundation
+
+/// A SKU purchase as `POST /sku-purchases`, `GET /sku-purchases/{id}` and the legacy `/sku-transactions` answer it.
+/// Every field but the id and status is optional: the sources disagree on which are sent.
+public struct SkuPurchase: Sendable, Hashable, Codable, Identifiable {
+    public var id: String
+    public var status: PurchaseStatus
+    public var skuId: String?
+    /// What the service is delivered to (a phone number, an account).
+    public var skuReference: String?
+    public var reference: String?
+    /// The on-chain payment's hash.
+    public var transactionHash: String?
+    /// The fiat amount, exact.
+    public var skuPurchaseAmount: Decimal?
+    public var skuPurchaseCurrency: String?
+    public var mxnAmount: Decimal?
+    public var chain: String?
+    public var token: String?
+    public var chainToken: String?
+    /// Base units of `token`, as a decimal string.
+    public var amount: String?
+    public var walletAddress: String?
+    /// The provider's folio once delivered.
+    public var skuFileNumber: String?
+    public var fileNumber: String?
+    public var errorMessage: String?
+    public var createdAt: String?
+    public var updatedAt: String?
+
+    /// A purchase with an id and status; the rest optional.
+    public init(id: String, status: PurchaseStatus) {
+        self.id = id
+        self.status = status
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id, status, skuId, skuReference, reference, transactionHash, skuPurchaseAmount, skuPurchaseCurrency
+        case mxnAmount, chain, token, chainToken, amount, walletAddress, skuFileNumber, fileNumber, errorMessage
+        case createdAt, updatedAt
+        // The design's legacy answer: {"transaction_id", "status"}.
+        case transactionID = "transaction_id"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        guard let id = try container.decodeIfPresent(String.self, forKey: .id)
+            ?? container.decodeIfPresent(String.self, forKey: .transactionID)
+        else {
+            throw DecodingError.keyNotFound(
+                CodingKeys.id, .init(codingPath: container.codingPath, debugDescription: "a purchase without an id"))
+        }
+        self.id = id
+        status = try container.decode(PurchaseStatus.self, forKey: .status)
+        skuId = try container.decodeIfPresent(String.self, forKey: .skuId)
+        skuReference = try container.decodeIfPresent(String.self, forKey: .skuReference)
+        reference = try container.decodeIfPresent(String.self, forKey: .reference)
+        transactionHash = try container.decodeIfPresent(String.self, forKey: .transactionHash)
+        skuPurchaseAmount = try container.decodeIfPresent(Decimal.self, forKey: .skuPurchaseAmount)
+        skuPurchaseCurrency = try container.decodeIfPresent(String.self, forKey: .skuPurchaseCurrency)
+        mxnAmount = try container.decodeIfPresent(Decimal.self, forKey: .mxnAmount)
+        chain = try container.decodeIfPresent(String.self, forKey: .chain)
+        token = try container.decodeIfPresent(String.self, forKey: .token)
+        chainToken = try container.decodeIfPresent(String.self, forKey: .chainToken)
+        amount = try container.decodeIfPresent(String.self, forKey: .amount)
+        walletAddress = try container.decodeIfPresent(String.self, forKey: .walletAddress)
+        skuFileNumber = try container.decodeIfPresent(String.self, forKey: .skuFileNumber)
+        fileNumber = try container.decodeIfPresent(String.self, forKey: .fileNumber)
+        errorMessage = try container.decodeIfPresent(String.self, forKey: .errorMessage)
+        createdAt = try container.decodeIfPresent(String.self, forKey: .createdAt)
+        updatedAt = try container.decodeIfPresent(String.self, forKey: .updatedAt)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(status, forKey: .status)
+        try container.encodeIfPresent(skuId, forKey: .skuId)
+        try container.encodeIfPresent(skuReference, forKey: .skuReference)
+        try container.encodeIfPresent(reference, forKey: .reference)
+        try container.encodeIfPresent(transactionHash, forKey: .transactionHash)
+        try container.encodeIfPresent(skuPurchaseAmount, forKey: .skuPurchaseAmount)
+        try container.encodeIfPresent(skuPurchaseCurrency, forKey: .skuPurchaseCurrency)
+        try container.encodeIfPresent(mxnAmount, forKey: .mxnAmount)
+        try container.encodeIfPresent(chain, forKey: .chain)
+        try container.encodeIfPresent(token, forKey: .token)
+        try container.encodeIfPresent(chainToken, forKey: .chainToken)
+        try container.encodeIfPresent(amount, forKey: .amount)
+        try container.encodeIfPresent(walletAddress, forKey: .walletAddress)
+        try container.encodeIfPresent(skuFileNumber, forKey: .skuFileNumber)
+        try container.encodeIfPresent(fileNumber, forKey: .fileNumber)
+        try container.encodeIfPresent(errorMessage, forKey: .errorMessage)
+        try container.encodeIfPresent(createdAt, forKey: .createdAt)
+        try container.encodeIfPresent(updatedAt, forKey: .updatedAt)
+    }
+}
+
+/// `POST /sku-purchases`: a purchase paid from the user's ChippiPay wallet or the organisation's credits.
+public struct SkuPurchaseRequest: Sendable, Hashable, Codable {
+    public var skuId: String
+    public var skuReference: String
+    /// The fiat amount, exact (sent as a JSON number).
+    public var currencyAmount: Decimal
+    public var currency: String
+    public var chain: String
+    public var token: String
+
+    /// A purchase request.
+    public init(
+        skuId: String, skuReference: String, currencyAmount: Decimal, currency: String, chain: String = "STARKNET",
+        token: String
+    ) {
+        self.skuId = skuId
+        self.skuReference = skuReference
+        self.currencyAmount = currencyAmount
+        self.currency = currency
+        self.chain = chain
+        self.token = token
+    }
+}
+
+/// `POST /sku-transactions` (legacy, the design's flow): a purchase paid on chain first, reported by its
+/// transaction hash.
+public struct SkuTransactionRequest: Sendable, Hashable, Codable {
+    /// The address that paid.
+    public var walletAddress: String
+    public var skuId: String
+    public var chain: String
+    public var chainToken: String
+    /// The fiat amount in MXN, exact.
+    public var mxnAmount: Decimal
+    /// What the service is delivered to.
+    public var reference: String
+    /// The payment's transaction hash (the vault withdrawal).
+    public var transactionHash: String
+
+    /// A legacy purchase request.
+    public init(
+        walletAddress: String, skuId: String, chain: String = "STARKNET", chainToken: String, mxnAmount: Decimal,
+        reference: String, transactionHash: String
+    ) {
+        self.walletAddress = walletAddress
+        self.skuId = skuId
+        self.chain = chain
+        self.chainToken = chainToken
+        self.mxnAmount = mxnAmount
+        self.reference = reference
+        self.transactionHash = transactionHash
+    }
+}

@@ -1,0 +1,129 @@
+public import StarknetCrypto
+
+/// A ChippiPay wallet (`GET /chipi-wallets/by-user`, `POST /chipi-wallets`). `publicKey` is the account address.
+public struct ChippiWallet: Sendable, Hashable, Codable, Identifiable {
+    public var id: String
+    public var externalUserId: String?
+    /// The account's address (ChippiPay calls it the public key).
+    public var publicKey: String
+    /// The private key sealed with the user's PIN (CryptoJS AES); never the key in clear.
+    public var encryptedPrivateKey: String?
+    public var walletType: String?
+    public var chain: String?
+    public var isDeployed: Bool?
+    public var classHash: String?
+
+    /// A wallet.
+    public init(
+        id: String, externalUserId: String? = nil, publicKey: String, encryptedPrivateKey: String? = nil,
+        walletType: String? = nil, chain: String? = nil, isDeployed: Bool? = nil, classHash: String? = nil
+    ) {
+        self.id = id
+        self.externalUserId = externalUserId
+        self.publicKey = publicKey
+        self.encryptedPrivateKey = encryptedPrivateKey
+        self.walletType = walletType
+        self.chain = chain
+        self.isDeployed = isDeployed
+        self.classHash = classHash
+    }
+}
+
+/// `GET /chipi-wallets/token-balance`: a raw balance in the token's base units.
+public struct TokenBalance: Sendable, Hashable, Codable {
+    public var chain: String?
+    public var chainToken: String?
+    public var chainTokenAddress: String?
+    public var decimals: Int
+    /// Base units, as a decimal string.
+    public var balance: String
+
+    /// The balance as an exact amount.
+    public var amount: TokenAmount? {
+        guard (0...77).contains(decimals), let units = UInt256(balance) else { return nil }
+        return TokenAmount(baseUnits: units, decimals: UInt8(decimals))
+    }
+}
+
+/// A Starknet ECDSA signature as ChippiPay's API carries it: r and s in decimal, `recovery` 0.
+public struct UserSignature: Sendable, Hashable, Codable {
+    public var r: String
+    public var s: String
+    public var recovery: Int
+
+    /// The wire form of a signature.
+    public init(_ signature: StarkSignature) {
+        r = signature.r.value.decimalString
+        s = signature.s.value.decimalString
+        recovery = 0
+    }
+}
+
+/// A contract call as ChippiPay's transaction endpoints carry it.
+public struct ChippiCall: Sendable, Hashable, Codable {
+    public var contractAddress: String
+    public var entrypoint: String
+    public var calldata: [String]
+
+    /// A call from Starknet values.
+    public init(contractAddress: Felt, entrypoint: String, calldata: [Felt]) {
+        self.contractAddress = contractAddress.hexString
+        self.entrypoint = entrypoint
+        self.calldata = calldata.map(\.hexString)
+    }
+}
+
+/// `POST /chipi-wallets/prepare-creation`.
+struct PrepareWalletCreationBody: Encodable {
+    var publicKey: String
+    var walletType: String
+    var starkKeyPubAX: String
+    var classHash: String
+}
+
+/// What prepare-creation and prepare-typed-data answer: typed data to sign.
+public struct PreparedTypedData: Sendable, Hashable, Codable {
+    public var typedData: TypedData
+    public var accountClassHash: String?
+    public var walletType: String?
+}
+
+/// The deployment data of `POST /chipi-wallets` (snake_case inside, as ChippiPay reads it).
+struct DeploymentData: Encodable {
+    var class_hash: String
+    var salt: String
+    var unique: String
+    var calldata: [String]
+}
+
+/// `POST /chipi-wallets`.
+struct CreateWalletBody: Encodable {
+    var externalUserId: String
+    var publicKey: String
+    var walletType: String
+    var userSignature: UserSignature
+    var typedData: TypedData
+    var deploymentData: DeploymentData
+    var encryptedPrivateKey: String
+}
+
+/// `POST /transactions/prepare-typed-data`.
+struct PrepareTypedDataBody: Encodable {
+    var publicKey: String
+    var calls: [ChippiCall]
+    var accountClassHash: String
+}
+
+/// `POST /transactions/execute-sponsored-transaction`.
+struct ExecuteSponsoredBody: Encodable {
+    var publicKey: String
+    var typedData: TypedData
+    var userSignature: UserSignature
+    var saveToDatabase: Bool
+    var walletType: String
+}
+
+/// The answer of a sponsored execution.
+struct TransactionHashAnswer: Decodable {
+    var transactionHash: String
+}
