@@ -39,6 +39,7 @@ let package = Package(
                 // The purchase state machine and the wallet live in OpenCat's encrypted cache.
                 .product(name: "OpenCat", package: "OpenCatCore"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -50,6 +51,7 @@ let package = Package(
                 "StarknetCrypto",
                 .product(name: "OpenCatCore", package: "OpenCatCore"),
             ],
+            exclude: ["Vectors"],
             swiftSettings: swiftSettings
         ),
     ]

@@ -38,6 +38,20 @@ public enum DataAvailabilityMode: String, Sendable, Hashable, Codable {
     case l2 = "L2"
 
     var felt: UInt64 { self == .l1 ? 0 : 1 }
+
+    /// `"L1"`/`"L2"` as the JSON-RPC specification writes them; the feeder gateway's `0`/`1` also read.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if let number = try? container.decode(Int.self), number == 0 || number == 1 {
+            self = number == 0 ? .l1 : .l2
+            return
+        }
+        let text = try container.decode(String.self)
+        guard let mode = DataAvailabilityMode(rawValue: text.uppercased()) else {
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: "a data availability mode is L1 or L2")
+        }
+        self = mode
+    }
 }
 
 /// The most a transaction may spend on one resource.

@@ -154,6 +154,9 @@ struct TypedDataEncoder {
         for (parameterType, argument) in zip(parameterTypes, arguments) {
             elements.append(try encode(parameterType, argument))
         }
+        // A unit variant `()` hashes as [index, 0], as starknet.js (which wallets and ChipiPay sign with) does;
+        // starknet-py hashes [index] alone. See docs/DECISIONS.md.
+        if parameterTypes.isEmpty { elements.append(.zero) }
         return revision.hash(elements)
     }
 
