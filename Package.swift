@@ -41,6 +41,9 @@ let package = Package(
         .target(
             name: "OpenCatConformance",
             dependencies: [
+                .product(name: "ChippiPayClient", package: "ChippiPayClient"),
+                .product(name: "StarknetCrypto", package: "ChippiPayClient"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "LLMKeyResolver", package: "LLMKeyResolver"),
                 .product(name: "KeyServerClient", package: "KeyServerClient"),
                 .product(name: "MockStoresServer", package: "MockStores"),

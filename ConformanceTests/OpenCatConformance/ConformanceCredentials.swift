@@ -4,6 +4,7 @@ public import KeyServerClient
 public import MockStores
 public import OpenCatCore
 public import OpenCatTesting
+public import StarknetCrypto
 public import _CryptoExtras
 
 /// Credentials generated for one suite run, typed: the mock stores accept them, the adapters use them, nothing is
@@ -40,6 +41,13 @@ public struct ConformanceCredentials: Sendable {
     public var llmKeysToken: Secret<String>
     public var llmKeysWrongToken: Secret<String>
     public var licenseIssuer: LicenseIssuer
+    /// ChippiPay: the public API key and secret key the mock accepts, and an API key it refuses.
+    public var chippiPayAPIKey: Secret<String>
+    public var chippiPaySecretKey: Secret<String>
+    public var chippiPayWrongAPIKey: Secret<String>
+    /// The Stark key of the conformance account that pays from its vault (signatures are left to the account
+    /// contract, so cassettes never hold a key).
+    public var starknetAccountKey: StarkPrivateKey
     /// Placeholders for third-party cassettes that no built-in credential names.
     public var extraVariables: [String: String] = [:]
 
@@ -72,6 +80,10 @@ public struct ConformanceCredentials: Sendable {
         llmKeysToken = Secret("llm_test_\(random(12))")
         llmKeysWrongToken = Secret("llm_test_\(random(12))")
         licenseIssuer = LicenseIssuer(privateKey: Curve25519.Signing.PrivateKey(), kid: "conformance")
+        chippiPayAPIKey = Secret("pk_dev_opencat_\(random(12))")
+        chippiPaySecretKey = Secret("sk_dev_opencat_\(random(12))")
+        chippiPayWrongAPIKey = Secret("pk_dev_opencat_\(random(12))")
+        starknetAccountKey = StarkPrivateKey.generate()
     }
 
     /// Placeholder name → value, for cassettes: every credential above under its placeholder name, then
@@ -97,6 +109,9 @@ public struct ConformanceCredentials: Sendable {
             "keyserver.wrongToken": keyServerWrongToken.revealed,
             "llmkeys.token": llmKeysToken.revealed,
             "llmkeys.wrongToken": llmKeysWrongToken.revealed,
+            "chippipay.apiKey": chippiPayAPIKey.revealed,
+            "chippipay.secretKey": chippiPaySecretKey.revealed,
+            "chippipay.wrongApiKey": chippiPayWrongAPIKey.revealed,
         ]
         values.merge(extraVariables) { $1 }
         return values
@@ -129,6 +144,9 @@ public struct ConformanceCredentials: Sendable {
             case "keyserver.wrongToken": copy.keyServerWrongToken = Secret(value)
             case "llmkeys.token": copy.llmKeysToken = Secret(value)
             case "llmkeys.wrongToken": copy.llmKeysWrongToken = Secret(value)
+            case "chippipay.apiKey": copy.chippiPayAPIKey = Secret(value)
+            case "chippipay.secretKey": copy.chippiPaySecretKey = Secret(value)
+            case "chippipay.wrongApiKey": copy.chippiPayWrongAPIKey = Secret(value)
             default: copy.extraVariables[name] = value
             }
         }
@@ -170,6 +188,7 @@ public struct ConformanceCredentials: Sendable {
         credentials.openCatAPIKey = openCatAPIKey
         credentials.keyServerToken = keyServerToken
         credentials.llmKeysToken = llmKeysToken
+        credentials.chippiPay = .init(apiKey: chippiPayAPIKey, secretKey: chippiPaySecretKey)
         return credentials
     }
 

@@ -83,7 +83,7 @@ extension MockStoreServer {
                     return (.respond(rejection), waiters, nil)
                 }
                 let entry = state.script.consume(position)
-                let (plan, status) = Self.plan(for: entry.interaction)
+                let (plan, status) = Self.plan(for: entry.interaction, answering: request)
                 if case .respond(let response) = plan { authenticator?.observe(response, to: request) }
                 if case .delay(_, let response) = plan { authenticator?.observe(response, to: request) }
                 state.exchanges.append(
@@ -126,8 +126,13 @@ extension MockStoreServer {
     }
 
     /// The plan for an interaction, and the status it will send (`nil`: none).
-    static func plan(for interaction: Cassette.Interaction) -> (Plan, Int?) {
-        let response = interaction.response.map(mockResponse)
+    static func plan(for interaction: Cassette.Interaction, answering request: MockRequest? = nil) -> (Plan, Int?) {
+        var template = interaction.response
+        if interaction.request.rpc != nil, let json = template?.json {
+            // A JSON-RPC answer carries the request's id.
+            template?.json = json.answeringJSONRPC(request?.json)
+        }
+        let response = template.map(mockResponse)
         guard let fault = interaction.fault else {
             let response = response ?? MockResponse(status: 200)
             return (.respond(response), response.status)

@@ -33,7 +33,7 @@ extension MockStoreServer {
         state.withLock { state in
             for store in [
                 Store.apple, .google, .stripe, .paypal, .steam, MockCredentials.openCatStore,
-                MockCredentials.keyServerStore, MockCredentials.llmKeysStore,
+                MockCredentials.keyServerStore, MockCredentials.llmKeysStore, MockCredentials.chippiPayStore,
             ] {
                 state.authenticators[store] = builtIn[store]
             }

@@ -3,7 +3,7 @@ import Logging
 public import OpenCat
 public import StarknetCrypto
 
-/// The design's purchase: quote → vault balance ≥ quote (or fail before anything is sent) → signed withdrawal to
+/// The design's purchase: quote → the SKU exists and accepts the reference → vault balance ≥ quote (or fail before anything is sent) → signed withdrawal to
 /// ChippiPay's address → wait for ACCEPTED_ON_L2 and SUCCEEDED → create the SKU purchase with the transaction hash
 /// and an idempotency key → poll → result.
 ///
@@ -126,9 +126,22 @@ public struct VaultPurchaseFlow: Sendable {
         }
     }
 
-    /// Balance check, then the signed withdrawal stored before it is sent.
+    /// The SKU and the reference checked, then the balance, then the signed withdrawal stored before it is sent:
+    /// a purchase that cannot succeed fails here, before any money moves.
     func withdraw(_ start: VaultPurchaseRecord) async throws(ChippiPayError) -> VaultPurchaseRecord {
         var record = start
+        let sku: Sku
+        do {
+            sku = try await chippiPay.sku(id: record.request.skuId)
+        } catch where error.code == .skuNotFound {
+            try fail(record, error)
+        }
+        guard sku.accepts(reference: record.request.reference) else {
+            try fail(
+                record,
+                ChippiPayError(
+                    .invalidRequest, "the reference does not match \(sku.referenceLabel ?? "the SKU's pattern")"))
+        }
         let balance = try await vault.balance(of: account.address, rpc: account.rpc)
         guard balance.baseUnits >= record.quote.baseUnits else {
             try fail(

@@ -131,6 +131,22 @@ public struct MockCredentials: Sendable {
     public var keyServerToken: Secret<String>?
     /// The LLM key API's user token (`Authorization: Bearer <token>`).
     public var llmKeysToken: Secret<String>?
+    /// ChippiPay's API keys: `x-api-key` and the bearer secret key.
+    public var chippiPay: ChippiPay?
+
+    /// ChippiPay's pair of keys.
+    public struct ChippiPay: Sendable {
+        /// The public API key, `pk_…`.
+        public var apiKey: Secret<String>
+        /// The secret key, `sk_…`, sent as the bearer.
+        public var secretKey: Secret<String>
+
+        /// A key pair.
+        public init(apiKey: Secret<String>, secretKey: Secret<String>) {
+            self.apiKey = apiKey
+            self.secretKey = secretKey
+        }
+    }
 
     /// Creates credentials; stores left `nil` are not checked.
     public init(
@@ -141,7 +157,8 @@ public struct MockCredentials: Sendable {
         apple: Apple? = nil,
         openCatAPIKey: Secret<String>? = nil,
         keyServerToken: Secret<String>? = nil,
-        llmKeysToken: Secret<String>? = nil
+        llmKeysToken: Secret<String>? = nil,
+        chippiPay: ChippiPay? = nil
     ) {
         self.stripeSecretKey = stripeSecretKey
         self.payPal = payPal
@@ -151,6 +168,7 @@ public struct MockCredentials: Sendable {
         self.openCatAPIKey = openCatAPIKey
         self.keyServerToken = keyServerToken
         self.llmKeysToken = llmKeysToken
+        self.chippiPay = chippiPay
     }
 
     /// The store identifier of OpenCat server API cassettes: `opencat`.
@@ -159,6 +177,8 @@ public struct MockCredentials: Sendable {
     public static let keyServerStore = Store(rawValue: "keyserver")
     /// The store identifier of LLM key API cassettes: `llmkeys`.
     public static let llmKeysStore = Store(rawValue: "llmkeys")
+    /// The store identifier of ChippiPay cassettes (ChippiPay's REST API and the Starknet node): `chippipay`.
+    public static let chippiPayStore = Store(rawValue: "chippipay")
 
     /// The built-in authenticators for the stores that have credentials.
     package func authenticators() -> [Store: any MockAuthenticator] {
@@ -186,6 +206,7 @@ public struct MockCredentials: Sendable {
                 message: "a valid bearer token is required"
             )
         }
+        if let chippiPay { result[Self.chippiPayStore] = ChippiPayAuthenticator(credentials: chippiPay) }
         return result
     }
 }

@@ -48,6 +48,9 @@ extension Cassette {
             request.json = try request.json.map { try Self.replace(in: $0, field: "\(base).request.json", resolve) }
             request.form = try request.form.map { try Self.map($0, field: "\(base).request.form", sub) }
             request.bodyText = try request.bodyText.map { try sub($0, "\(base).request.bodyText") }
+            if let params = request.rpc?.params {
+                request.rpc?.params = try Self.replace(in: params, field: "\(base).request.rpc.params", resolve)
+            }
             copy.interactions[index].request = request
             if var response = interaction.response {
                 response.headers = try response.headers.map { try Self.map($0, field: "\(base).response.headers", sub) }

@@ -18,6 +18,8 @@ extension Cassette {
         public var form: NameValues?
         /// A raw body, compared exactly.
         public var bodyText: String?
+        /// A JSON-RPC body, matched on method and params (its `id` ignored and echoed in the answer).
+        public var rpc: JSONRPCPattern?
 
         /// Creates a pattern.
         public init(
@@ -27,7 +29,8 @@ extension Cassette {
             headers: [String: String]? = nil,
             json: JSONValue? = nil,
             form: NameValues? = nil,
-            bodyText: String? = nil
+            bodyText: String? = nil,
+            rpc: JSONRPCPattern? = nil
         ) {
             self.method = method
             self.path = path
@@ -36,10 +39,11 @@ extension Cassette {
             self.json = json
             self.form = form
             self.bodyText = bodyText
+            self.rpc = rpc
         }
 
         private enum CodingKeys: String, CodingKey, CaseIterable {
-            case method, path, query, headers, json, form, bodyText
+            case method, path, query, headers, json, form, bodyText, rpc
         }
 
         public init(from decoder: any Decoder) throws {
@@ -52,6 +56,7 @@ extension Cassette {
             json = try container.decodeIfPresent(JSONValue.self, forKey: .json)
             form = try container.decodeIfPresent(NameValues.self, forKey: .form)
             bodyText = try container.decodeIfPresent(String.self, forKey: .bodyText)
+            rpc = try container.decodeIfPresent(JSONRPCPattern.self, forKey: .rpc)
         }
 
         public func encode(to encoder: any Encoder) throws {
@@ -63,6 +68,7 @@ extension Cassette {
             try container.encodeIfPresent(json, forKey: .json)
             try container.encodeIfPresent(form, forKey: .form)
             try container.encodeIfPresent(bodyText, forKey: .bodyText)
+            try container.encodeIfPresent(rpc, forKey: .rpc)
         }
     }
 }

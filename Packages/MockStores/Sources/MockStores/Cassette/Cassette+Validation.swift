@@ -45,8 +45,13 @@ extension Cassette {
             guard !request.path.contains("?") else {
                 throw fail("\(base).request.path", "must not contain a query: put it in \"query\"")
             }
-            let bodies = [request.json != nil, request.form != nil, request.bodyText != nil].filter { $0 }.count
-            guard bodies <= 1 else { throw fail("\(base).request", "give at most one of json, form, bodyText") }
+            let bodies = [request.json != nil, request.form != nil, request.bodyText != nil, request.rpc != nil]
+                .filter { $0 }.count
+            guard bodies <= 1 else { throw fail("\(base).request", "give at most one of json, form, bodyText, rpc") }
+            if let rpc = request.rpc {
+                guard request.method == "POST" else { throw fail("\(base).request.method", "a JSON-RPC call is a POST") }
+                guard !rpc.method.isEmpty else { throw fail("\(base).request.rpc.method", "must not be empty") }
+            }
             guard interaction.times >= 1 else { throw fail("\(base).times", "must be at least 1") }
             if let minTimes = interaction.minTimes, !(0...interaction.times).contains(minTimes) {
                 throw fail("\(base).minTimes", "must be between 0 and times (\(interaction.times))")

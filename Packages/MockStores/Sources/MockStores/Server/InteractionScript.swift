@@ -109,6 +109,7 @@ package struct InteractionScript: Sendable {
                 }
             }
         }
+        if let rpc = pattern.rpc, let difference = rpc.difference(from: request.json) { return difference }
         if let text = pattern.bodyText, text != request.bodyText {
             return
                 "bodyText: expected \(text.count) character(s) \(JSONValue.string(text).brief), found \(JSONValue.string(request.bodyText).brief)"
