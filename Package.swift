@@ -62,6 +62,9 @@ let package = Package(
         .testTarget(
             name: "ConformanceTests",
             dependencies: [
+                .product(name: "ChippiPayClient", package: "ChippiPayClient"),
+                .product(name: "StarknetCrypto", package: "ChippiPayClient"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "KeyServerClient", package: "KeyServerClient"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "MockStoresServer", package: "MockStores"),

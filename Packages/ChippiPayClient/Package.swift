@@ -46,6 +46,20 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "ChippiPayClientTests",
+            dependencies: [
+                "ChippiPayClient",
+                "StarknetCrypto",
+                .product(name: "OpenCatCore", package: "OpenCatCore"),
+                .product(name: "OpenCat", package: "OpenCatCore"),
+                .product(name: "OpenCatTesting", package: "OpenCatCore"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "StarknetCryptoTests",
             dependencies: [
                 "StarknetCrypto",
