@@ -107,6 +107,7 @@ let package = Package(
                 .product(name: "OpenCatAsyncHTTPClient", package: "OpenCatCore"),
                 .product(name: "KeyServerClient", package: "KeyServerClient"),
                 .product(name: "ChippiPayClient", package: "ChippiPayClient"),
+                .product(name: "StarknetCrypto", package: "ChippiPayClient"),
                 .product(name: "LLMKeyResolver", package: "LLMKeyResolver"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -164,6 +165,7 @@ let package = Package(
         .testTarget(
             name: "OpenCatCLITests",
             dependencies: [
+                .product(name: "StarknetCrypto", package: "ChippiPayClient"),
                 .product(name: "KeyServerClient", package: "KeyServerClient"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "OpenCatTesting", package: "OpenCatCore"),
@@ -235,6 +237,31 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Packages/KeyServerClient/Tests/KeyServerClientTests",
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "ChippiPayClientTests",
+            dependencies: [
+                .product(name: "ChippiPayClient", package: "ChippiPayClient"),
+                .product(name: "StarknetCrypto", package: "ChippiPayClient"),
+                .product(name: "OpenCatCore", package: "OpenCatCore"),
+                .product(name: "OpenCat", package: "OpenCatCore"),
+                .product(name: "OpenCatTesting", package: "OpenCatCore"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Packages/ChippiPayClient/Tests/ChippiPayClientTests",
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "StarknetCryptoTests",
+            dependencies: [
+                .product(name: "StarknetCrypto", package: "ChippiPayClient"),
+                .product(name: "OpenCatCore", package: "OpenCatCore"),
+            ],
+            path: "Packages/ChippiPayClient/Tests/StarknetCryptoTests",
+            exclude: ["Vectors"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

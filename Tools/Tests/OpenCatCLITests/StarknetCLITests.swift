@@ -1,0 +1,93 @@
+import Foundation
+import StarknetCrypto
+import Testing
+
+/// `opencat starknet …` and `opencat chippipay quote`, run as a person runs them: 0x-prefixed lowercase hex out,
+/// exit 0 / 2 for verify, 64 with a reason for bad input, never a trap; no private key printed.
+struct StarknetCLITests {
+    func run(_ arguments: [String]) throws -> OpenCatCLI.Result {
+        let result = try OpenCatCLI.run(arguments)
+        #expect(!result.trapped)
+        return result
+    }
+
+    @Test func hashesAndSelectors() throws {
+        #expect(
+            try run(["starknet", "pedersen", "0x3d937c035c878245caf64531a5756109c53068da139362728feb561405371cb",
+                     "0x208a0a10250e382e1e4bbe2880906c2791bf6275695e02fbbc6aeff9cd8b31a"]).standardOutput
+                == "0x30e480bed5fe53fa909cc0f8c4d99b8f9f2c016be4c41e13a4848797979c662\n")
+        #expect(try run(["starknet", "poseidon", "1", "2"]).standardOutput
+            == "0x5d44a3decb2b2e0cc71071f7b802f45dd792d064f0fc7316c46514f70f9891a\n")
+        #expect(try run(["starknet", "poseidon", "1"]).standardOutput
+            == "0x6d226d4c804cd74567f5ac59c6a4af1fe2a6eced19fb7560a9124579877da25\n")
+        #expect(try run(["starknet", "poseidon", "1", "2", "3"]).standardOutput
+            == "0x2f0d8840bcf3bc629598d8a6cc80cb7c0d9e52d93dab244bbf9cd0dca0ad082\n")
+        #expect(try run(["starknet", "selector", "transfer"]).standardOutput
+            == "0x83afd3f4caedc6eebf44246fe54e38c95e3179a5ec9ea81740eca5b482d12e\n")
+    }
+
+    @Test func keysSignaturesAndVerification() throws {
+        let scratch = try ScratchFolder()
+        let keyFile = try scratch.write("key.txt", Data("0x1234567890987654321\n".utf8))
+        let publicKey = try run(["starknet", "public-key", "--private-key-file", keyFile])
+        #expect(publicKey.standardOutput == "0x20c29f1c98f3320d56f01c13372c923123c35828bce54f2153aa1cfe61c44f2\n")
+        let signed = try run(["starknet", "sign", "--private-key-file", keyFile, "--hash", "0x2"])
+        let lines = signed.standardOutput.split(separator: "\n").map(String.init)
+        #expect(lines == [
+            "0x4cd6594e5da1d50679077898a8d5e872eb4aa8e3902c9f9740ee8d6f8568015",
+            "0x4d0918f14a93ad0ce66e66e2ff207164de57f147b387bc4015dc38ec97d555a",
+        ])
+        #expect(!(signed.standardOutput + signed.standardError).contains("1234567890987654321"))
+        let verify = ["starknet", "verify", "--public-key", "0x20c29f1c98f3320d56f01c13372c923123c35828bce54f2153aa1cfe61c44f2"]
+        #expect(try run(verify + ["--hash", "0x2", "--r", lines[0], "--s", lines[1]]).status == 0)
+        #expect(try run(verify + ["--hash", "0x3", "--r", lines[0], "--s", lines[1]]).status == 2)
+    }
+
+    @Test func badInputIsAUsageErrorWithItsReason() throws {
+        let scratch = try ScratchFolder()
+        let zero = try scratch.write("zero.txt", Data("0x0".utf8))
+        for arguments in [
+            ["starknet", "pedersen", "0xnothex", "1"],
+            ["starknet", "pedersen", "0x800000000000011000000000000000000000000000000000000000000000001", "1"],
+            ["starknet", "public-key", "--private-key-file", zero],
+            ["starknet", "sign", "--private-key-file", zero, "--hash", "1"],
+            ["chippipay", "quote", "--amount", "5O", "--rate", "20"],
+            ["chippipay", "quote", "--amount", "50", "--rate", "0"],
+        ] {
+            let result = try run(arguments)
+            #expect(result.status == 64, "\(arguments)")
+            #expect(result.standardError.contains("Error:"), "\(arguments)")
+        }
+    }
+
+    @Test func invokeV3TransactionHashFromAJSONRPCFile() throws {
+        let transaction = """
+            {"sender_address": "0x745d525a3582e91299d8d7c71730ffc4b1f191f5b219d800334bc0edad0983b",
+             "calldata": ["0x2", "0x4138fd51f90d171df37e9d4419c8cdb67d525840c58f8a5c347be93a1c5277d",
+               "0xb17d8a2731ba7ca1816631e6be14f0fc1b8390422d649fa27f0fbb0c91eea8", "0x0",
+               "0x28c62efb55444e72ba017fd975177c3960fc62a1c213713691dff28c0a81424",
+               "0x27a4a7332e590dd789019a6d125ff2aacd358e453090978cbf81f0d85e4c045", "0x2", "0x344",
+               "0x388dfafef49d69f534cd3cca247e589049657d08b6442725053da1d992635ba"],
+             "nonce": "0x28de", "version": "0x3",
+             "resource_bounds": {"l1_gas": {"max_amount": "0x186a0", "max_price_per_unit": "0x2d79883d20000"},
+               "l2_gas": {"max_amount": "0x5f5e100", "max_price_per_unit": "0xba43b7400"},
+               "l1_data_gas": {"max_amount": "0x186a0", "max_price_per_unit": "0x2d79883d20000"}},
+             "tip": "0x0", "paymaster_data": [], "account_deployment_data": [],
+             "nonce_data_availability_mode": "L1", "fee_data_availability_mode": "L1", "chain_id": "SN_SEPOLIA"}
+            """
+        let scratch = try ScratchFolder()
+        let file = try scratch.write("tx.json", Data(transaction.utf8))
+        // Sepolia transaction 0x53a6…f817 (starknet-rs test data, starknet 0.13.4).
+        #expect(try run(["starknet", "tx-hash", "--invoke-v3", file]).standardOutput
+            == "0x53a60988dcb176eec0c6a8740030e30848de7ce49d91b76b7e5204dd872f817\n")
+        let broken = try scratch.write("broken.json", Data(transaction.replacingOccurrences(of: "\"nonce\": \"0x28de\",", with: "").utf8))
+        let result = try run(["starknet", "tx-hash", "--invoke-v3", broken])
+        #expect(result.status == 64 && result.standardError.contains("nonce"))
+    }
+
+    @Test func quotesAreExact() throws {
+        let result = try run(["chippipay", "quote", "--amount", "50", "--currency", "MXN", "--rate", "20"])
+        #expect(result.status == 0)
+        #expect(result.standardOutput.hasPrefix("2.5 STRK\n2500000000000000000 base units (18 decimals)\n"))
+    }
+}
