@@ -129,6 +129,16 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .executableTarget(
+            name: "StarknetBenchmark",
+            dependencies: [
+                .product(name: "StarknetCrypto", package: "ChippiPayClient"),
+                .product(name: "OpenCatCore", package: "OpenCatCore"),
+            ],
+            path: "Tools/Benchmarks/StarknetBenchmark",
+            exclude: ["reference.py"],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
             name: "KeyVaultBenchmark",
             dependencies: [
                 .product(name: "KeyServerClient", package: "KeyServerClient"),

@@ -31,7 +31,8 @@ public struct ChippiPayConformanceAdapter: StoreAdapter {
             throw StoreAdapterError(.invalidProof, store: store, "unknown ChippiPay operation \(proof.kind)")
         }
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "opencat-chippipay-\(UUID().uuidString)")
+            "opencat-chippipay-\(UUID().uuidString)"
+        )
         defer { try? FileManager.default.removeItem(at: folder) }
         do {
             let flow = try makeFlow(cacheFile: folder.appendingPathComponent("cache.sqlite"))
@@ -49,8 +50,12 @@ public struct ChippiPayConformanceAdapter: StoreAdapter {
             )
         } catch let error as ChippiPayError {
             throw StoreAdapterError(
-                Self.code(error.code), store: store, error.message, storeReason: error.serverCode ?? error.reason,
-                httpStatus: error.status)
+                Self.code(error.code),
+                store: store,
+                error.message,
+                storeReason: error.serverCode ?? error.reason,
+                httpStatus: error.status
+            )
         }
     }
 
@@ -60,21 +65,29 @@ public struct ChippiPayConformanceAdapter: StoreAdapter {
             configuration: ChippiPayConfiguration(
                 baseURL: environment.url(path: "/v1"),
                 apiKey: Secret(try environment.string("apiKey")),
-                bearerToken: Secret(try environment.string("secretKey"))),
-            http: http)
+                bearerToken: Secret(try environment.string("secretKey"))
+            ),
+            http: http
+        )
         let rpc = StarknetRPCClient(url: environment.url(path: try environment.string("rpcPath")), http: http)
         let account = StarknetAccount(
             address: try Self.felt(environment.string("account"), "account"),
             key: environment.credentials.starknetAccountKey,
             chainID: try StarknetChainID(parsing: environment.string("chainId")),
-            rpc: rpc)
+            rpc: rpc
+        )
         let cache = try EncryptedCache(
-            fileURL: cacheFile, keyProvider: StaticKeyProvider(key: SymmetricKey(size: .bits256)),
-            logger: Logger(label: "dev.opencat.conformance.chippipay", factory: { _ in SwiftLogNoOpLogHandler() }))
+            fileURL: cacheFile,
+            keyProvider: StaticKeyProvider(key: SymmetricKey(size: .bits256)),
+            logger: Logger(label: "dev.opencat.conformance.chippipay", factory: { _ in SwiftLogNoOpLogHandler() })
+        )
         return VaultPurchaseFlow(
-            chippiPay: client, account: account,
+            chippiPay: client,
+            account: account,
             vault: VaultContract(address: try Self.felt(environment.string("vault"), "vault")),
-            recipient: try Self.felt(environment.string("recipient"), "recipient"), cache: cache)
+            recipient: try Self.felt(environment.string("recipient"), "recipient"),
+            cache: cache
+        )
     }
 
     static func request(_ proof: PurchaseProof) throws -> VaultPurchaseRequest {
@@ -86,8 +99,13 @@ public struct ChippiPayConformanceAdapter: StoreAdapter {
             let rate = Decimal(string: try value("rate"), locale: Locale(identifier: "en_US_POSIX"))
         else { throw ConformanceError("input.context.fiatAmount and rate must be decimal numbers") }
         return VaultPurchaseRequest(
-            flowID: proof.token.revealed, skuId: try value("skuId"), reference: try value("reference"),
-            fiatAmount: fiat, currency: try value("currency"), rate: rate)
+            flowID: proof.token.revealed,
+            skuId: try value("skuId"),
+            reference: try value("reference"),
+            fiatAmount: fiat,
+            currency: try value("currency"),
+            rate: rate
+        )
     }
 
     static func felt(_ text: String, _ name: String) throws -> Felt {

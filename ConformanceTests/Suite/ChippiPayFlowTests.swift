@@ -27,33 +27,56 @@ struct ChippiPayFlowTests {
     static func cassette(_ name: String) throws -> Cassette {
         try Cassette.load(
             from: ConformanceSuiteTests.fixtures.appendingPathComponent("chippipay/\(name).json"),
-            variables: ["chippipay.apiKey": apiKey, "chippipay.secretKey": secretKey, "chippipay.wrongApiKey": "pk_x"])
+            variables: ["chippipay.apiKey": apiKey, "chippipay.secretKey": secretKey, "chippipay.wrongApiKey": "pk_x"]
+        )
     }
 
     func flow(
-        _ server: MockStoreServer, _ cassette: Cassette, cacheFile: URL,
+        _ server: MockStoreServer,
+        _ cassette: Cassette,
+        cacheFile: URL,
         stopAfter step: VaultPurchaseRecord.Step? = nil
     ) throws -> VaultPurchaseFlow {
         func config(_ key: String) throws -> Felt { try Felt(hex: try #require(cassette.config[key]?.stringValue)) }
         let http = HTTPClient(
-            transport: URLSessionTransport(), retryPolicy: RetryPolicy(maxAttempts: 3, jitter: .none), clock: clock,
-            logger: logs.logger)
+            transport: URLSessionTransport(),
+            retryPolicy: RetryPolicy(maxAttempts: 3, jitter: .none),
+            clock: clock,
+            logger: logs.logger
+        )
         let client = ChippiPayClient(
             configuration: ChippiPayConfiguration(
-                baseURL: server.baseURL.appendingPathComponent("v1"), apiKey: Secret(Self.apiKey),
-                bearerToken: Secret(Self.secretKey), logger: logs.logger),
-            http: http)
+                baseURL: server.baseURL.appendingPathComponent("v1"),
+                apiKey: Secret(Self.apiKey),
+                bearerToken: Secret(Self.secretKey),
+                logger: logs.logger
+            ),
+            http: http
+        )
         let rpc = StarknetRPCClient(url: server.baseURL.appendingPathComponent("rpc"), http: http, logger: logs.logger)
         let account = StarknetAccount(address: try config("account"), key: accountKey, chainID: .mainnet, rpc: rpc)
-        let cache = try EncryptedCache(fileURL: cacheFile, keyProvider: StaticKeyProvider(key: cacheKey), logger: logs.logger)
+        let cache = try EncryptedCache(
+            fileURL: cacheFile,
+            keyProvider: StaticKeyProvider(key: cacheKey),
+            logger: logs.logger
+        )
         return VaultPurchaseFlow(
-            chippiPay: client, account: account, vault: VaultContract(address: try config("vault")),
-            recipient: try config("recipient"), cache: cache,
-            onStepStored: { record in if record.step == step { throw Crash() } })
+            chippiPay: client,
+            account: account,
+            vault: VaultContract(address: try config("vault")),
+            recipient: try config("recipient"),
+            cache: cache,
+            onStepStored: { record in if record.step == step { throw Crash() } }
+        )
     }
 
     static let request = VaultPurchaseRequest(
-        flowID: "flow-completed", skuId: "sku-tl-TEL050", reference: "5512345678", fiatAmount: 50, rate: 20)
+        flowID: "flow-completed",
+        skuId: "sku-tl-TEL050",
+        reference: "5512345678",
+        fiatAmount: 50,
+        rate: 20
+    )
 
     static func rpcMethods(_ server: MockStoreServer) -> [String] {
         server.receivedRequests.compactMap { request -> String? in
@@ -91,8 +114,11 @@ struct ChippiPayFlowTests {
         let cacheFile = folder.appendingPathComponent("cache.sqlite")
         try await MockStoreServer.withRunningServer(
             cassettes: [cassette],
-            credentials: MockCredentials(chippiPay: .init(apiKey: Secret(Self.apiKey), secretKey: Secret(Self.secretKey))),
-            clock: clock, remoteTime: .sharedClock { clock.advance(by: $0) }
+            credentials: MockCredentials(
+                chippiPay: .init(apiKey: Secret(Self.apiKey), secretKey: Secret(Self.secretKey))
+            ),
+            clock: clock,
+            remoteTime: .sharedClock { clock.advance(by: $0) }
         ) { server in
             var errorText = ""
             do {
@@ -129,8 +155,11 @@ struct ChippiPayFlowTests {
         let cacheFile = folder.appendingPathComponent("cache.sqlite")
         try await MockStoreServer.withRunningServer(
             cassettes: [cassette],
-            credentials: MockCredentials(chippiPay: .init(apiKey: Secret(Self.apiKey), secretKey: Secret(Self.secretKey))),
-            clock: clock, remoteTime: .sharedClock { clock.advance(by: $0) }
+            credentials: MockCredentials(
+                chippiPay: .init(apiKey: Secret(Self.apiKey), secretKey: Secret(Self.secretKey))
+            ),
+            clock: clock,
+            remoteTime: .sharedClock { clock.advance(by: $0) }
         ) { server in
             let flow = try flow(server, cassette, cacheFile: cacheFile)
             var request = Self.request

@@ -5,8 +5,10 @@ import StarknetCrypto
 /// `opencat chippipay`: ChippiPay helpers.
 struct ChippiPayCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "chippipay", abstract: "ChippiPay: exact quotes for services paid in tokens.",
-        subcommands: [ChippiPayQuote.self])
+        commandName: "chippipay",
+        abstract: "ChippiPay: exact quotes for services paid in tokens.",
+        subcommands: [ChippiPayQuote.self]
+    )
 }
 
 /// `opencat chippipay quote --amount 50 --currency MXN --rate 20`.
@@ -18,7 +20,8 @@ struct ChippiPayQuote: ParsableCommand {
             Prints the amount (2.5 STRK), its base units (2500000000000000000 at 18 decimals) and its u256 calldata \
             (low, high). Exact decimal arithmetic; a quotient that does not divide exactly is rounded up to the next \
             base unit, so the service is always paid in full.
-            """)
+            """
+    )
 
     @Option(name: .customLong("amount"), help: "The fiat price (a decimal number).") var amount: String
     @Option(name: .customLong("currency"), help: "The fiat currency.") var currency = "MXN"
@@ -35,13 +38,20 @@ struct ChippiPayQuote: ParsableCommand {
             throw ValidationError("--rate: \(rate) is not a plain decimal number (digits, one optional point)")
         }
         do {
-            let quote = try Quote(fiatAmount: fiat, currency: currency, rate: perToken, token: token, decimals: decimals)
+            let quote = try Quote(
+                fiatAmount: fiat,
+                currency: currency,
+                rate: perToken,
+                token: token,
+                decimals: decimals
+            )
             print("\(quote.tokenAmount.formatted) \(token)")
             print("\(quote.tokenAmount.baseUnits.decimalString) base units (\(decimals) decimals)")
             print("u256 low \(quote.tokenAmount.u256[0].hexString) high \(quote.tokenAmount.u256[1].hexString)")
             print(
                 "\(amount) \(currency) at \(rate) \(currency)/\(token)"
-                    + (quote.roundedUp ? ", rounded up to the next base unit" : ", exact"))
+                    + (quote.roundedUp ? ", rounded up to the next base unit" : ", exact")
+            )
         } catch {
             throw ValidationError(error.reason)
         }

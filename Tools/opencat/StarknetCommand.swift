@@ -52,7 +52,8 @@ struct StarknetPoseidon: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "poseidon",
         abstract: "Poseidon hash: one felt (hash_single), two (hash), three or more (hash_many).",
-        discussion: "--many hashes any number of felts (even one or two) with poseidon_hash_many.")
+        discussion: "--many hashes any number of felts (even one or two) with poseidon_hash_many."
+    )
 
     @Argument(help: "The felts.") var values: [String]
     @Flag(name: .customLong("many"), help: "Use poseidon_hash_many whatever the count.") var many = false
@@ -76,7 +77,9 @@ struct StarknetPoseidon: ParsableCommand {
 /// `opencat starknet selector NAME`.
 struct StarknetSelector: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "selector", abstract: "An entry point's selector: starknet_keccak(NAME).")
+        commandName: "selector",
+        abstract: "An entry point's selector: starknet_keccak(NAME)."
+    )
 
     @Argument(help: "The entry point's name (transfer, balance_of, __execute__, …).") var name: String
 
@@ -86,7 +89,9 @@ struct StarknetSelector: ParsableCommand {
 /// `opencat starknet public-key --private-key-file F`.
 struct StarknetPublicKey: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "public-key", abstract: "The Stark public key (x of d·G) of the private key in a file.")
+        commandName: "public-key",
+        abstract: "The Stark public key (x of d·G) of the private key in a file."
+    )
 
     @Option(name: .customLong("private-key-file"), help: "A file holding the private key in hex.")
     var privateKeyFile: String
@@ -102,7 +107,8 @@ struct StarknetSign: ParsableCommand {
         discussion: """
             Deterministic k as cairo-lang, starknet-rs and starknet.js generate it (RFC 6979 with HMAC-SHA256, no extra \
             entropy), so the signature is the one those libraries produce. The hash must be below 2^251.
-            """)
+            """
+    )
 
     @Option(name: .customLong("private-key-file"), help: "A file holding the private key in hex.")
     var privateKeyFile: String
@@ -124,7 +130,9 @@ struct StarknetSign: ParsableCommand {
 /// `opencat starknet verify --public-key X --hash H --r R --s S`: exit 0 valid, 2 invalid.
 struct StarknetVerify: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "verify", abstract: "Verify a signature: prints valid (exit 0) or invalid (exit 2).")
+        commandName: "verify",
+        abstract: "Verify a signature: prints valid (exit 0) or invalid (exit 2)."
+    )
 
     @Option(name: .customLong("public-key"), help: "The Stark public key (x coordinate).") var publicKey: String
     @Option(name: .customLong("hash"), help: "The message hash.") var hash: String
@@ -135,7 +143,8 @@ struct StarknetVerify: ParsableCommand {
         let valid = StarkECDSA.verify(
             publicKey: try StarknetCommand.felt(publicKey, "--public-key"),
             hash: try StarknetCommand.felt(hash, "--hash"),
-            signature: StarkSignature(r: try StarknetCommand.felt(r, "--r"), s: try StarknetCommand.felt(s, "--s")))
+            signature: StarkSignature(r: try StarknetCommand.felt(r, "--r"), s: try StarknetCommand.felt(s, "--s"))
+        )
         print(valid ? "valid" : "invalid")
         if !valid { throw ExitCode(2) }
     }
@@ -151,7 +160,8 @@ struct StarknetTransactionHash: ParsableCommand {
             {max_amount, max_price_per_unit}), tip, paymaster_data, account_deployment_data, \
             nonce_data_availability_mode, fee_data_availability_mode (L1 or L2), and chain_id (SN_MAIN, SN_SEPOLIA or \
             hex). A version of 0x100000000000000000000000000000003 hashes the query (fee estimation) version.
-            """)
+            """
+    )
 
     @Option(name: .customLong("invoke-v3"), help: "The transaction's JSON file.") var file: String
 
@@ -178,7 +188,9 @@ struct StarknetTransactionHash: ParsableCommand {
         do {
             let chain = try StarknetChainID(parsing: chainText)
             let transaction = try JSONDecoder().decode(
-                InvokeTransactionV3.self, from: JSONSerialization.data(withJSONObject: object))
+                InvokeTransactionV3.self,
+                from: JSONSerialization.data(withJSONObject: object)
+            )
             print(try transaction.hash(chainID: chain, queryVersion: query).hexString)
         } catch let error as StarknetCryptoError {
             throw ValidationError("\(file): \(error.reason)")

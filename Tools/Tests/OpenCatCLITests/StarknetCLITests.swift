@@ -13,17 +13,28 @@ struct StarknetCLITests {
 
     @Test func hashesAndSelectors() throws {
         #expect(
-            try run(["starknet", "pedersen", "0x3d937c035c878245caf64531a5756109c53068da139362728feb561405371cb",
-                     "0x208a0a10250e382e1e4bbe2880906c2791bf6275695e02fbbc6aeff9cd8b31a"]).standardOutput
-                == "0x30e480bed5fe53fa909cc0f8c4d99b8f9f2c016be4c41e13a4848797979c662\n")
-        #expect(try run(["starknet", "poseidon", "1", "2"]).standardOutput
-            == "0x5d44a3decb2b2e0cc71071f7b802f45dd792d064f0fc7316c46514f70f9891a\n")
-        #expect(try run(["starknet", "poseidon", "1"]).standardOutput
-            == "0x6d226d4c804cd74567f5ac59c6a4af1fe2a6eced19fb7560a9124579877da25\n")
-        #expect(try run(["starknet", "poseidon", "1", "2", "3"]).standardOutput
-            == "0x2f0d8840bcf3bc629598d8a6cc80cb7c0d9e52d93dab244bbf9cd0dca0ad082\n")
-        #expect(try run(["starknet", "selector", "transfer"]).standardOutput
-            == "0x83afd3f4caedc6eebf44246fe54e38c95e3179a5ec9ea81740eca5b482d12e\n")
+            try run([
+                "starknet", "pedersen", "0x3d937c035c878245caf64531a5756109c53068da139362728feb561405371cb",
+                "0x208a0a10250e382e1e4bbe2880906c2791bf6275695e02fbbc6aeff9cd8b31a",
+            ]).standardOutput
+                == "0x30e480bed5fe53fa909cc0f8c4d99b8f9f2c016be4c41e13a4848797979c662\n"
+        )
+        #expect(
+            try run(["starknet", "poseidon", "1", "2"]).standardOutput
+                == "0x5d44a3decb2b2e0cc71071f7b802f45dd792d064f0fc7316c46514f70f9891a\n"
+        )
+        #expect(
+            try run(["starknet", "poseidon", "1"]).standardOutput
+                == "0x6d226d4c804cd74567f5ac59c6a4af1fe2a6eced19fb7560a9124579877da25\n"
+        )
+        #expect(
+            try run(["starknet", "poseidon", "1", "2", "3"]).standardOutput
+                == "0x2f0d8840bcf3bc629598d8a6cc80cb7c0d9e52d93dab244bbf9cd0dca0ad082\n"
+        )
+        #expect(
+            try run(["starknet", "selector", "transfer"]).standardOutput
+                == "0x83afd3f4caedc6eebf44246fe54e38c95e3179a5ec9ea81740eca5b482d12e\n"
+        )
     }
 
     @Test func keysSignaturesAndVerification() throws {
@@ -33,12 +44,16 @@ struct StarknetCLITests {
         #expect(publicKey.standardOutput == "0x20c29f1c98f3320d56f01c13372c923123c35828bce54f2153aa1cfe61c44f2\n")
         let signed = try run(["starknet", "sign", "--private-key-file", keyFile, "--hash", "0x2"])
         let lines = signed.standardOutput.split(separator: "\n").map(String.init)
-        #expect(lines == [
-            "0x4cd6594e5da1d50679077898a8d5e872eb4aa8e3902c9f9740ee8d6f8568015",
-            "0x4d0918f14a93ad0ce66e66e2ff207164de57f147b387bc4015dc38ec97d555a",
-        ])
+        #expect(
+            lines == [
+                "0x4cd6594e5da1d50679077898a8d5e872eb4aa8e3902c9f9740ee8d6f8568015",
+                "0x4d0918f14a93ad0ce66e66e2ff207164de57f147b387bc4015dc38ec97d555a",
+            ]
+        )
         #expect(!(signed.standardOutput + signed.standardError).contains("1234567890987654321"))
-        let verify = ["starknet", "verify", "--public-key", "0x20c29f1c98f3320d56f01c13372c923123c35828bce54f2153aa1cfe61c44f2"]
+        let verify = [
+            "starknet", "verify", "--public-key", "0x20c29f1c98f3320d56f01c13372c923123c35828bce54f2153aa1cfe61c44f2",
+        ]
         #expect(try run(verify + ["--hash", "0x2", "--r", lines[0], "--s", lines[1]]).status == 0)
         #expect(try run(verify + ["--hash", "0x3", "--r", lines[0], "--s", lines[1]]).status == 2)
     }
@@ -78,9 +93,14 @@ struct StarknetCLITests {
         let scratch = try ScratchFolder()
         let file = try scratch.write("tx.json", Data(transaction.utf8))
         // Sepolia transaction 0x53a6…f817 (starknet-rs test data, starknet 0.13.4).
-        #expect(try run(["starknet", "tx-hash", "--invoke-v3", file]).standardOutput
-            == "0x53a60988dcb176eec0c6a8740030e30848de7ce49d91b76b7e5204dd872f817\n")
-        let broken = try scratch.write("broken.json", Data(transaction.replacingOccurrences(of: "\"nonce\": \"0x28de\",", with: "").utf8))
+        #expect(
+            try run(["starknet", "tx-hash", "--invoke-v3", file]).standardOutput
+                == "0x53a60988dcb176eec0c6a8740030e30848de7ce49d91b76b7e5204dd872f817\n"
+        )
+        let broken = try scratch.write(
+            "broken.json",
+            Data(transaction.replacingOccurrences(of: "\"nonce\": \"0x28de\",", with: "").utf8)
+        )
         let result = try run(["starknet", "tx-hash", "--invoke-v3", broken])
         #expect(result.status == 64 && result.standardError.contains("nonce"))
     }

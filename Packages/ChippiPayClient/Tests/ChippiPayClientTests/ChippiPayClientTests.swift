@@ -9,14 +9,24 @@ import Testing
 let apiKey = "pk_dev_ABCDEFGHIJKLMNOP0123"
 let secretKey = "sk_dev_QRSTUVWXYZ987654321"
 
-func makeClient(_ transport: ScriptedTransport, clock: ManualClock = ManualClock(autoAdvance: true), logs: LogCapture? = nil)
+func makeClient(
+    _ transport: ScriptedTransport,
+    clock: ManualClock = ManualClock(autoAdvance: true),
+    logs: LogCapture? = nil
+)
     -> ChippiPayClient
 {
     var configuration = ChippiPayConfiguration(
-        baseURL: URL(string: "https://api.chipipay.test/v1")!, apiKey: Secret(apiKey), bearerToken: Secret(secretKey))
+        baseURL: URL(string: "https://api.chipipay.test/v1")!,
+        apiKey: Secret(apiKey),
+        bearerToken: Secret(secretKey)
+    )
     if let logs { configuration.logger = logs.logger }
     var http = HTTPClient(
-        transport: transport, retryPolicy: RetryPolicy(maxAttempts: 3, jitter: .none), clock: clock)
+        transport: transport,
+        retryPolicy: RetryPolicy(maxAttempts: 3, jitter: .none),
+        clock: clock
+    )
     if let logs { http.logger = logs.logger }
     return ChippiPayClient(configuration: configuration, http: http)
 }
@@ -25,8 +35,12 @@ func makeClient(_ transport: ScriptedTransport, clock: ManualClock = ManualClock
     @Test func requestsCarryKeysInHeadersAndTheAPIVersionOnEveryCall() async throws {
         let transport = ScriptedTransport()
         transport.on(
-            .get, "/v1/skus", exact: true,
-            json: #"{"data":[{"id":"sku-1","name":"Telcel 50 MXN","fixedAmount":50.10,"currency":"MXN"}],"total":31,"page":2,"limit":10,"totalPages":4}"#)
+            .get,
+            "/v1/skus",
+            exact: true,
+            json:
+                #"{"data":[{"id":"sku-1","name":"Telcel 50 MXN","fixedAmount":50.10,"currency":"MXN"}],"total":31,"page":2,"limit":10,"totalPages":4}"#
+        )
         let page = try await makeClient(transport).skus(page: 2, limit: 10)
         #expect(page.data.first?.fixedAmount == Decimal(string: "50.10"))
         #expect(page.totalPages == 4 && page.total == 31 && page.page == 2)
@@ -101,14 +115,18 @@ func makeClient(_ transport: ScriptedTransport, clock: ManualClock = ManualClock
 
     @Test func unknownStatusesAreKeptAndPolledOn() throws {
         let purchase = try JSONDecoder().decode(
-            SkuPurchase.self, from: Data(#"{"id":"p1","status":"AWAITING_CARRIER","amount":"2500000000000000000"}"#.utf8))
+            SkuPurchase.self,
+            from: Data(#"{"id":"p1","status":"AWAITING_CARRIER","amount":"2500000000000000000"}"#.utf8)
+        )
         #expect(purchase.status.rawValue == "AWAITING_CARRIER")
         #expect(purchase.status.phase == .inProgress)
         #expect(PurchaseStatus(rawValue: "completed").phase == .succeeded)
         #expect(PurchaseStatus(rawValue: "Success").phase == .succeeded)
         #expect(PurchaseStatus(rawValue: "failed").phase == .failed)
         let legacy = try JSONDecoder().decode(
-            SkuPurchase.self, from: Data(#"{"transaction_id":"chipi_tx_xyz","status":"pending"}"#.utf8))
+            SkuPurchase.self,
+            from: Data(#"{"transaction_id":"chipi_tx_xyz","status":"pending"}"#.utf8)
+        )
         #expect(legacy.id == "chipi_tx_xyz" && legacy.status.phase == .inProgress)
     }
 
@@ -122,7 +140,11 @@ func makeClient(_ transport: ScriptedTransport, clock: ManualClock = ManualClock
         #expect(purchase.status == .success)
         #expect(transport.requests.count == 6)
         // The 30-second sleeps are each attempt's timeout timer.
-        #expect(clock.recordedSleeps.filter { $0 != .seconds(30) } == [.seconds(2), .seconds(4), .seconds(8), .seconds(10), .seconds(10)])
+        #expect(
+            clock.recordedSleeps.filter { $0 != .seconds(30) } == [
+                .seconds(2), .seconds(4), .seconds(8), .seconds(10), .seconds(10),
+            ]
+        )
     }
 
     @Test func pollingEndsWithATypedStillPendingAfterTenAttempts() async throws {
@@ -159,8 +181,11 @@ func makeClient(_ transport: ScriptedTransport, clock: ManualClock = ManualClock
         let logs = LogCapture()
         let transport = ScriptedTransport()
         transport.on(
-            .get, "/v1/skus/s", status: 401,
-            json: #"{"message":"Invalid API key \#(apiKey) with bearer \#(secretKey)","code":"INVALID_API_KEY"}"#)
+            .get,
+            "/v1/skus/s",
+            status: 401,
+            json: #"{"message":"Invalid API key \#(apiKey) with bearer \#(secretKey)","code":"INVALID_API_KEY"}"#
+        )
         do {
             _ = try await makeClient(transport, logs: logs).sku(id: "s")
         } catch {

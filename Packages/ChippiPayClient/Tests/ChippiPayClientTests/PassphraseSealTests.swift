@@ -6,10 +6,15 @@ import Testing
     /// OpenSSL `enc -aes-256-cbc -md md5` with salt 0102030405060708, as CryptoJS and ChipiPay's SDK produce it.
     @Test func sealsAsCryptoJSAndOpenSSLDo() throws {
         let plaintext = "0x0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
-        let sealed = try PassphraseSeal.seal(Secret(plaintext), passphrase: Secret("1234"), salt: [1, 2, 3, 4, 5, 6, 7, 8])
+        let sealed = try PassphraseSeal.seal(
+            Secret(plaintext),
+            passphrase: Secret("1234"),
+            salt: [1, 2, 3, 4, 5, 6, 7, 8]
+        )
         #expect(
             sealed
-                == "U2FsdGVkX18BAgMEBQYHCEXrPqkdvAV/28+NwFiyn/D5bz7zfLOPkwOK65EQO8JoYmAgy1rGnPdZKjhEL3VtTaXNFifjUKgkbiWBooFFywADF+esDj6CyMzkKeZ7X/10")
+                == "U2FsdGVkX18BAgMEBQYHCEXrPqkdvAV/28+NwFiyn/D5bz7zfLOPkwOK65EQO8JoYmAgy1rGnPdZKjhEL3VtTaXNFifjUKgkbiWBooFFywADF+esDj6CyMzkKeZ7X/10"
+        )
         #expect(try PassphraseSeal.open(sealed, passphrase: Secret("1234")).revealed == plaintext)
     }
 
@@ -23,7 +28,9 @@ import Testing
             #expect(!error.description.contains("0xabc"))
         }
         #expect(throws: ChippiPayError.self) { try PassphraseSeal.open("not base64!", passphrase: Secret("right")) }
-        #expect(throws: ChippiPayError.self) { try PassphraseSeal.open(String(sealed.dropLast(8)), passphrase: Secret("right")) }
+        #expect(throws: ChippiPayError.self) {
+            try PassphraseSeal.open(String(sealed.dropLast(8)), passphrase: Secret("right"))
+        }
         #expect(throws: ChippiPayError.self) { try PassphraseSeal.seal(Secret("x"), passphrase: Secret("")) }
     }
 }

@@ -9,17 +9,32 @@ import Testing
         var generator = SystemRandomNumberGenerator()
         for _ in 0..<8 {
             let key = StarkPrivateKey.generate()
-            let hash = try Felt(UInt256(w0: generator.next(), w1: generator.next(), w2: generator.next(), w3: generator.next() >> 6))
+            let hash = try Felt(
+                UInt256(w0: generator.next(), w1: generator.next(), w2: generator.next(), w3: generator.next() >> 6)
+            )
             let signature = try StarkECDSA.sign(hash, with: key)
             #expect(StarkECDSA.verify(publicKey: key.publicKey, hash: hash, signature: signature))
             let bit = Int.random(in: 0..<250)
-            let flippedHash = Felt(unchecked: hash.value.bit(bit) ? hash.value &- (UInt256.one << bit) : hash.value | (UInt256.one << bit))
+            let flippedHash = Felt(
+                unchecked: hash.value.bit(bit) ? hash.value &- (UInt256.one << bit) : hash.value | (UInt256.one << bit)
+            )
             #expect(!StarkECDSA.verify(publicKey: key.publicKey, hash: flippedHash, signature: signature))
-            let flippedR = StarkSignature(r: Felt(unchecked: signature.r.value.bit(0) ? signature.r.value &- .one : signature.r.value | .one), s: signature.s)
+            let flippedR = StarkSignature(
+                r: Felt(unchecked: signature.r.value.bit(0) ? signature.r.value &- .one : signature.r.value | .one),
+                s: signature.s
+            )
             #expect(!StarkECDSA.verify(publicKey: key.publicKey, hash: hash, signature: flippedR))
-            let flippedS = StarkSignature(r: signature.r, s: Felt(unchecked: signature.s.value.bit(3) ? signature.s.value &- UInt256(8) : signature.s.value | UInt256(8)))
+            let flippedS = StarkSignature(
+                r: signature.r,
+                s: Felt(
+                    unchecked: signature.s.value.bit(3)
+                        ? signature.s.value &- UInt256(8) : signature.s.value | UInt256(8)
+                )
+            )
             #expect(!StarkECDSA.verify(publicKey: key.publicKey, hash: hash, signature: flippedS))
-            #expect(!StarkECDSA.verify(publicKey: StarkPrivateKey.generate().publicKey, hash: hash, signature: signature))
+            #expect(
+                !StarkECDSA.verify(publicKey: StarkPrivateKey.generate().publicKey, hash: hash, signature: signature)
+            )
         }
     }
 
@@ -39,7 +54,9 @@ import Testing
         #expect(throws: StarknetCryptoError.self) { try StarkPrivateKey(hex: Secret("0xzz")) }
         #expect(throws: StarknetCryptoError.self) { try Felt(shortString: String(repeating: "a", count: 32)) }
         let key = StarkPrivateKey.generate()
-        #expect(throws: StarknetCryptoError.self) { try StarkECDSA.sign(Felt(unchecked: UInt256.one << 251), with: key) }
+        #expect(throws: StarknetCryptoError.self) {
+            try StarkECDSA.sign(Felt(unchecked: UInt256.one << 251), with: key)
+        }
         // A public key off the curve verifies nothing.
         let offCurve = (UInt64(1)...64).first { StarkCurve.point(x: UInt256($0)) == nil }.map { Felt($0) }
         #expect(offCurve != nil)
@@ -101,7 +118,11 @@ import Testing
         let third = try Quote(fiatAmount: 50, currency: "MXN", rate: 3)
         #expect(third.tokenAmount.baseUnits.decimalString == "16666666666666666667")
         #expect(third.roundedUp)
-        let fractional = try Quote(fiatAmount: Decimal(string: "99.99")!, currency: "MXN", rate: Decimal(string: "18.75")!)
+        let fractional = try Quote(
+            fiatAmount: Decimal(string: "99.99")!,
+            currency: "MXN",
+            rate: Decimal(string: "18.75")!
+        )
         // 99.99 / 18.75 = 5.33280 exactly.
         #expect(fractional.tokenAmount.formatted == "5.3328")
         #expect(throws: StarknetCryptoError.self) { try Quote(fiatAmount: 50, currency: "MXN", rate: 0) }
@@ -112,8 +133,10 @@ import Testing
         // ChipiPay's CHIPI account: salt = public key, constructor calldata [public key], deployer 0.
         let publicKey = try Felt(hex: "0x20c29f1c98f3320d56f01c13372c923123c35828bce54f2153aa1cfe61c44f2")
         let address = ContractAddress.compute(
-            salt: publicKey, classHash: try Felt(hex: "0x053f4f8791ed5bed0fddaa553d180c664e32cfaf8316bb232ae77bb08f459f2a"),
-            constructorCalldata: [publicKey])
+            salt: publicKey,
+            classHash: try Felt(hex: "0x053f4f8791ed5bed0fddaa553d180c664e32cfaf8316bb232ae77bb08f459f2a"),
+            constructorCalldata: [publicKey]
+        )
         #expect(address.value < (UInt256.one << 251))
         #expect(address.hexString == ContractAddressVector.expected)
     }

@@ -116,7 +116,9 @@ func felt(_ text: String) throws -> Felt { try Felt(hex: text) }
 
 func bytes(hex text: String) -> [UInt8] {
     let digits = Array(text.dropFirst(2).utf8)
-    return stride(from: 0, to: digits.count, by: 2).map { UInt8(String(decoding: digits[$0..<($0 + 2)], as: UTF8.self), radix: 16)! }
+    return stride(from: 0, to: digits.count, by: 2).map {
+        UInt8(String(decoding: digits[$0..<($0 + 2)], as: UTF8.self), radix: 16)!
+    }
 }
 
 @Suite struct StarknetVectorTests {
@@ -157,7 +159,10 @@ func bytes(hex text: String) -> [UInt8] {
         for vector in Vectors.all.rfc6979_k {
             let seed = try vector.seed.map { try UInt256(hex: $0) }
             let k = RFC6979.generateK(
-                hash: try UInt256(hex: vector.msg_hash), privateKey: try UInt256(hex: vector.private_key), seed: seed)
+                hash: try UInt256(hex: vector.msg_hash),
+                privateKey: try UInt256(hex: vector.private_key),
+                seed: seed
+            )
             #expect(k.hexString == vector.k, "\(vector.msg_hash)")
         }
     }
@@ -181,21 +186,30 @@ func bytes(hex text: String) -> [UInt8] {
         for vector in Vectors.all.ecdsa_verify {
             let signature = StarkSignature(r: try felt(vector.r), s: try felt(vector.s))
             let valid = StarkECDSA.verify(
-                publicKey: try felt(vector.public_key), hash: try felt(vector.msg_hash), signature: signature)
+                publicKey: try felt(vector.public_key),
+                hash: try felt(vector.msg_hash),
+                signature: signature
+            )
             #expect(valid == vector.valid, "\(vector.name)")
         }
     }
 
     @Test func keccak() throws {
         for vector in Vectors.all.keccak256 {
-            #expect(try UInt256(bigEndianBytes: Keccak256.hash(bytes(hex: vector.data_hex))).paddedHexString.hasSuffix(
-                String(vector.hash.dropFirst(2))))
+            #expect(
+                try UInt256(bigEndianBytes: Keccak256.hash(bytes(hex: vector.data_hex))).paddedHexString.hasSuffix(
+                    String(vector.hash.dropFirst(2))
+                )
+            )
         }
         for vector in Vectors.all.starknet_keccak {
             #expect(StarknetKeccak.hash(bytes(hex: vector.data_hex)).hexString == vector.hash)
         }
         for vector in Vectors.all.selector {
-            #expect(StarknetKeccak.selector(vector.function_name).hexString == vector.selector, "\(vector.function_name)")
+            #expect(
+                StarknetKeccak.selector(vector.function_name).hexString == vector.selector,
+                "\(vector.function_name)"
+            )
         }
     }
 
@@ -235,7 +249,10 @@ func bytes(hex text: String) -> [UInt8] {
             if let typeHash = vector.primary_type_hash {
                 #expect(try data.typeHash(data.primaryType).hexString == typeHash, "\(vector.name)")
             }
-            #expect(try data.messageHash(account: try felt(vector.account)).hexString == vector.message_hash, "\(vector.name)")
+            #expect(
+                try data.messageHash(account: try felt(vector.account)).hexString == vector.message_hash,
+                "\(vector.name)"
+            )
         }
     }
 }

@@ -17,19 +17,26 @@ extension ChippiPayClient {
 
     /// A path segment, percent-encoded; an empty or oversized one is refused.
     static func segment(_ text: String) throws(ChippiPayError) -> String {
-        guard !text.isEmpty, text.utf8.count <= 256 else { throw ChippiPayError(.invalidInput, "an empty or too long id") }
+        guard !text.isEmpty, text.utf8.count <= 256 else {
+            throw ChippiPayError(.invalidInput, "an empty or too long id")
+        }
         let allowed = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
         return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
     }
 
     func send<Response: Decodable>(
-        _ method: HTTPRequest.Method, _ path: String, query: [(String, String)] = []
+        _ method: HTTPRequest.Method,
+        _ path: String,
+        query: [(String, String)] = []
     ) async throws(ChippiPayError) -> Response {
         try await send(method, path, query: query, body: Optional<Empty>.none, idempotencyKey: nil)
     }
 
     func send<Body: Encodable, Response: Decodable>(
-        _ method: HTTPRequest.Method, _ path: String, query: [(String, String)] = [], body: Body?,
+        _ method: HTTPRequest.Method,
+        _ path: String,
+        query: [(String, String)] = [],
+        body: Body?,
         idempotencyKey: String?
     ) async throws(ChippiPayError) -> Response {
         var components = URLComponents(url: configuration.baseURL, resolvingAgainstBaseURL: false)
@@ -45,7 +52,8 @@ extension ChippiPayClient {
         request.headerFields[.contentType] = "application/json"
         if let idempotencyKey {
             let digest = SHA256.hash(data: Data(idempotencyKey.utf8))
-            request.headerFields[HTTPField.Name("Idempotency-Key")!] = digest.map { String(format: "%02x", $0) }.joined()
+            request.headerFields[HTTPField.Name("Idempotency-Key")!] = digest.map { String(format: "%02x", $0) }
+                .joined()
         }
         var data: Data?
         if let body {
@@ -66,12 +74,17 @@ extension ChippiPayClient {
             var error = ChippiPayError.from(status: response.status.code, body: response.body)
             error.message = redact(error.message)
             configuration.logger.debug(
-                "chippipay refused", metadata: ["status": "\(response.status.code)", "code": "\(error.code)"])
+                "chippipay refused",
+                metadata: ["status": "\(response.status.code)", "code": "\(error.code)"]
+            )
             throw error
         }
         do { return try Self.decoder.decode(Response.self, from: response.body) } catch {
             throw ChippiPayError(
-                .malformedResponse, "ChippiPay sent an unreadable \(Response.self)", status: response.status.code)
+                .malformedResponse,
+                "ChippiPay sent an unreadable \(Response.self)",
+                status: response.status.code
+            )
         }
     }
 

@@ -14,7 +14,9 @@ public struct PollingPolicy: Sendable, Hashable {
 
     /// A policy.
     public init(
-        maxAttempts: Int = 10, initialDelay: Duration = .seconds(2), maximumDelay: Duration = .seconds(10),
+        maxAttempts: Int = 10,
+        initialDelay: Duration = .seconds(2),
+        maximumDelay: Duration = .seconds(10),
         multiplier: Int = 2
     ) {
         self.maxAttempts = max(1, maxAttempts)
@@ -58,16 +60,19 @@ extension ChippiPayClient {
             do {
                 let purchase = try await skuPurchase(id: id)
                 configuration.logger.debug(
-                    "chippipay poll", metadata: ["attempt": "\(attempt)", "status": "\(purchase.status)"])
+                    "chippipay poll",
+                    metadata: ["attempt": "\(attempt)", "status": "\(purchase.status)"]
+                )
                 if purchase.status.isTerminal { return purchase }
                 last = purchase
-            } catch where error.isRetryable && attempt < policy.maxAttempts {
+            } catch  where error.isRetryable && attempt < policy.maxAttempts {
                 continue
             }
         }
         throw ChippiPayError(
             .stillPending,
             "purchase still \(last?.status.rawValue ?? "unconfirmed") after \(policy.maxAttempts) attempts",
-            attempts: policy.maxAttempts)
+            attempts: policy.maxAttempts
+        )
     }
 }

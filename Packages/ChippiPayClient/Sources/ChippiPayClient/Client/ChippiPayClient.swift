@@ -3,7 +3,7 @@ public import OpenCatCore
 public import StarknetCrypto
 
 /// The ChippiPay REST API: SKUs, SKU purchases (and the legacy `sku-transactions` the design uses), wallets and
-/// sponsored transactions. Every call goes through OpenCat's ``OpenCatCore/HTTPClient`` (timeouts, retries on
+/// sponsored transactions. Every call goes through OpenCat's `HTTPClient` (timeouts, retries on
 /// 429 honouring `Retry-After`, 5xx and timeouts for safe requests, all on the injected clock) and carries
 /// `__chipi_api_version`; keys travel in headers only, never in a URL.
 public struct ChippiPayClient: Sendable {
@@ -80,7 +80,7 @@ public struct ChippiPayClient: Sendable {
     public func wallet(externalUserId: String) async throws(ChippiPayError) -> ChippiWallet? {
         do {
             return try await send(.get, "/chipi-wallets/by-user", query: [("externalUserId", externalUserId)])
-        } catch where error.code == .walletNotFound || (error.status == 404 && error.serverCode == nil) {
+        } catch  where error.code == .walletNotFound || (error.status == 404 && error.serverCode == nil) {
             return nil
         }
     }
@@ -90,8 +90,10 @@ public struct ChippiPayClient: Sendable {
         async throws(ChippiPayError) -> TokenBalance
     {
         try await send(
-            .get, "/chipi-wallets/token-balance",
-            query: [("externalUserId", externalUserId), ("chainToken", token), ("chain", chain)])
+            .get,
+            "/chipi-wallets/token-balance",
+            query: [("externalUserId", externalUserId), ("chainToken", token), ("chain", chain)]
+        )
     }
 
     /// Step one of wallet creation: typed data for the new account to sign.
@@ -111,22 +113,37 @@ public struct ChippiPayClient: Sendable {
         async throws(ChippiPayError) -> PreparedTypedData
     {
         try await send(
-            .post, "/transactions/prepare-typed-data",
+            .post,
+            "/transactions/prepare-typed-data",
             body: PrepareTypedDataBody(
-                publicKey: address.hexString, calls: calls, accountClassHash: accountClassHash.hexString),
-            idempotencyKey: nil)
+                publicKey: address.hexString,
+                calls: calls,
+                accountClassHash: accountClassHash.hexString
+            ),
+            idempotencyKey: nil
+        )
     }
 
     /// Executes signed typed data through ChippiPay's paymaster; the transaction hash.
     public func executeSponsoredTransaction(
-        address: Felt, typedData: TypedData, signature: StarkSignature, walletType: String, idempotencyKey: String
+        address: Felt,
+        typedData: TypedData,
+        signature: StarkSignature,
+        walletType: String,
+        idempotencyKey: String
     ) async throws(ChippiPayError) -> Felt {
         let answer: TransactionHashAnswer = try await send(
-            .post, "/transactions/execute-sponsored-transaction",
+            .post,
+            "/transactions/execute-sponsored-transaction",
             body: ExecuteSponsoredBody(
-                publicKey: address.hexString, typedData: typedData, userSignature: UserSignature(signature),
-                saveToDatabase: true, walletType: walletType),
-            idempotencyKey: idempotencyKey)
+                publicKey: address.hexString,
+                typedData: typedData,
+                userSignature: UserSignature(signature),
+                saveToDatabase: true,
+                walletType: walletType
+            ),
+            idempotencyKey: idempotencyKey
+        )
         do {
             return try Felt(hex: answer.transactionHash)
         } catch {

@@ -59,7 +59,11 @@ public struct ChippiPayError: Error, Hashable, Sendable, CustomStringConvertible
     public var attempts: Int?
 
     public init(
-        _ code: Code, _ message: String, status: Int? = nil, serverCode: String? = nil, reason: String? = nil,
+        _ code: Code,
+        _ message: String,
+        status: Int? = nil,
+        serverCode: String? = nil,
+        reason: String? = nil,
         attempts: Int? = nil
     ) {
         self.code = code
@@ -124,7 +128,11 @@ public struct ChippiPayError: Error, Hashable, Sendable, CustomStringConvertible
             }
         let serverMessage = decoded?.message.map { String($0.prefix(200)) }
         return ChippiPayError(
-            code, serverMessage ?? "ChippiPay answered HTTP \(status)", status: status, serverCode: serverCode)
+            code,
+            serverMessage ?? "ChippiPay answered HTTP \(status)",
+            status: status,
+            serverCode: serverCode
+        )
     }
 
     /// The error for a transport failure.

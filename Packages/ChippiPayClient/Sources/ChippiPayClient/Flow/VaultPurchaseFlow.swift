@@ -25,8 +25,12 @@ public struct VaultPurchaseFlow: Sendable {
 
     /// A flow.
     public init(
-        chippiPay: ChippiPayClient, account: StarknetAccount, vault: VaultContract, recipient: Felt,
-        cache: EncryptedCache, polling: PollingPolicy = .default,
+        chippiPay: ChippiPayClient,
+        account: StarknetAccount,
+        vault: VaultContract,
+        recipient: Felt,
+        cache: EncryptedCache,
+        polling: PollingPolicy = .default,
         confirmation: PollingPolicy = PollingPolicy(maxAttempts: 30),
         onStepStored: (@Sendable (VaultPurchaseRecord) throws -> Void)? = nil
     ) {
@@ -57,14 +61,21 @@ public struct VaultPurchaseFlow: Sendable {
         let quote: Quote
         do {
             quote = try Quote(
-                fiatAmount: request.fiatAmount, currency: request.currency, rate: request.rate, token: request.token,
-                decimals: vault.decimals)
+                fiatAmount: request.fiatAmount,
+                currency: request.currency,
+                rate: request.rate,
+                token: request.token,
+                decimals: vault.decimals
+            )
         } catch {
             throw ChippiPayError(.invalidInput, error.reason)
         }
         let record = VaultPurchaseRecord(
-            request: request, quotedBaseUnits: quote.tokenAmount.baseUnits.decimalString, decimals: vault.decimals,
-            step: .quoted)
+            request: request,
+            quotedBaseUnits: quote.tokenAmount.baseUnits.decimalString,
+            decimals: vault.decimals,
+            step: .quoted
+        )
         try store(record)
         return try await advance(record)
     }
@@ -121,7 +132,9 @@ public struct VaultPurchaseFlow: Sendable {
             case .failed:
                 throw ChippiPayError(
                     ChippiPayError.Code(rawValue: record.failureCode ?? "purchaseFailed"),
-                    record.failureMessage ?? "the purchase failed", reason: record.failureReason)
+                    record.failureMessage ?? "the purchase failed",
+                    reason: record.failureReason
+                )
             }
         }
     }
@@ -133,14 +146,17 @@ public struct VaultPurchaseFlow: Sendable {
         let sku: Sku
         do {
             sku = try await chippiPay.sku(id: record.request.skuId)
-        } catch where error.code == .skuNotFound {
+        } catch  where error.code == .skuNotFound {
             try fail(record, error)
         }
         guard sku.accepts(reference: record.request.reference) else {
             try fail(
                 record,
                 ChippiPayError(
-                    .invalidRequest, "the reference does not match \(sku.referenceLabel ?? "the SKU's pattern")"))
+                    .invalidRequest,
+                    "the reference does not match \(sku.referenceLabel ?? "the SKU's pattern")"
+                )
+            )
         }
         let balance = try await vault.balance(of: account.address, rpc: account.rpc)
         guard balance.baseUnits >= record.quote.baseUnits else {
@@ -149,7 +165,9 @@ public struct VaultPurchaseFlow: Sendable {
                 ChippiPayError(
                     .insufficientBalance,
                     "the vault holds \(balance.formatted) \(record.request.token), the purchase needs "
-                        + "\(record.quote.formatted)"))
+                        + "\(record.quote.formatted)"
+                )
+            )
         }
         let transaction = try await account.prepareInvoke([vault.withdrawCall(amount: record.quote, to: recipient)])
         do {
@@ -172,7 +190,8 @@ public struct VaultPurchaseFlow: Sendable {
         var known = true
         do {
             _ = try await account.rpc.status(hash)
-        } catch where error.code == .rpcError
+        } catch
+            where error.code == .rpcError
             && error.serverCode == String(StarknetRPCClient.ErrorCode.transactionHashNotFound)
         {
             known = false
@@ -183,7 +202,8 @@ public struct VaultPurchaseFlow: Sendable {
                 guard sent == hash else {
                     throw ChippiPayError(.malformedResponse, "the node answered another transaction hash")
                 }
-            } catch where error.code == .rpcError
+            } catch
+                where error.code == .rpcError
                 && error.serverCode == String(StarknetRPCClient.ErrorCode.duplicateTransaction)
             {
                 // Already in the mempool: the same transaction.
@@ -191,7 +211,7 @@ public struct VaultPurchaseFlow: Sendable {
         }
         do {
             _ = try await account.rpc.waitForAcceptance(of: hash, policy: confirmation)
-        } catch where error.code == .withdrawalReverted {
+        } catch  where error.code == .withdrawalReverted {
             try fail(record, error)
         }
         record.step = .withdrawalConfirmed
@@ -203,13 +223,17 @@ public struct VaultPurchaseFlow: Sendable {
         var record = start
         guard let hash = record.withdrawalHash else { throw ChippiPayError(.storage, "no withdrawal hash") }
         let request = SkuTransactionRequest(
-            walletAddress: account.address.hexString, skuId: record.request.skuId, chainToken: record.request.token,
-            mxnAmount: record.request.fiatAmount, reference: record.request.reference,
-            transactionHash: hash.hexString)
+            walletAddress: account.address.hexString,
+            skuId: record.request.skuId,
+            chainToken: record.request.token,
+            mxnAmount: record.request.fiatAmount,
+            reference: record.request.reference,
+            transactionHash: hash.hexString
+        )
         let purchase: SkuPurchase
         do {
             purchase = try await chippiPay.createSkuTransaction(request, idempotencyKey: record.purchaseIdempotencyKey)
-        } catch where !error.isRetryable && error.code != .credentialsInvalid {
+        } catch  where !error.isRetryable && error.code != .credentialsInvalid {
             try fail(record, error)
         }
         record.purchaseID = purchase.id
@@ -228,8 +252,12 @@ public struct VaultPurchaseFlow: Sendable {
             try fail(
                 record,
                 ChippiPayError(
-                    .purchaseFailed, "ChippiPay reported \(purchase.status.rawValue)",
-                    serverCode: purchase.status.rawValue, reason: purchase.errorMessage))
+                    .purchaseFailed,
+                    "ChippiPay reported \(purchase.status.rawValue)",
+                    serverCode: purchase.status.rawValue,
+                    reason: purchase.errorMessage
+                )
+            )
         }
         record.step = .completed
         try store(record)

@@ -19,8 +19,13 @@ public struct VaultPurchaseRequest: Sendable, Hashable, Codable {
 
     /// A request.
     public init(
-        flowID: String, skuId: String, reference: String, fiatAmount: Decimal, currency: String = "MXN",
-        rate: Decimal, token: String = "STRK"
+        flowID: String,
+        skuId: String,
+        reference: String,
+        fiatAmount: Decimal,
+        currency: String = "MXN",
+        rate: Decimal,
+        token: String = "STRK"
     ) {
         self.flowID = flowID
         self.skuId = skuId

@@ -20,10 +20,19 @@ public struct Sku: Sendable, Hashable, Codable, Identifiable {
 
     /// A SKU with its id and name; the rest optional.
     public init(
-        id: String, name: String, description: String? = nil, providerId: String? = nil, category: String? = nil,
-        fixedAmount: Decimal? = nil, currency: String? = nil, referenceLabel: String? = nil,
-        referenceRegexValidation: String? = nil, amountLabel: String? = nil, amountRegexValidation: String? = nil,
-        logoUrl: String? = nil, isActive: Bool? = nil
+        id: String,
+        name: String,
+        description: String? = nil,
+        providerId: String? = nil,
+        category: String? = nil,
+        fixedAmount: Decimal? = nil,
+        currency: String? = nil,
+        referenceLabel: String? = nil,
+        referenceRegexValidation: String? = nil,
+        amountLabel: String? = nil,
+        amountRegexValidation: String? = nil,
+        logoUrl: String? = nil,
+        isActive: Bool? = nil
     ) {
         self.id = id
         self.name = name

@@ -44,11 +44,14 @@ public struct SkuPurchase: Sendable, Hashable, Codable, Identifiable {
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        guard let id = try container.decodeIfPresent(String.self, forKey: .id)
-            ?? container.decodeIfPresent(String.self, forKey: .transactionID)
+        guard
+            let id = try container.decodeIfPresent(String.self, forKey: .id)
+                ?? container.decodeIfPresent(String.self, forKey: .transactionID)
         else {
             throw DecodingError.keyNotFound(
-                CodingKeys.id, .init(codingPath: container.codingPath, debugDescription: "a purchase without an id"))
+                CodingKeys.id,
+                .init(codingPath: container.codingPath, debugDescription: "a purchase without an id")
+            )
         }
         self.id = id
         status = try container.decode(PurchaseStatus.self, forKey: .status)
@@ -107,7 +110,11 @@ public struct SkuPurchaseRequest: Sendable, Hashable, Codable {
 
     /// A purchase request.
     public init(
-        skuId: String, skuReference: String, currencyAmount: Decimal, currency: String, chain: String = "STARKNET",
+        skuId: String,
+        skuReference: String,
+        currencyAmount: Decimal,
+        currency: String,
+        chain: String = "STARKNET",
         token: String
     ) {
         self.skuId = skuId
@@ -136,8 +143,13 @@ public struct SkuTransactionRequest: Sendable, Hashable, Codable {
 
     /// A legacy purchase request.
     public init(
-        walletAddress: String, skuId: String, chain: String = "STARKNET", chainToken: String, mxnAmount: Decimal,
-        reference: String, transactionHash: String
+        walletAddress: String,
+        skuId: String,
+        chain: String = "STARKNET",
+        chainToken: String,
+        mxnAmount: Decimal,
+        reference: String,
+        transactionHash: String
     ) {
         self.walletAddress = walletAddress
         self.skuId = skuId

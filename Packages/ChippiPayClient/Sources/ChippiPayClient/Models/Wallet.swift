@@ -15,8 +15,14 @@ public struct ChippiWallet: Sendable, Hashable, Codable, Identifiable {
 
     /// A wallet.
     public init(
-        id: String, externalUserId: String? = nil, publicKey: String, encryptedPrivateKey: String? = nil,
-        walletType: String? = nil, chain: String? = nil, isDeployed: Bool? = nil, classHash: String? = nil
+        id: String,
+        externalUserId: String? = nil,
+        publicKey: String,
+        encryptedPrivateKey: String? = nil,
+        walletType: String? = nil,
+        chain: String? = nil,
+        isDeployed: Bool? = nil,
+        classHash: String? = nil
     ) {
         self.id = id
         self.externalUserId = externalUserId

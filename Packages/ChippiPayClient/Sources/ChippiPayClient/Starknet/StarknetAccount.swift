@@ -37,8 +37,11 @@ public struct StarknetAccount: Sendable {
         let resolvedNonce: Felt
         if let nonce { resolvedNonce = nonce } else { resolvedNonce = try await rpc.nonce(of: address) }
         var transaction = InvokeTransactionV3(
-            senderAddress: address, calldata: Self.executeCalldata(calls), nonce: resolvedNonce,
-            resourceBounds: ResourceBoundsMapping(l1Gas: .zero, l2Gas: .zero, l1DataGas: .zero))
+            senderAddress: address,
+            calldata: Self.executeCalldata(calls),
+            nonce: resolvedNonce,
+            resourceBounds: ResourceBoundsMapping(l1Gas: .zero, l2Gas: .zero, l1DataGas: .zero)
+        )
         if let resourceBounds {
             transaction.resourceBounds = resourceBounds
         } else {
@@ -86,25 +89,33 @@ extension StarknetRPCClient {
                 let status = try await status(hash)
                 if status.isRejected {
                     throw ChippiPayError(
-                        .withdrawalReverted, "the transaction was rejected", serverCode: status.finalityStatus,
-                        reason: status.failureReason)
+                        .withdrawalReverted,
+                        "the transaction was rejected",
+                        serverCode: status.finalityStatus,
+                        reason: status.failureReason
+                    )
                 }
                 guard status.isAccepted || status.executionStatus != nil else { continue }
                 let receipt = try await receipt(hash)
                 if !receipt.succeeded {
                     throw ChippiPayError(
-                        .withdrawalReverted, "the transaction reverted", serverCode: receipt.executionStatus,
-                        reason: receipt.revertReason ?? status.failureReason)
+                        .withdrawalReverted,
+                        "the transaction reverted",
+                        serverCode: receipt.executionStatus,
+                        reason: receipt.revertReason ?? status.failureReason
+                    )
                 }
                 if receipt.isAccepted { return receipt }
-            } catch where error.code == .rpcError && error.serverCode == String(ErrorCode.transactionHashNotFound) {
+            } catch  where error.code == .rpcError && error.serverCode == String(ErrorCode.transactionHashNotFound) {
                 continue
-            } catch where error.isRetryable && error.code != .stillPending && attempt < policy.maxAttempts {
+            } catch  where error.isRetryable && error.code != .stillPending && attempt < policy.maxAttempts {
                 continue
             }
         }
         throw ChippiPayError(
-            .stillPending, "the transaction was not accepted after \(policy.maxAttempts) checks",
-            attempts: policy.maxAttempts)
+            .stillPending,
+            "the transaction was not accepted after \(policy.maxAttempts) checks",
+            attempts: policy.maxAttempts
+        )
     }
 }

@@ -4,7 +4,7 @@ import Logging
 public import OpenCatCore
 public import StarknetCrypto
 
-/// A Starknet JSON-RPC client (specification v0.8) over OpenCat's ``OpenCatCore/HTTPClient``: reads are retried
+/// A Starknet JSON-RPC client (specification v0.8) over OpenCat's `HTTPClient`: reads are retried
 /// like any safe request; node errors become ``ChippiPayError/Code/rpcError`` with the node's code and data.
 public struct StarknetRPCClient: Sendable {
     public let url: URL
@@ -49,8 +49,13 @@ public struct StarknetRPCClient: Sendable {
         let answer = try await request(
             "starknet_estimateFee",
             EstimateParams(
-                request: [transaction], simulation_flags: skipValidate ? ["SKIP_VALIDATE"] : [], block_id: block),
-            as: [FeeEstimate].self, idempotent: true)
+                request: [transaction],
+                simulation_flags: skipValidate ? ["SKIP_VALIDATE"] : [],
+                block_id: block
+            ),
+            as: [FeeEstimate].self,
+            idempotent: true
+        )
         guard let first = answer.first else {
             throw ChippiPayError(.malformedResponse, "the node sent no fee estimate")
         }
@@ -61,19 +66,29 @@ public struct StarknetRPCClient: Sendable {
     public func addInvokeTransaction(_ transaction: InvokeTransactionV3) async throws(ChippiPayError) -> Felt {
         struct Answer: Decodable { var transaction_hash: Felt }
         return try await request(
-            "starknet_addInvokeTransaction", InvokeParams(invoke_transaction: transaction), as: Answer.self,
+            "starknet_addInvokeTransaction",
+            InvokeParams(invoke_transaction: transaction),
+            as: Answer.self,
             idempotent: true
         ).transaction_hash
     }
 
     /// `starknet_getTransactionReceipt`.
     public func receipt(_ hash: Felt) async throws(ChippiPayError) -> TransactionReceipt {
-        try await request("starknet_getTransactionReceipt", HashParams(transaction_hash: hash), as: TransactionReceipt.self)
+        try await request(
+            "starknet_getTransactionReceipt",
+            HashParams(transaction_hash: hash),
+            as: TransactionReceipt.self
+        )
     }
 
     /// `starknet_getTransactionStatus`.
     public func status(_ hash: Felt) async throws(ChippiPayError) -> TransactionStatus {
-        try await request("starknet_getTransactionStatus", HashParams(transaction_hash: hash), as: TransactionStatus.self)
+        try await request(
+            "starknet_getTransactionStatus",
+            HashParams(transaction_hash: hash),
+            as: TransactionStatus.self
+        )
     }
 
     // MARK: Wire
@@ -142,7 +157,10 @@ public struct StarknetRPCClient: Sendable {
     }()
 
     func request<Params: Encodable, Result: Decodable>(
-        _ method: String, _ params: Params, as type: Result.Type, idempotent: Bool = true
+        _ method: String,
+        _ params: Params,
+        as type: Result.Type,
+        idempotent: Bool = true
     ) async throws(ChippiPayError) -> Result {
         let body: Data
         do {
@@ -169,7 +187,11 @@ public struct StarknetRPCClient: Sendable {
                 case 401, 403: .credentialsInvalid
                 default: .serviceUnavailable
                 }
-            throw ChippiPayError(code, "the Starknet node answered HTTP \(response.status.code)", status: response.status.code)
+            throw ChippiPayError(
+                code,
+                "the Starknet node answered HTTP \(response.status.code)",
+                status: response.status.code
+            )
         }
         let answer: Answer<Result>
         do {
@@ -180,8 +202,11 @@ public struct StarknetRPCClient: Sendable {
         if let error = answer.error {
             logger.debug("starknet rpc error", metadata: ["method": "\(method)", "code": "\(error.code)"])
             throw ChippiPayError(
-                .rpcError, String(error.message.prefix(200)), serverCode: String(error.code),
-                reason: error.data.map { String($0.text.prefix(500)) })
+                .rpcError,
+                String(error.message.prefix(200)),
+                serverCode: String(error.code),
+                reason: error.data.map { String($0.text.prefix(500)) }
+            )
         }
         guard let result = answer.result else {
             throw ChippiPayError(.malformedResponse, "the Starknet node sent neither result nor error for \(method)")

@@ -97,8 +97,10 @@ public struct FeeEstimate: Sendable, Hashable, Codable {
             ResourceBounds(maxAmount: margin(amount, bits: 64), maxPricePerUnit: margin(price, bits: 128))
         }
         return ResourceBoundsMapping(
-            l1Gas: bounds(l1GasConsumed, l1GasPrice), l2Gas: bounds(l2GasConsumed, l2GasPrice),
-            l1DataGas: bounds(l1DataGasConsumed, l1DataGasPrice))
+            l1Gas: bounds(l1GasConsumed, l1GasPrice),
+            l2Gas: bounds(l2GasConsumed, l2GasPrice),
+            l1DataGas: bounds(l1DataGasConsumed, l1DataGasPrice)
+        )
     }
 }
 

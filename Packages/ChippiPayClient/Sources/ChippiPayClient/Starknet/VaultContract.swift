@@ -11,7 +11,9 @@ public struct VaultContract: Sendable, Hashable {
 
     /// A vault.
     public init(
-        address: Felt, decimals: UInt8 = 18, balanceEntrypoint: String = "balance_of",
+        address: Felt,
+        decimals: UInt8 = 18,
+        balanceEntrypoint: String = "balance_of",
         withdrawEntrypoint: String = "withdraw"
     ) {
         self.address = address

@@ -26,10 +26,10 @@ public struct ChippiWalletManager: Sendable {
     public var cache: EncryptedCache
 
     /// ChipiPay's CHIPI account class (constructor `[public_key]`).
-    public static let chipiAccountClassHash = 
+    public static let chipiAccountClassHash =
         (try? Felt(hex: "0x053f4f8791ed5bed0fddaa553d180c664e32cfaf8316bb232ae77bb08f459f2a")) ?? .zero
     /// The account class ChipiPay's paymaster expects in prepare-typed-data.
-    public static let paymasterAccountClassHash = 
+    public static let paymasterAccountClassHash =
         (try? Felt(hex: "0x036078334509b514626504edc9fb252328d1a240e4e948bef8d0c08dff45927f")) ?? .zero
 
     /// A manager.
@@ -69,16 +69,29 @@ public struct ChippiWalletManager: Sendable {
             let publicKey = key.publicKey
             let classHash = Self.chipiAccountClassHash
             wallet = StoredChippiWallet(
-                walletID: nil, externalUserId: externalUserId,
-                address: ContractAddress.compute(salt: publicKey, classHash: classHash, constructorCalldata: [publicKey]),
-                publicKey: publicKey, walletType: "CHIPI", classHash: classHash,
-                encryptedPrivateKey: try PassphraseSeal.seal(padded(key.secretHex), passphrase: pin), isCreated: false)
+                walletID: nil,
+                externalUserId: externalUserId,
+                address: ContractAddress.compute(
+                    salt: publicKey,
+                    classHash: classHash,
+                    constructorCalldata: [publicKey]
+                ),
+                publicKey: publicKey,
+                walletType: "CHIPI",
+                classHash: classHash,
+                encryptedPrivateKey: try PassphraseSeal.seal(padded(key.secretHex), passphrase: pin),
+                isCreated: false
+            )
             try store(wallet)
         }
         let prepared = try await client.prepareWalletCreation(
             PrepareWalletCreationBody(
-                publicKey: wallet.address.hexString, walletType: wallet.walletType,
-                starkKeyPubAX: wallet.publicKey.hexString, classHash: wallet.classHash.hexString))
+                publicKey: wallet.address.hexString,
+                walletType: wallet.walletType,
+                starkKeyPubAX: wallet.publicKey.hexString,
+                classHash: wallet.classHash.hexString
+            )
+        )
         if let answered = prepared.accountClassHash, (try? Felt(hex: answered)) != wallet.classHash {
             throw ChippiPayError(.malformedResponse, "ChippiPay prepared the wallet for another account class")
         }
@@ -90,13 +103,21 @@ public struct ChippiWalletManager: Sendable {
         }
         let created = try await client.createWallet(
             CreateWalletBody(
-                externalUserId: externalUserId, publicKey: wallet.address.hexString, walletType: wallet.walletType,
-                userSignature: UserSignature(signature), typedData: prepared.typedData,
+                externalUserId: externalUserId,
+                publicKey: wallet.address.hexString,
+                walletType: wallet.walletType,
+                userSignature: UserSignature(signature),
+                typedData: prepared.typedData,
                 deploymentData: DeploymentData(
-                    class_hash: wallet.classHash.hexString, salt: wallet.publicKey.hexString, unique: "0x0",
-                    calldata: [wallet.publicKey.hexString]),
-                encryptedPrivateKey: wallet.encryptedPrivateKey),
-            idempotencyKey: "opencat.chippipay.wallet.\(externalUserId).\(wallet.address.hexString)")
+                    class_hash: wallet.classHash.hexString,
+                    salt: wallet.publicKey.hexString,
+                    unique: "0x0",
+                    calldata: [wallet.publicKey.hexString]
+                ),
+                encryptedPrivateKey: wallet.encryptedPrivateKey
+            ),
+            idempotencyKey: "opencat.chippipay.wallet.\(externalUserId).\(wallet.address.hexString)"
+        )
         wallet.walletID = created.id
         wallet.isCreated = true
         try store(wallet)
@@ -104,7 +125,12 @@ public struct ChippiWalletManager: Sendable {
     }
 
     /// Runs `calls` from the user's wallet with ChippiPay paying the gas: prepare-typed-data, sign, execute.
-    public func executeSponsored(externalUserId: String, pin: Secret<String>, calls: [ChippiCall], idempotencyKey: String)
+    public func executeSponsored(
+        externalUserId: String,
+        pin: Secret<String>,
+        calls: [ChippiCall],
+        idempotencyKey: String
+    )
         async throws(ChippiPayError) -> Felt
     {
         guard let wallet = try storedWallet(externalUserId: externalUserId), wallet.isCreated else {
@@ -112,7 +138,10 @@ public struct ChippiWalletManager: Sendable {
         }
         let key = try unseal(wallet, pin: pin)
         let prepared = try await client.prepareTypedData(
-            address: wallet.address, calls: calls, accountClassHash: Self.paymasterAccountClassHash)
+            address: wallet.address,
+            calls: calls,
+            accountClassHash: Self.paymasterAccountClassHash
+        )
         let signature: StarkSignature
         do throws(StarknetCryptoError) {
             signature = try StarkECDSA.sign(try prepared.typedData.messageHash(account: wallet.address), with: key)
@@ -120,8 +149,12 @@ public struct ChippiWalletManager: Sendable {
             throw ChippiPayError(.malformedResponse, "ChippiPay's typed data cannot be signed: \(error.reason)")
         }
         return try await client.executeSponsoredTransaction(
-            address: wallet.address, typedData: prepared.typedData, signature: signature,
-            walletType: prepared.walletType ?? wallet.walletType, idempotencyKey: idempotencyKey)
+            address: wallet.address,
+            typedData: prepared.typedData,
+            signature: signature,
+            walletType: prepared.walletType ?? wallet.walletType,
+            idempotencyKey: idempotencyKey
+        )
     }
 
     func unseal(_ wallet: StoredChippiWallet, pin: Secret<String>) throws(ChippiPayError) -> StarkPrivateKey {

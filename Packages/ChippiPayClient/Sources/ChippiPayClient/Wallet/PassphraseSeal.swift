@@ -21,7 +21,10 @@ public enum PassphraseSeal {
         let (key, iv) = derive(passphrase: Array(passphrase.revealed.utf8), salt: salt)
         do {
             let ciphertext = try AES._CBC.encrypt(
-                Array(plaintext.revealed.utf8), using: SymmetricKey(data: key), iv: try AES._CBC.IV(ivBytes: iv))
+                Array(plaintext.revealed.utf8),
+                using: SymmetricKey(data: key),
+                iv: try AES._CBC.IV(ivBytes: iv)
+            )
             return Data(magic + salt + Array(ciphertext)).base64EncodedString()
         } catch {
             throw ChippiPayError(.invalidInput, "the key could not be sealed")
@@ -35,8 +38,12 @@ public enum PassphraseSeal {
         else { throw ChippiPayError(.invalidInput, "the sealed key is not in the Salted__ format") }
         let bytes = Array(data)
         let (key, iv) = derive(passphrase: Array(passphrase.revealed.utf8), salt: Array(bytes[8..<16]))
-        guard let plaintext = try? AES._CBC.decrypt(
-            bytes[16...], using: SymmetricKey(data: key), iv: try AES._CBC.IV(ivBytes: iv)),
+        guard
+            let plaintext = try? AES._CBC.decrypt(
+                bytes[16...],
+                using: SymmetricKey(data: key),
+                iv: try AES._CBC.IV(ivBytes: iv)
+            ),
             !plaintext.isEmpty, let text = String(data: plaintext, encoding: .utf8)
         else { throw ChippiPayError(.invalidInput, "the passphrase does not open the sealed key") }
         return Secret(text)

@@ -4,7 +4,7 @@ public import OpenCatCore
 public struct StarkPrivateKey: Sendable, CustomStringConvertible, CustomDebugStringConvertible {
     let scalar: UInt256
 
-    /// A key from `0x` hexadecimal text kept in a ``OpenCatCore/Secret``.
+    /// A key from `0x` hexadecimal text kept in a `Secret`.
     public init(hex secret: Secret<String>) throws(StarknetCryptoError) {
         guard let value = try? UInt256(hex: secret.revealed.trimmingWhitespace) else {
             throw StarknetCryptoError(.invalidPrivateKey, "the private key is not hexadecimal")
@@ -32,7 +32,11 @@ public struct StarkPrivateKey: Sendable, CustomStringConvertible, CustomDebugStr
         var generator = SystemRandomNumberGenerator()
         while true {
             let candidate = UInt256(
-                w0: generator.next(), w1: generator.next(), w2: generator.next(), w3: generator.next() & 0x0FFF_FFFF_FFFF_FFFF)
+                w0: generator.next(),
+                w1: generator.next(),
+                w2: generator.next(),
+                w3: generator.next() & 0x0FFF_FFFF_FFFF_FFFF
+            )
             if let key = try? StarkPrivateKey(candidate) { return key }
         }
     }

@@ -93,7 +93,10 @@ extension UInt256 {
 
     /// Lowercase hexadecimal padded to 64 digits, `0x`-prefixed.
     public var paddedHexString: String {
-        "0x" + [w3, w2, w1, w0].map { String(repeating: "0", count: 16 - String($0, radix: 16).count) + String($0, radix: 16) }.joined()
+        "0x"
+            + [w3, w2, w1, w0].map {
+                String(repeating: "0", count: 16 - String($0, radix: 16).count) + String($0, radix: 16)
+            }.joined()
     }
 
     /// Base-10 digits.

@@ -21,7 +21,9 @@ public struct TokenAmount: Sendable, Hashable, Comparable, CustomStringConvertib
         let number = try ExactDecimal(parsing: text)
         guard number.scale <= Int(decimals) else {
             throw StarknetCryptoError(
-                .invalidNumber, "\(text) has more than \(decimals) fractional digits: it is not an exact amount")
+                .invalidNumber,
+                "\(text) has more than \(decimals) fractional digits: it is not an exact amount"
+            )
         }
         guard let scaled = number.digits.multiplied(by: ExactDecimal.powerOfTen(Int(decimals) - number.scale))
         else { throw StarknetCryptoError(.invalidNumber, "\(text) exceeds 256 bits in base units") }

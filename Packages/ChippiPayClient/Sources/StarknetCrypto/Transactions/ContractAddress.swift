@@ -8,7 +8,10 @@ public enum ContractAddress {
     /// The address a deployment yields: `pedersen_hash_on_elements(['STARKNET_CONTRACT_ADDRESS', deployer, salt,
     /// class_hash, pedersen_hash_on_elements(constructor_calldata)]) mod (2²⁵¹ − 256)`.
     public static func compute(
-        salt: Felt, classHash: Felt, constructorCalldata: [Felt], deployer: Felt = .zero
+        salt: Felt,
+        classHash: Felt,
+        constructorCalldata: [Felt],
+        deployer: Felt = .zero
     ) -> Felt {
         let hash = Pedersen.hash(array: [
             prefix, deployer, salt, classHash, Pedersen.hash(array: constructorCalldata),

@@ -9,7 +9,9 @@ public struct StarknetChainID: Sendable, Hashable, Codable, CustomStringConverti
     /// Starknet mainnet, `'SN_MAIN'`.
     public static let mainnet = StarknetChainID(Felt(unchecked: UInt256(0x534E_5F4D_4149_4E)))
     /// Starknet Sepolia, `'SN_SEPOLIA'`.
-    public static let sepolia = StarknetChainID(Felt(unchecked: UInt256(w0: 0x5f53_4550_4f4c_4941, w1: 0x534e, w2: 0, w3: 0)))
+    public static let sepolia = StarknetChainID(
+        Felt(unchecked: UInt256(w0: 0x5f53_4550_4f4c_4941, w1: 0x534e, w2: 0, w3: 0))
+    )
 
     /// `SN_MAIN`, `SN_SEPOLIA`, another short-string name, or `0x` hex.
     public init(parsing text: String) throws(StarknetCryptoError) {
@@ -48,7 +50,10 @@ public enum DataAvailabilityMode: String, Sendable, Hashable, Codable {
         }
         let text = try container.decode(String.self)
         guard let mode = DataAvailabilityMode(rawValue: text.uppercased()) else {
-            throw DecodingError.dataCorruptedError(in: container, debugDescription: "a data availability mode is L1 or L2")
+            throw DecodingError.dataCorruptedError(
+                in: container,
+                debugDescription: "a data availability mode is L1 or L2"
+            )
         }
         self = mode
     }
@@ -112,9 +117,15 @@ public struct InvokeTransactionV3: Sendable, Hashable, Codable {
 
     /// A transaction; the optional parts default to empty, L1 modes and a zero tip.
     public init(
-        senderAddress: Felt, calldata: [Felt], nonce: Felt, resourceBounds: ResourceBoundsMapping, tip: Felt = .zero,
-        paymasterData: [Felt] = [], accountDeploymentData: [Felt] = [],
-        nonceDataAvailabilityMode: DataAvailabilityMode = .l1, feeDataAvailabilityMode: DataAvailabilityMode = .l1,
+        senderAddress: Felt,
+        calldata: [Felt],
+        nonce: Felt,
+        resourceBounds: ResourceBoundsMapping,
+        tip: Felt = .zero,
+        paymasterData: [Felt] = [],
+        accountDeploymentData: [Felt] = [],
+        nonceDataAvailabilityMode: DataAvailabilityMode = .l1,
+        feeDataAvailabilityMode: DataAvailabilityMode = .l1,
         signature: [Felt] = []
     ) {
         self.senderAddress = senderAddress
@@ -144,7 +155,11 @@ public struct InvokeTransactionV3: Sendable, Hashable, Codable {
         if let version = try container.decodeIfPresent(String.self, forKey: .version),
             (try? Felt(parsing: version)) != Felt(3)
         {
-            throw DecodingError.dataCorruptedError(forKey: .version, in: container, debugDescription: "not a v3 transaction")
+            throw DecodingError.dataCorruptedError(
+                forKey: .version,
+                in: container,
+                debugDescription: "not a v3 transaction"
+            )
         }
         senderAddress = try container.decode(Felt.self, forKey: .senderAddress)
         calldata = try container.decode([Felt].self, forKey: .calldata)

@@ -30,7 +30,8 @@ struct TypedDataEncoder {
                 let target = field.type == "enum" && revision == .active ? field.contains ?? "" : field.type
                 let typeText =
                     target.hasPrefix("(") && target.hasSuffix(")")
-                    ? "(" + target.dropFirst().dropLast().split(separator: ",", omittingEmptySubsequences: false)
+                    ? "("
+                        + target.dropFirst().dropLast().split(separator: ",", omittingEmptySubsequences: false)
                         .map { $0.isEmpty ? "" : revision.escape(String($0)) }.joined(separator: ",") + ")"
                     : revision.escape(target)
                 return "\(revision.escape(field.name)):\(typeText)"
@@ -183,7 +184,9 @@ struct TypedDataEncoder {
         let fullWords = bytes.count / 31
         var elements = [Felt(UInt64(fullWords))]
         for word in 0..<fullWords {
-            elements.append(Felt(unchecked: (try? UInt256(bigEndianBytes: bytes[(word * 31)..<(word * 31 + 31)])) ?? .zero))
+            elements.append(
+                Felt(unchecked: (try? UInt256(bigEndianBytes: bytes[(word * 31)..<(word * 31 + 31)])) ?? .zero)
+            )
         }
         let pending = bytes[(fullWords * 31)...]
         elements.append(Felt(unchecked: (try? UInt256(bigEndianBytes: pending)) ?? .zero))

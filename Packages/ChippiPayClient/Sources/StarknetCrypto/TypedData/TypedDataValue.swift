@@ -25,7 +25,9 @@ public enum TypedDataValue: Sendable, Hashable, Codable {
             self = .object(value)
         } else {
             throw DecodingError.dataCorruptedError(
-                in: container, debugDescription: "typed data numbers must be integers of at most 64 bits or strings")
+                in: container,
+                debugDescription: "typed data numbers must be integers of at most 64 bits or strings"
+            )
         }
     }
 
@@ -72,7 +74,9 @@ public struct TypedData: Sendable, Hashable, Codable {
 
     /// Typed data from its four parts.
     public init(
-        types: [String: [TypedDataField]], primaryType: String, domain: [String: TypedDataValue],
+        types: [String: [TypedDataField]],
+        primaryType: String,
+        domain: [String: TypedDataValue],
         message: [String: TypedDataValue]
     ) {
         self.types = types

@@ -18,6 +18,9 @@ struct ChippiPayAuthenticator: MockAuthenticator {
     }
 
     static func unauthorized(_ message: String) -> MockResponse {
-        .json(401, ["statusCode": 401, "message": .string(message), "code": "INVALID_API_KEY", "error": "Unauthorized"])
+        .json(
+            401,
+            ["statusCode": 401, "message": .string(message), "code": "INVALID_API_KEY", "error": "Unauthorized"]
+        )
     }
 }

@@ -73,7 +73,11 @@ extension JSONValue {
     /// A JSON-RPC answer for a request body: `jsonrpc` and the request's `id` added to an object template.
     public func answeringJSONRPC(_ requestBody: JSONValue?) -> JSONValue {
         guard case .object(var members) = self else { return self }
-        if case .object(let request)? = requestBody { members["id"] = request["id"] ?? .null } else { members["id"] = .null }
+        if case .object(let request)? = requestBody {
+            members["id"] = request["id"] ?? .null
+        } else {
+            members["id"] = .null
+        }
         members["jsonrpc"] = .string("2.0")
         return .object(members)
     }

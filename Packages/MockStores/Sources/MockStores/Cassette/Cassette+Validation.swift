@@ -49,7 +49,9 @@ extension Cassette {
                 .filter { $0 }.count
             guard bodies <= 1 else { throw fail("\(base).request", "give at most one of json, form, bodyText, rpc") }
             if let rpc = request.rpc {
-                guard request.method == "POST" else { throw fail("\(base).request.method", "a JSON-RPC call is a POST") }
+                guard request.method == "POST" else {
+                    throw fail("\(base).request.method", "a JSON-RPC call is a POST")
+                }
                 guard !rpc.method.isEmpty else { throw fail("\(base).request.rpc.method", "must not be empty") }
             }
             guard interaction.times >= 1 else { throw fail("\(base).times", "must be at least 1") }
