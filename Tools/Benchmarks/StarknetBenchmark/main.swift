@@ -132,9 +132,9 @@ if let writeTo {
     if let range = document.range(of: heading) {
         let rest = document[range.upperBound...]
         let end = rest.range(of: "\n## ")?.lowerBound ?? document.endIndex
-        document.replaceSubrange(range.lowerBound..<end, with: heading + "\n\n" + report)
+        document.replaceSubrange(range.lowerBound..<end, with: heading + "\n\n" + report + "\n")
     } else {
-        document += "\n" + heading + "\n\n" + report
+        document += "\n" + heading + "\n\n" + report + "\n"
     }
     try document.write(toFile: writeTo, atomically: true, encoding: .utf8)
 }
