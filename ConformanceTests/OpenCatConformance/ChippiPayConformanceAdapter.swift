@@ -53,7 +53,7 @@ public struct ChippiPayConformanceAdapter: StoreAdapter {
                 Self.code(error.code),
                 store: store,
                 error.message,
-                storeReason: error.serverCode ?? error.reason,
+                storeReason: [error.serverCode, error.reason].compactMap { $0 }.joined(separator: ": "),
                 httpStatus: error.status
             )
         }

@@ -95,14 +95,21 @@ public struct ConformanceAdapterFactory: Sendable {
         )
     }
 
-    /// Stripe: `secretKey`, `apiVersion`.
+    /// Stripe: `secretKey`, `apiVersion`, `pastDue` (`billingRetry` or `gracePeriod`).
     public static let stripe = ConformanceAdapterFactory(store: .stripe) { environment in
-        StripeAdapter(
+        let pastDue: StripeAdapter.PastDuePolicy
+        switch environment.optionalString("pastDue") ?? "billingRetry" {
+        case "billingRetry": pastDue = .billingRetry
+        case "gracePeriod": pastDue = .gracePeriod
+        case let other: throw ConformanceError("config.pastDue: \(other) is neither billingRetry nor gracePeriod")
+        }
+        return StripeAdapter(
             configuration: .init(
                 secretKey: Secret(try environment.string("secretKey")),
                 apiVersion: environment.optionalString("apiVersion") ?? StripeAdapter.Configuration.defaultAPIVersion,
                 baseURL: environment.baseURL,
-                httpClient: environment.httpClient
+                httpClient: environment.httpClient,
+                pastDue: pastDue
             )
         )
     }

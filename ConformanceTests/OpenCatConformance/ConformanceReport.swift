@@ -25,6 +25,15 @@ public struct ConformanceReport: Sendable, Codable {
         public var detail: String?
         /// The cassette that was run.
         public var cassette: String?
+
+        /// A cell.
+        public init(store: String, scenario: String, status: Status, detail: String? = nil, cassette: String? = nil) {
+            self.store = store
+            self.scenario = scenario
+            self.status = status
+            self.detail = detail
+            self.cassette = cassette
+        }
     }
 
     /// The stores, in column order.
@@ -39,6 +48,31 @@ public struct ConformanceReport: Sendable, Codable {
     public var durationMilliseconds: Int
     /// Further sections of the same run with their own catalogue (the key server), by title.
     public var sections: [Section] = []
+    /// When the run started (RFC 3339, UTC), when recorded.
+    public var startedAt: String?
+    /// The packages' versions the run used, when recorded.
+    public var versions: [String: String]?
+
+    /// A report.
+    public init(
+        stores: [String],
+        scenarios: [String],
+        cells: [Cell],
+        invalidCassettes: [String],
+        durationMilliseconds: Int,
+        sections: [Section] = [],
+        startedAt: String? = nil,
+        versions: [String: String]? = nil
+    ) {
+        self.stores = stores
+        self.scenarios = scenarios
+        self.cells = cells
+        self.invalidCassettes = invalidCassettes
+        self.durationMilliseconds = durationMilliseconds
+        self.sections = sections
+        self.startedAt = startedAt
+        self.versions = versions
+    }
 
     /// A section: a titled report of its own.
     public struct Section: Sendable, Codable {
@@ -149,12 +183,15 @@ public struct ConformanceReport: Sendable, Codable {
         return text
     }
 
-    /// Writes `conformance.json` and `conformance.md` into a folder (created if needed).
+    /// Writes `conformance.json`, `conformance.md`, `conformance.html` and `conformance.junit.xml` into a folder
+    /// (created if needed).
     public func write(to directory: URL) throws {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         try encoder.encode(self).write(to: directory.appendingPathComponent("conformance.json"))
         try Data(renderMarkdown().utf8).write(to: directory.appendingPathComponent("conformance.md"))
+        try Data(renderHTML().utf8).write(to: directory.appendingPathComponent("conformance.html"))
+        try Data(renderJUnit().utf8).write(to: directory.appendingPathComponent("conformance.junit.xml"))
     }
 }

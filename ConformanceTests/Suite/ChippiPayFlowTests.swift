@@ -100,15 +100,7 @@ struct ChippiPayFlowTests {
         VaultPurchaseRecord.Step.withdrawalSigned, .withdrawalConfirmed, .purchaseRequested, .purchaseCreated,
     ])
     func aCrashAfterAnyStepResumesWithOneWithdrawalAndOnePurchase(_ step: VaultPurchaseRecord.Step) async throws {
-        var cassette = try Self.cassette("completed")
-        if step == .purchaseRequested {
-            // The first creation reaches ChippiPay but its answer is lost (the connection times out): the retry
-            // carries the same Idempotency-Key, so ChippiPay answers the same purchase.
-            let index = try #require(cassette.interactions.firstIndex { $0.request.path == "/v1/sku-transactions" })
-            var lost = cassette.interactions[index]
-            lost.fault = Cassette.Fault(kind: .timeout)
-            cassette.interactions.insert(lost, at: index)
-        }
+        let cassette = try Self.cassette("completed")
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("opencat-chippipay-\(UUID())")
         defer { try? FileManager.default.removeItem(at: folder) }
         let cacheFile = folder.appendingPathComponent("cache.sqlite")
@@ -141,10 +133,63 @@ struct ChippiPayFlowTests {
 
             #expect(Self.rpcMethods(server).filter { $0 == "starknet_addInvokeTransaction" }.count == 1)
             let creations = server.receivedRequests.filter { $0.method == "POST" && $0.path == "/v1/sku-transactions" }
-            #expect(creations.count == (step == .purchaseRequested ? 2 : 1))  // the lost answer's retry
-            #expect(Set(creations.map { $0.header("Idempotency-Key") ?? "" }).count == 1)
+            #expect(creations.count == 1)
             try server.verify()
             try assertNoSecrets(in: cacheFile, [errorText])
+        }
+    }
+
+    @Test func aLostPurchaseAnswerIsFoundByTheWithdrawalHashNotSentAgain() async throws {
+        var cassette = try Self.cassette("completed")
+        let index = try #require(cassette.interactions.firstIndex { $0.request.path == "/v1/sku-transactions" })
+        var lost = cassette.interactions[index]
+        lost.fault = Cassette.Fault(kind: .timeout)
+        cassette.interactions[index] = lost
+        // ChippiPay made the purchase; the flow finds it under the withdrawal's hash.
+        let hashes = cassette.interactions.compactMap { interaction -> String? in
+            guard interaction.request.rpc?.method == "starknet_addInvokeTransaction",
+                case .object(let body)? = interaction.response?.json, case .object(let result)? = body["result"],
+                case .string(let hash)? = result["transaction_hash"]
+            else { return nil }
+            return hash
+        }
+        let hash = try #require(hashes.first)
+        let answer = try #require(cassette.interactions[index].response)
+        cassette.interactions.insert(
+            Cassette.Interaction(
+                request: .init(
+                    method: "GET",
+                    path: "/v1/transactions/\(hash)",
+                    query: Cassette.NameValues(["__chipi_api_version": ["2025-12-30"]])
+                ),
+                response: answer
+            ),
+            at: index + 1
+        )
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("opencat-chippipay-\(UUID())")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let cacheFile = folder.appendingPathComponent("cache.sqlite")
+        try await MockStoreServer.withRunningServer(
+            cassettes: [cassette],
+            credentials: MockCredentials(
+                chippiPay: .init(apiKey: Secret(Self.apiKey), secretKey: Secret(Self.secretKey))
+            ),
+            clock: clock,
+            remoteTime: .sharedClock { clock.advance(by: $0) }
+        ) { server in
+            let flow = try flow(server, cassette, cacheFile: cacheFile)
+            do {
+                _ = try await flow.run(Self.request)
+                Issue.record("a lost answer went unnoticed")
+            } catch let error as ChippiPayError {
+                #expect(error.code == .timeout)
+            }
+            #expect(try flow.record(flowID: Self.request.flowID)?.step == .purchaseRequested)
+            let purchase = try await flow.resume(flowID: Self.request.flowID)
+            #expect(purchase.status == .success)
+            #expect(server.receivedRequests.filter { $0.path == "/v1/sku-transactions" }.count == 1)
+            #expect(Self.rpcMethods(server).filter { $0 == "starknet_addInvokeTransaction" }.count == 1)
+            try server.verify()
         }
     }
 

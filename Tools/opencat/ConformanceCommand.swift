@@ -27,7 +27,7 @@ struct ConformanceCommand: AsyncParsableCommand {
     @Option(name: .customLong("catalogue"), help: "The scenario catalogue (default: Fixtures/scenarios.json).")
     var cataloguePath: String?
 
-    @Option(name: .customLong("report"), help: "Write conformance.json and conformance.md into this folder.")
+    @Option(name: .customLong("report"), help: "Write conformance.json, .md, .html and .junit.xml into this folder.")
     var reportDirectory: String = "reports"
 
     @Option(name: .customLong("root"), help: "The OpenCat checkout (default: found from the current folder).")
@@ -77,6 +77,7 @@ struct ConformanceCommand: AsyncParsableCommand {
             suite.makeTransport = { ahc }
             shared = ahc
         }
+        let started = Date()
         var report = await suite.run()
         // The sections (the key server's, the LLM key API's), when selected (or when nothing is).
         for (name, title, adapter) in ConformanceSuite.sections where stores.isEmpty || stores.contains(name) {
@@ -93,13 +94,15 @@ struct ConformanceCommand: AsyncParsableCommand {
             report.sections.append(.init(title: title, report: await section.run()))
         }
         try await shared?.shutdown()
+        report.startedAt = ISO8601DateFormatter().string(from: started)
+        report.versions = Dictionary(uniqueKeysWithValues: VersionCommand.versions)
         print(report.renderText())
         let reportURL = URL(
             fileURLWithPath: reportDirectory,
             relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
         )
         try report.write(to: reportURL)
-        print("reports: \(reportURL.path)/conformance.json, conformance.md")
+        print("reports: \(reportURL.path)/conformance.json, conformance.md, conformance.html, conformance.junit.xml")
         if !report.succeeded { throw ExitCode(1) }
     }
 

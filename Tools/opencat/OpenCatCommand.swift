@@ -25,12 +25,14 @@ struct OpenCatCommand: AsyncParsableCommand {
 struct VersionCommand: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "version", abstract: "Print every package's version.")
 
+    /// Every package and its version.
+    static let versions = [
+        ("OpenCatCore", OpenCatCoreVersion.string), ("StoreAdapters", StoreAdaptersVersion.string),
+        ("MockStores", MockStoresVersion.string), ("KeyServerClient", KeyServerClientVersion.string),
+        ("ChippiPayClient", ChippiPayClientVersion.string), ("LLMKeyResolver", LLMKeyResolverVersion.string),
+    ]
+
     func run() {
-        let versions = [
-            ("OpenCatCore", OpenCatCoreVersion.string), ("StoreAdapters", StoreAdaptersVersion.string),
-            ("MockStores", MockStoresVersion.string), ("KeyServerClient", KeyServerClientVersion.string),
-            ("ChippiPayClient", ChippiPayClientVersion.string), ("LLMKeyResolver", LLMKeyResolverVersion.string),
-        ]
-        for (name, version) in versions { print("\(name) \(version)") }
+        for (name, version) in Self.versions { print("\(name) \(version)") }
     }
 }

@@ -58,8 +58,15 @@ struct ChippiWalletTests {
             "/v1/chipi-wallets/prepare-creation",
             json: #"{"typedData":\#(Self.typedData),"accountClassHash":"\#(Self.chipiClass)"}"#
         )
-        // The first creation fails (ChippiPay down), the second succeeds: the same key must be used both times.
-        transport.on(.post, "/v1/chipi-wallets", exact: true, times: 3, status: 503, json: #"{"message":"down"}"#)
+        // The first creation fails (ChippiPay down; a POST is not retried automatically), the second succeeds after
+        // checking that ChippiPay has no wallet for the user yet: the same key must be used both times.
+        transport.on(
+            .get,
+            "/v1/chipi-wallets/by-user",
+            status: 404,
+            json: #"{"message":"Wallet not found","code":"WALLET_NOT_FOUND"}"#
+        )
+        transport.on(.post, "/v1/chipi-wallets", exact: true, times: 1, status: 503, json: #"{"message":"down"}"#)
         transport.on(
             .post,
             "/v1/chipi-wallets",
@@ -97,6 +104,8 @@ struct ChippiWalletTests {
         }
         let created = try body(try #require(transport.requests.last))
         #expect(created["externalUserId"] as? String == "user_123")
+        #expect(created["userId"] is NSNull)
+        #expect(transport.requests(matching: "by-user").count == 1)
         let data = try JSONDecoder().decode(TypedData.self, from: Data(Self.typedData.utf8))
         let hash = try data.messageHash(account: wallet.address)
         #expect(
@@ -146,13 +155,13 @@ struct ChippiWalletTests {
         let hash = try await manager.executeSponsored(
             externalUserId: "u9",
             pin: Secret("1357"),
-            calls: [ChippiCall(contractAddress: strk, entrypoint: "transfer", calldata: [0x123] + amount.u256)],
+            calls: [ChippiCall(contractAddress: strk, entrypoint: "transfer", calldata: [0x1, 0x2, 0x0])],
             idempotencyKey: "transfer-1"
         )
         #expect(hash == Felt(0x7ab))
         let prepared = try body(try #require(transport.requests(matching: "prepare-typed-data").first))
         let calls = try #require(prepared["calls"] as? [[String: Any]])
-        #expect(calls.first?["calldata"] as? [String] == ["0x123", "0x22b1c8c1227a0000", "0x0"])
+        #expect(calls.first?["calldata"] as? [String] == ["0x1", "0x2", "0x0"])
         #expect(prepared["accountClassHash"] as? String == ChippiWalletManager.paymasterAccountClassHash.hexString)
         let executed = try body(try #require(transport.requests(matching: "execute-sponsored").first))
         #expect(executed["walletType"] as? String == "READY")
@@ -165,6 +174,17 @@ struct ChippiWalletTests {
                 publicKey: wallet.publicKey
             )
         )
+        // Typed data for other calls than those asked for (another amount) is not signed, and nothing is executed.
+        let executions = transport.requests(matching: "execute-sponsored").count
+        await #expect(throws: ChippiPayError.self) {
+            try await manager.executeSponsored(
+                externalUserId: "u9",
+                pin: Secret("1357"),
+                calls: [ChippiCall(contractAddress: strk, entrypoint: "transfer", calldata: [0x1] + amount.u256)],
+                idempotencyKey: "transfer-2"
+            )
+        }
+        #expect(transport.requests(matching: "execute-sponsored").count == executions)
         // A wrong PIN opens nothing and sends nothing.
         let before = transport.requests.count
         await #expect(throws: ChippiPayError.self) {

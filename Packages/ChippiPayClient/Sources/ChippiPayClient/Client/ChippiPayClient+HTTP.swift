@@ -32,12 +32,16 @@ extension ChippiPayClient {
         try await send(method, path, query: query, body: Optional<Empty>.none, idempotencyKey: nil)
     }
 
+    /// Sends a request. A POST is never repeated automatically unless `retryPOST` (for calls without effect):
+    /// ChippiPay documents no idempotency header, so a lost answer is resolved by the caller (the purchase flow
+    /// looks the purchase up by its transaction hash) rather than by sending again.
     func send<Body: Encodable, Response: Decodable>(
         _ method: HTTPRequest.Method,
         _ path: String,
         query: [(String, String)] = [],
         body: Body?,
-        idempotencyKey: String?
+        idempotencyKey: String?,
+        retryPOST: Bool = false
     ) async throws(ChippiPayError) -> Response {
         var components = URLComponents(url: configuration.baseURL, resolvingAgainstBaseURL: false)
         let basePath = components?.path ?? ""
@@ -63,7 +67,7 @@ extension ChippiPayClient {
         }
         let response: HTTPTransportResponse
         do {
-            response = try await http.send(request, body: data)
+            response = try await http.send(request, body: data, idempotent: method == .post ? retryPOST : nil)
         } catch let error as HTTPTransportError {
             configuration.logger.debug("chippipay unreachable", metadata: ["error": "\(error.code)"])
             throw ChippiPayError.from(error)
@@ -71,8 +75,7 @@ extension ChippiPayClient {
             throw ChippiPayError(.network, "the request was cancelled")
         }
         guard (200..<300).contains(response.status.code) else {
-            var error = ChippiPayError.from(status: response.status.code, body: response.body)
-            error.message = redact(error.message)
+            let error = ChippiPayError.from(status: response.status.code, body: response.body, redact: redact)
             configuration.logger.debug(
                 "chippipay refused",
                 metadata: ["status": "\(response.status.code)", "code": "\(error.code)"]

@@ -28,14 +28,20 @@ public struct PollingPolicy: Sendable, Hashable {
     /// The design's policy: waits of 2, 4, 8, then 10 seconds; ten attempts.
     public static let `default` = PollingPolicy()
 
-    /// The wait after attempt `attempt` (1-based).
+    /// Attempts in all, at least one (the fields are public and may be set to anything).
+    var attempts: Int { max(1, maxAttempts) }
+
+    /// The wait after attempt `attempt` (1-based), never negative, never above ``maximumDelay``, never overflowing.
     public func delay(after attempt: Int) -> Duration {
-        var delay = initialDelay
-        for _ in 1..<max(1, attempt) {
-            delay = delay * multiplier
-            if delay >= maximumDelay { return maximumDelay }
+        let ceiling = max(.zero, maximumDelay)
+        var delay = min(max(.zero, initialDelay), ceiling)
+        let factor = max(1, multiplier)
+        for _ in 1..<max(1, min(attempt, 64)) {
+            // Stop before multiplying past the ceiling (Duration's multiplication traps on overflow).
+            guard delay <= ceiling / factor else { return ceiling }
+            delay = delay * factor
         }
-        return min(delay, maximumDelay)
+        return min(delay, ceiling)
     }
 }
 
@@ -48,7 +54,7 @@ extension ChippiPayClient {
         -> SkuPurchase
     {
         var last: SkuPurchase?
-        for attempt in 1...policy.maxAttempts {
+        for attempt in 1...policy.attempts {
             if attempt > 1 {
                 do {
                     try await http.clock.sleep(for: policy.delay(after: attempt - 1))
@@ -65,14 +71,14 @@ extension ChippiPayClient {
                 )
                 if purchase.status.isTerminal { return purchase }
                 last = purchase
-            } catch  where error.isRetryable && attempt < policy.maxAttempts {
+            } catch  where error.isRetryable && attempt < policy.attempts {
                 continue
             }
         }
         throw ChippiPayError(
             .stillPending,
-            "purchase still \(last?.status.rawValue ?? "unconfirmed") after \(policy.maxAttempts) attempts",
-            attempts: policy.maxAttempts
+            "purchase still \(last?.status.rawValue ?? "unconfirmed") after \(policy.attempts) attempts",
+            attempts: policy.attempts
         )
     }
 }

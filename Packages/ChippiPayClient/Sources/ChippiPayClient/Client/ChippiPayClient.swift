@@ -69,6 +69,16 @@ public struct ChippiPayClient: Sendable {
         try await send(.post, "/sku-transactions", body: request, idempotencyKey: idempotencyKey)
     }
 
+    /// The transaction ChippiPay recorded under an on-chain hash or an id (`GET /transactions/{hashOrId}`), or `nil`
+    /// when it has none (404): how the purchase flow finds a purchase whose creation answer was lost.
+    public func transaction(hashOrId: String) async throws(ChippiPayError) -> SkuPurchase? {
+        do {
+            return try await send(.get, "/transactions/\(try Self.segment(hashOrId))")
+        } catch  where error.status == 404 {
+            return nil
+        }
+    }
+
     /// A legacy SKU transaction (`GET /sku-transactions/{id}`).
     public func skuTransaction(id: String) async throws(ChippiPayError) -> SkuPurchase {
         try await send(.get, "/sku-transactions/\(try Self.segment(id))")
@@ -98,7 +108,7 @@ public struct ChippiPayClient: Sendable {
 
     /// Step one of wallet creation: typed data for the new account to sign.
     func prepareWalletCreation(_ body: PrepareWalletCreationBody) async throws(ChippiPayError) -> PreparedTypedData {
-        try await send(.post, "/chipi-wallets/prepare-creation", body: body, idempotencyKey: nil)
+        try await send(.post, "/chipi-wallets/prepare-creation", body: body, idempotencyKey: nil, retryPOST: true)
     }
 
     /// Step two: the signed typed data, deployment data and the PIN-sealed key.
@@ -120,7 +130,8 @@ public struct ChippiPayClient: Sendable {
                 calls: calls,
                 accountClassHash: accountClassHash.hexString
             ),
-            idempotencyKey: nil
+            idempotencyKey: nil,
+            retryPOST: true
         )
     }
 

@@ -105,15 +105,21 @@ public struct ChippiPayError: Error, Hashable, Sendable, CustomStringConvertible
             + (status == nil ? serverCode.map { " (\($0))" } ?? "" : "")
     }
 
-    /// The error for an answer that is not 2xx: ChippiPay's `{message, code}` or `{error, message}` body.
-    static func from(status: Int, body: Data) -> ChippiPayError {
-        struct Body: Decodable {
-            var message: String?
-            var code: String?
-            var error: String?
+    /// The error for an answer that is not 2xx: ChippiPay's `{message, code}` or `{error, message}` body (NestJS
+    /// style too: `message` may be a list, `code` a number). `redact` removes the client's credentials from the
+    /// server's words before they are cut to length.
+    static func from(status: Int, body: Data, redact: (String) -> String = { $0 }) -> ChippiPayError {
+        let object = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any]
+        func text(_ value: Any?) -> String? {
+            switch value {
+            case let string as String: string
+            case let number as NSNumber: number.stringValue
+            case let list as [Any]: list.compactMap { text($0) }.joined(separator: "; ")
+            default: nil
+            }
         }
-        let decoded = try? JSONDecoder().decode(Body.self, from: body)
-        let serverCode = decoded?.code ?? decoded?.error
+        let rawCode = text(object?["code"]) ?? text(object?["error"])
+        let serverCode = rawCode.map { String(redact($0).prefix(64)) }
         let code: Code =
             switch (status, serverCode?.uppercased()) {
             case (_, "INVALID_API_KEY"), (401, _), (403, _): .credentialsInvalid
@@ -121,12 +127,13 @@ public struct ChippiPayError: Error, Hashable, Sendable, CustomStringConvertible
             case (_, "WALLET_NOT_FOUND"): .walletNotFound
             case (_, "INSUFFICIENT_BALANCE"): .insufficientBalance
             case (404, _): .serviceUnavailable
+            case (408, _): .timeout
             case (429, _): .rateLimited
             case (500..., _): .serviceError
             case (400, _), (409, _), (422, _): .invalidRequest
             default: .malformedResponse
             }
-        let serverMessage = decoded?.message.map { String($0.prefix(200)) }
+        let serverMessage = text(object?["message"]).map { String(redact($0).prefix(200)) }
         return ChippiPayError(
             code,
             serverMessage ?? "ChippiPay answered HTTP \(status)",

@@ -55,9 +55,16 @@ public struct VaultPurchaseFlow: Sendable {
         }
     }
 
-    /// Starts a purchase, or resumes it when one with the same flow id is stored.
+    /// Starts a purchase, or resumes it when one with the same flow id is stored. Two runs of one flow id at once
+    /// in this process are refused (the second gets ``ChippiPayError/Code/invalidInput``): one of them could
+    /// otherwise sign a second withdrawal.
     public func run(_ request: VaultPurchaseRequest) async throws(ChippiPayError) -> SkuPurchase {
-        if try record(flowID: request.flowID) != nil { return try await resume(flowID: request.flowID) }
+        let claim = try FlowClaims.shared.claim(cache.fileURL.path + "#" + request.flowID)
+        defer { FlowClaims.shared.release(claim) }
+        if try record(flowID: request.flowID) != nil {
+            guard let stored = try record(flowID: request.flowID) else { throw ChippiPayError(.storage, "lost record") }
+            return try await advance(stored)
+        }
         let quote: Quote
         do {
             quote = try Quote(
@@ -80,11 +87,32 @@ public struct VaultPurchaseFlow: Sendable {
         return try await advance(record)
     }
 
-    /// Continues a stored purchase from its step.
+    /// Continues a stored purchase from its step (refused while the same flow id runs in this process).
     public func resume(flowID: String) async throws(ChippiPayError) -> SkuPurchase {
+        let claim = try FlowClaims.shared.claim(cache.fileURL.path + "#" + flowID)
+        defer { FlowClaims.shared.release(claim) }
         guard let record = try record(flowID: flowID) else {
             throw ChippiPayError(.invalidInput, "no purchase is stored under this flow id")
         }
+        return try await advance(record)
+    }
+
+    /// Tries the SKU purchase again for a flow that failed **after** its withdrawal was confirmed (ChippiPay
+    /// refused the purchase, or it failed): the same withdrawal hash is reported again; nothing is withdrawn.
+    public func retryPurchase(flowID: String) async throws(ChippiPayError) -> SkuPurchase {
+        let claim = try FlowClaims.shared.claim(cache.fileURL.path + "#" + flowID)
+        defer { FlowClaims.shared.release(claim) }
+        guard var record = try record(flowID: flowID) else {
+            throw ChippiPayError(.invalidInput, "no purchase is stored under this flow id")
+        }
+        guard record.step == .failed, record.withdrawalConfirmed else {
+            throw ChippiPayError(.invalidInput, "only a purchase that failed after its withdrawal can be retried")
+        }
+        record.step = .purchaseRequested
+        record.failureCode = nil
+        record.failureMessage = nil
+        record.failureReason = nil
+        try store(record)
         return try await advance(record)
     }
 
@@ -105,6 +133,8 @@ public struct VaultPurchaseFlow: Sendable {
         failed.failureCode = error.code.rawValue
         failed.failureMessage = error.message
         failed.failureReason = error.reason
+        failed.failureServerCode = error.serverCode
+        failed.failureStatus = error.status
         try store(failed)
         throw error
     }
@@ -158,6 +188,12 @@ public struct VaultPurchaseFlow: Sendable {
                 )
             )
         }
+        guard sku.accepts(amount: record.request.fiatAmount, currency: record.request.currency) else {
+            try fail(
+                record,
+                ChippiPayError(.invalidRequest, "the amount or currency is not what this SKU sells")
+            )
+        }
         let balance = try await vault.balance(of: account.address, rpc: account.rpc)
         guard balance.baseUnits >= record.quote.baseUnits else {
             try fail(
@@ -177,89 +213,6 @@ public struct VaultPurchaseFlow: Sendable {
         }
         record.withdrawal = transaction
         record.step = .withdrawalSigned
-        try store(record)
-        return record
-    }
-
-    /// Sends the stored withdrawal unless the node already knows it, then waits for acceptance.
-    func confirmWithdrawal(_ start: VaultPurchaseRecord) async throws(ChippiPayError) -> VaultPurchaseRecord {
-        var record = start
-        guard let transaction = record.withdrawal, let hash = record.withdrawalHash else {
-            throw ChippiPayError(.storage, "a signed withdrawal without its transaction")
-        }
-        var known = true
-        do {
-            _ = try await account.rpc.status(hash)
-        } catch
-            where error.code == .rpcError
-            && error.serverCode == String(StarknetRPCClient.ErrorCode.transactionHashNotFound)
-        {
-            known = false
-        }
-        if !known {
-            do throws(ChippiPayError) {
-                let sent = try await account.rpc.addInvokeTransaction(transaction)
-                guard sent == hash else {
-                    throw ChippiPayError(.malformedResponse, "the node answered another transaction hash")
-                }
-            } catch
-                where error.code == .rpcError
-                && error.serverCode == String(StarknetRPCClient.ErrorCode.duplicateTransaction)
-            {
-                // Already in the mempool: the same transaction.
-            }
-        }
-        do {
-            _ = try await account.rpc.waitForAcceptance(of: hash, policy: confirmation)
-        } catch  where error.code == .withdrawalReverted {
-            try fail(record, error)
-        }
-        record.step = .withdrawalConfirmed
-        try store(record)
-        return record
-    }
-
-    func createPurchase(_ start: VaultPurchaseRecord) async throws(ChippiPayError) -> VaultPurchaseRecord {
-        var record = start
-        guard let hash = record.withdrawalHash else { throw ChippiPayError(.storage, "no withdrawal hash") }
-        let request = SkuTransactionRequest(
-            walletAddress: account.address.hexString,
-            skuId: record.request.skuId,
-            chainToken: record.request.token,
-            mxnAmount: record.request.fiatAmount,
-            reference: record.request.reference,
-            transactionHash: hash.hexString
-        )
-        let purchase: SkuPurchase
-        do {
-            purchase = try await chippiPay.createSkuTransaction(request, idempotencyKey: record.purchaseIdempotencyKey)
-        } catch  where !error.isRetryable && error.code != .credentialsInvalid {
-            try fail(record, error)
-        }
-        record.purchaseID = purchase.id
-        record.purchase = purchase
-        record.step = .purchaseCreated
-        try store(record)
-        return record
-    }
-
-    func pollPurchase(_ start: VaultPurchaseRecord) async throws(ChippiPayError) -> VaultPurchaseRecord {
-        var record = start
-        guard let id = record.purchaseID else { throw ChippiPayError(.storage, "no purchase id") }
-        let purchase = try await chippiPay.pollPurchaseStatus(id: id, policy: polling)
-        record.purchase = purchase
-        if purchase.status.phase == .failed {
-            try fail(
-                record,
-                ChippiPayError(
-                    .purchaseFailed,
-                    "ChippiPay reported \(purchase.status.rawValue)",
-                    serverCode: purchase.status.rawValue,
-                    reason: purchase.errorMessage
-                )
-            )
-        }
-        record.step = .completed
         try store(record)
         return record
     }

@@ -71,10 +71,49 @@ public struct VaultPurchaseRecord: Sendable, Hashable, Codable {
     public var failureCode: String?
     public var failureMessage: String?
     public var failureReason: String?
+    /// ChippiPay's or the node's own code and the HTTP status of the failure, when there were.
+    public var failureServerCode: String?
+    public var failureStatus: Int?
+    /// How many times the SKU purchase was sent (stored before each send).
+    public var purchaseAttempts: Int = 0
+    /// Whether the withdrawal was confirmed on chain (money left the vault).
+    public var withdrawalConfirmed: Bool = false
 
     /// The exact quote.
     public var quote: TokenAmount {
         TokenAmount(baseUnits: UInt256(quotedBaseUnits) ?? .zero, decimals: decimals)
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case request, quotedBaseUnits, decimals, step, withdrawal, withdrawalHash, purchaseID, purchase
+        case failureCode, failureMessage, failureReason, failureServerCode, failureStatus, purchaseAttempts
+        case withdrawalConfirmed
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        request = try container.decode(VaultPurchaseRequest.self, forKey: .request)
+        quotedBaseUnits = try container.decode(String.self, forKey: .quotedBaseUnits)
+        decimals = try container.decode(UInt8.self, forKey: .decimals)
+        step = try container.decode(Step.self, forKey: .step)
+        withdrawal = try container.decodeIfPresent(InvokeTransactionV3.self, forKey: .withdrawal)
+        withdrawalHash = try container.decodeIfPresent(Felt.self, forKey: .withdrawalHash)
+        purchaseID = try container.decodeIfPresent(String.self, forKey: .purchaseID)
+        purchase = try container.decodeIfPresent(SkuPurchase.self, forKey: .purchase)
+        failureCode = try container.decodeIfPresent(String.self, forKey: .failureCode)
+        failureMessage = try container.decodeIfPresent(String.self, forKey: .failureMessage)
+        failureReason = try container.decodeIfPresent(String.self, forKey: .failureReason)
+        failureServerCode = try container.decodeIfPresent(String.self, forKey: .failureServerCode)
+        failureStatus = try container.decodeIfPresent(Int.self, forKey: .failureStatus)
+        purchaseAttempts = try container.decodeIfPresent(Int.self, forKey: .purchaseAttempts) ?? 0
+        withdrawalConfirmed = try container.decodeIfPresent(Bool.self, forKey: .withdrawalConfirmed) ?? false
+    }
+
+    init(request: VaultPurchaseRequest, quotedBaseUnits: String, decimals: UInt8, step: Step) {
+        self.request = request
+        self.quotedBaseUnits = quotedBaseUnits
+        self.decimals = decimals
+        self.step = step
     }
 
     /// The idempotency key of the SKU purchase.

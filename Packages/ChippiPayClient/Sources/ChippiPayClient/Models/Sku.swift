@@ -49,13 +49,24 @@ public struct Sku: Sendable, Hashable, Codable, Identifiable {
         self.isActive = isActive
     }
 
-    /// Whether `reference` matches the SKU's own pattern (true when it has none or the pattern is unreadable).
+    /// Whether `reference` matches the SKU's own pattern (true when it has none; false when the pattern cannot be
+    /// read: nothing is paid against a rule that cannot be checked).
     public func accepts(reference: String) -> Bool {
-        guard let pattern = referenceRegexValidation, let regex = try? NSRegularExpression(pattern: pattern) else {
-            return true
-        }
-        let range = NSRange(reference.startIndex..., in: reference)
-        return regex.firstMatch(in: reference, range: range) != nil
+        Self.matches(reference, referenceRegexValidation)
+    }
+
+    /// Whether a fiat amount fits the SKU: its fixed amount and currency when it has them, and its amount pattern.
+    public func accepts(amount: Decimal, currency requested: String) -> Bool {
+        if let fixedAmount, fixedAmount != amount { return false }
+        if let currency, currency.uppercased() != requested.uppercased() { return false }
+        var copy = amount
+        return Self.matches(NSDecimalString(&copy, Locale(identifier: "en_US_POSIX")), amountRegexValidation)
+    }
+
+    static func matches(_ text: String, _ pattern: String?) -> Bool {
+        guard let pattern else { return true }
+        guard let regex = try? NSRegularExpression(pattern: pattern) else { return false }
+        return regex.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) != nil
     }
 }
 

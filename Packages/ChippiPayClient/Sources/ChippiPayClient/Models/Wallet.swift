@@ -102,15 +102,37 @@ struct DeploymentData: Encodable {
     var calldata: [String]
 }
 
-/// `POST /chipi-wallets`.
+/// `POST /chipi-wallets` (`userId` is sent as `null`, as ChipiPay's SDK sends it).
 struct CreateWalletBody: Encodable {
     var externalUserId: String
+    var userId: String? = nil
     var publicKey: String
     var walletType: String
     var userSignature: UserSignature
     var typedData: TypedData
     var deploymentData: DeploymentData
     var encryptedPrivateKey: String
+
+    enum CodingKeys: String, CodingKey {
+        case externalUserId, userId, publicKey, walletType, userSignature, typedData, deploymentData
+        case encryptedPrivateKey
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(externalUserId, forKey: .externalUserId)
+        if let userId {
+            try container.encode(userId, forKey: .userId)
+        } else {
+            try container.encodeNil(forKey: .userId)
+        }
+        try container.encode(publicKey, forKey: .publicKey)
+        try container.encode(walletType, forKey: .walletType)
+        try container.encode(userSignature, forKey: .userSignature)
+        try container.encode(typedData, forKey: .typedData)
+        try container.encode(deploymentData, forKey: .deploymentData)
+        try container.encode(encryptedPrivateKey, forKey: .encryptedPrivateKey)
+    }
 }
 
 /// `POST /transactions/prepare-typed-data`.

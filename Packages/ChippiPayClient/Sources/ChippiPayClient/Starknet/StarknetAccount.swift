@@ -79,7 +79,7 @@ extension StarknetRPCClient {
     public func waitForAcceptance(of hash: Felt, policy: PollingPolicy = PollingPolicy(maxAttempts: 30))
         async throws(ChippiPayError) -> TransactionReceipt
     {
-        for attempt in 1...policy.maxAttempts {
+        for attempt in 1...policy.attempts {
             if attempt > 1 {
                 do { try await http.clock.sleep(for: policy.delay(after: attempt - 1)) } catch {
                     throw ChippiPayError(.network, "waiting was cancelled", attempts: attempt - 1)
@@ -108,14 +108,14 @@ extension StarknetRPCClient {
                 if receipt.isAccepted { return receipt }
             } catch  where error.code == .rpcError && error.serverCode == String(ErrorCode.transactionHashNotFound) {
                 continue
-            } catch  where error.isRetryable && error.code != .stillPending && attempt < policy.maxAttempts {
+            } catch  where error.isRetryable && error.code != .stillPending && attempt < policy.attempts {
                 continue
             }
         }
         throw ChippiPayError(
             .stillPending,
-            "the transaction was not accepted after \(policy.maxAttempts) checks",
-            attempts: policy.maxAttempts
+            "the transaction was not accepted after \(policy.attempts) checks",
+            attempts: policy.attempts
         )
     }
 }

@@ -64,6 +64,15 @@ public struct ChippiWalletManager: Sendable {
             if stored.isCreated { return stored }
             wallet = stored
             key = try unseal(stored, pin: pin)
+            // An earlier creation may have reached ChippiPay before its answer was lost.
+            if let existing = try await client.wallet(externalUserId: externalUserId),
+                (try? Felt(hex: existing.publicKey)) == wallet.address
+            {
+                wallet.walletID = existing.id
+                wallet.isCreated = true
+                try store(wallet)
+                return wallet
+            }
         } else {
             key = StarkPrivateKey.generate()
             let publicKey = key.publicKey
@@ -142,6 +151,7 @@ public struct ChippiWalletManager: Sendable {
             calls: calls,
             accountClassHash: Self.paymasterAccountClassHash
         )
+        try Self.checkCalls(in: prepared.typedData, match: calls)
         let signature: StarkSignature
         do throws(StarknetCryptoError) {
             signature = try StarkECDSA.sign(try prepared.typedData.messageHash(account: wallet.address), with: key)
@@ -155,6 +165,42 @@ public struct ChippiWalletManager: Sendable {
             walletType: prepared.walletType ?? wallet.walletType,
             idempotencyKey: idempotencyKey
         )
+    }
+
+    /// Refuses to sign an outside execution whose calls are not the ones asked for: a server that answers other
+    /// calls (another recipient, another amount) gets no signature.
+    static func checkCalls(in typedData: TypedData, match calls: [ChippiCall]) throws(ChippiPayError) {
+        guard case .array(let signed)? = typedData.message["Calls"] ?? typedData.message["calls"] else {
+            throw ChippiPayError(.malformedResponse, "the prepared typed data lists no calls")
+        }
+        func felt(_ value: TypedDataValue?) -> Felt? {
+            switch value {
+            case .string(let text)?: (try? Felt(parsing: text)) ?? (try? Felt(shortString: text))
+            case .number(let text)?: try? Felt(parsing: text)
+            default: nil
+            }
+        }
+        guard signed.count == calls.count else {
+            throw ChippiPayError(.malformedResponse, "the prepared typed data does not carry the requested calls")
+        }
+        for (value, call) in zip(signed, calls) {
+            guard case .object(let fields) = value else {
+                throw ChippiPayError(.malformedResponse, "a prepared call is not an object")
+            }
+            let to = felt(fields["To"] ?? fields["to"])
+            let selectorValue = fields["Selector"] ?? fields["selector"]
+            var selector = felt(selectorValue)
+            if case .string(let name)? = selectorValue, !name.hasPrefix("0x") {
+                selector = StarknetKeccak.selector(name)
+            }
+            var calldata: [Felt?] = []
+            if case .array(let items)? = fields["Calldata"] ?? fields["calldata"] { calldata = items.map { felt($0) } }
+            guard to == (try? Felt(hex: call.contractAddress)), selector == StarknetKeccak.selector(call.entrypoint),
+                calldata == call.calldata.map({ try? Felt(parsing: $0) })
+            else {
+                throw ChippiPayError(.malformedResponse, "the prepared typed data does not carry the requested calls")
+            }
+        }
     }
 
     func unseal(_ wallet: StoredChippiWallet, pin: Secret<String>) throws(ChippiPayError) -> StarkPrivateKey {

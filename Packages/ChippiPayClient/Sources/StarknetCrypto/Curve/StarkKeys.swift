@@ -1,7 +1,7 @@
 public import OpenCatCore
 
 /// A Stark private key: a scalar in [1, N). Its description never shows the value.
-public struct StarkPrivateKey: Sendable, CustomStringConvertible, CustomDebugStringConvertible {
+public struct StarkPrivateKey: Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     let scalar: UInt256
 
     /// A key from `0x` hexadecimal text kept in a `Secret`.
@@ -54,6 +54,8 @@ public struct StarkPrivateKey: Sendable, CustomStringConvertible, CustomDebugStr
 
     public var description: String { "StarkPrivateKey(\(Secret<String>.placeholder))" }
     public var debugDescription: String { description }
+    /// No children: `dump` and debuggers show nothing of the key.
+    public var customMirror: Mirror { Mirror(self, children: [], displayStyle: .struct) }
 }
 
 /// A Starknet ECDSA signature (r, s).

@@ -24,7 +24,7 @@ public struct Felt: Sendable, Hashable, Comparable {
         self.value = element.value
     }
 
-    /// A felt from `0x` hexadecimal (or a decimal string without the prefix, as JSON-RPC answers sometimes carry).
+    /// A felt from hexadecimal, with or without `0x` (use ``init(parsing:)`` for text that may be decimal).
     public init(hex text: String) throws(StarknetCryptoError) {
         let number: UInt256
         do {

@@ -23,6 +23,7 @@ public struct Quote: Sendable, Hashable, CustomStringConvertible {
     public init(fiatAmount: Decimal, currency: String, rate: Decimal, token: String = "STRK", decimals: UInt8 = 18)
         throws(StarknetCryptoError)
     {
+        guard decimals <= 77 else { throw StarknetCryptoError(.invalidNumber, "a token has at most 77 decimals") }
         let amount = try ExactDecimal(parsing: ExactDecimal.plainText(fiatAmount))
         let perToken = try ExactDecimal(parsing: ExactDecimal.plainText(rate))
         guard !perToken.digits.isZero else { throw StarknetCryptoError(.invalidNumber, "the rate must be positive") }
@@ -32,12 +33,12 @@ public struct Quote: Sendable, Hashable, CustomStringConvertible {
         var numerator = amount.digits
         var denominator = perToken.digits
         if exponent >= 0 {
-            guard let scaled = numerator.multiplied(by: ExactDecimal.powerOfTen(exponent)) else {
+            guard let power = ExactDecimal.powerOfTen(exponent), let scaled = numerator.multiplied(by: power) else {
                 throw StarknetCryptoError(.invalidNumber, "the quote exceeds 256 bits")
             }
             numerator = scaled
         } else {
-            guard let scaled = denominator.multiplied(by: ExactDecimal.powerOfTen(-exponent)) else {
+            guard let power = ExactDecimal.powerOfTen(-exponent), let scaled = denominator.multiplied(by: power) else {
                 throw StarknetCryptoError(.invalidNumber, "the quote exceeds 256 bits")
             }
             denominator = scaled

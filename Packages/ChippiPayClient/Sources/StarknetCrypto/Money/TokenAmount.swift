@@ -18,6 +18,7 @@ public struct TokenAmount: Sendable, Hashable, Comparable, CustomStringConvertib
 
     /// An amount from decimal text (`"2.5"`), exact: more fractional digits than `decimals` is an error.
     public init(parsing text: String, decimals: UInt8) throws(StarknetCryptoError) {
+        guard decimals <= 77 else { throw StarknetCryptoError(.invalidNumber, "a token has at most 77 decimals") }
         let number = try ExactDecimal(parsing: text)
         guard number.scale <= Int(decimals) else {
             throw StarknetCryptoError(
@@ -25,7 +26,8 @@ public struct TokenAmount: Sendable, Hashable, Comparable, CustomStringConvertib
                 "\(text) has more than \(decimals) fractional digits: it is not an exact amount"
             )
         }
-        guard let scaled = number.digits.multiplied(by: ExactDecimal.powerOfTen(Int(decimals) - number.scale))
+        guard let power = ExactDecimal.powerOfTen(Int(decimals) - number.scale),
+            let scaled = number.digits.multiplied(by: power)
         else { throw StarknetCryptoError(.invalidNumber, "\(text) exceeds 256 bits in base units") }
         self.init(baseUnits: scaled, decimals: decimals)
     }
@@ -72,11 +74,13 @@ public struct TokenAmount: Sendable, Hashable, Comparable, CustomStringConvertib
         // Compare at the larger scale; a value that overflows 256 bits when scaled is the larger one.
         if lhs.decimals == rhs.decimals { return lhs.baseUnits < rhs.baseUnits }
         if lhs.decimals < rhs.decimals {
-            guard let scaled = lhs.baseUnits.multiplied(by: ExactDecimal.powerOfTen(Int(rhs.decimals - lhs.decimals)))
+            guard let power = ExactDecimal.powerOfTen(Int(rhs.decimals - lhs.decimals)),
+                let scaled = lhs.baseUnits.multiplied(by: power)
             else { return false }
             return scaled < rhs.baseUnits
         }
-        guard let scaled = rhs.baseUnits.multiplied(by: ExactDecimal.powerOfTen(Int(lhs.decimals - rhs.decimals)))
+        guard let power = ExactDecimal.powerOfTen(Int(lhs.decimals - rhs.decimals)),
+            let scaled = rhs.baseUnits.multiplied(by: power)
         else { return true }
         return lhs.baseUnits < scaled
     }
@@ -108,9 +112,13 @@ struct ExactDecimal: Sendable, Hashable {
         scale = trimmed.count
     }
 
-    static func powerOfTen(_ exponent: Int) -> UInt256 {
+    /// 10^exponent, or `nil` past 2²⁵⁶ (exponent 78 and above).
+    static func powerOfTen(_ exponent: Int) -> UInt256? {
         var value = UInt256.one
-        for _ in 0..<max(0, exponent) { value = value.multiplied(by: 10) ?? .max }
+        for _ in 0..<max(0, exponent) {
+            guard let next = value.multiplied(by: 10) else { return nil }
+            value = next
+        }
         return value
     }
 

@@ -4,9 +4,11 @@ struct TypedDataEncoder {
     let revision: TypedData.Revision
     /// Every struct type, presets included for revision 1.
     let allTypes: [String: [TypedDataField]]
-    /// Nesting depth, bounded so hostile data cannot exhaust the stack.
+    /// Nesting depth of values (structs, arrays, enum payloads), bounded so hostile data cannot exhaust the stack.
     var depth = 0
     static let maximumDepth = 64
+    /// Type hashes already computed (an array of structs hashes its type once).
+    var typeHashes: [String: Felt] = [:]
 
     init(types: [String: [TypedDataField]], revision: TypedData.Revision) {
         self.types = types
@@ -23,7 +25,7 @@ struct TypedDataEncoder {
 
     func encodeType(_ type: String) throws(StarknetCryptoError) -> String {
         var found: [String] = []
-        try collectDependencies(type, into: &found)
+        try collectDependencies(type, into: &found, level: 0)
         guard let primary = found.first else { throw Self.invalid("unknown type \(type)") }
         return ([primary] + found.dropFirst().sorted()).map { name in
             let members = (allTypes[name] ?? []).map { field in
@@ -41,10 +43,12 @@ struct TypedDataEncoder {
     }
 
     /// Struct types reachable from `type`, `type` first, each once.
-    private func collectDependencies(_ type: String, into found: inout [String], contains: String? = nil)
+    private func collectDependencies(_ type: String, into found: inout [String], contains: String? = nil, level: Int)
         throws(StarknetCryptoError)
     {
-        guard found.count < 1024 else { throw Self.invalid("too many types") }
+        guard found.count < 1024, level <= Self.maximumDepth else {
+            throw Self.invalid("too many or too deeply nested types")
+        }
         var candidates = [type]
         if type.hasSuffix("*") {
             candidates = [String(type.dropLast())]
@@ -59,7 +63,7 @@ struct TypedDataEncoder {
             guard let members = allTypes[candidate] else { continue }
             found.append(candidate)
             for member in members {
-                try collectDependencies(member.type, into: &found, contains: member.contains)
+                try collectDependencies(member.type, into: &found, contains: member.contains, level: level + 1)
             }
         }
     }
@@ -72,7 +76,14 @@ struct TypedDataEncoder {
         depth += 1
         defer { depth -= 1 }
         guard depth <= Self.maximumDepth else { throw Self.invalid("typed data nested too deeply") }
-        var elements = [StarknetKeccak.hash(Array(try encodeType(type).utf8))]
+        let typeHash: Felt
+        if let known = typeHashes[type] {
+            typeHash = known
+        } else {
+            typeHash = StarknetKeccak.hash(Array(try encodeType(type).utf8))
+            typeHashes[type] = typeHash
+        }
+        var elements = [typeHash]
         for member in members {
             guard let memberValue = object[member.name] else {
                 throw Self.invalid("\(type).\(member.name) is missing")
@@ -85,6 +96,9 @@ struct TypedDataEncoder {
     mutating func encode(_ type: String, _ value: TypedDataValue, member: TypedDataField? = nil)
         throws(StarknetCryptoError) -> Felt
     {
+        depth += 1
+        defer { depth -= 1 }
+        guard depth <= Self.maximumDepth * 2 else { throw Self.invalid("typed data nested too deeply") }
         if allTypes[type] != nil { return try structHash(type, value) }
         if type.hasSuffix("*") {
             guard case .array(let items) = value else { throw Self.invalid("\(type) expects an array") }

@@ -20,6 +20,12 @@ public struct PurchaseProof: Sendable, Hashable {
         public static let googleSubscriptionPurchaseToken = Kind(rawValue: "googleSubscriptionPurchaseToken")
         /// A Stripe PaymentIntent id (`pi_…`).
         public static let stripePaymentIntent = Kind(rawValue: "stripePaymentIntent")
+        /// A Stripe Billing subscription id (`sub_…`).
+        public static let stripeSubscription = Kind(rawValue: "stripeSubscription")
+        /// A PayPal subscription id (`I-…`).
+        public static let paypalSubscription = Kind(rawValue: "paypalSubscription")
+        /// A Steam recurring agreement: the agreement id, with the Steam id in `context`.
+        public static let steamAgreement = Kind(rawValue: "steamAgreement")
         /// A PayPal Orders v2 order id.
         public static let paypalOrder = Kind(rawValue: "paypalOrder")
         /// A Steam microtransaction order id (the partner's own 64-bit id).

@@ -27,6 +27,8 @@ extension StripeAdapter {
         public var httpClient: HTTPClient
         /// Where the adapter logs (never keys, ids or bodies). Off by default.
         public var logger: Logger
+        /// What a `past_due` subscription grants (default: billing retry, no access).
+        public var pastDue: PastDuePolicy
 
         /// Creates a configuration.
         /// - Parameters:
@@ -44,7 +46,8 @@ extension StripeAdapter {
             productMetadataKey: String = "product_id",
             purchaserMetadataKey: String = "app_user_id",
             httpClient: HTTPClient = HTTPClient(),
-            logger: Logger = Logger(label: "dev.opencat.stripe", factory: { _ in SwiftLogNoOpLogHandler() })
+            logger: Logger = Logger(label: "dev.opencat.stripe", factory: { _ in SwiftLogNoOpLogHandler() }),
+            pastDue: PastDuePolicy = .billingRetry
         ) {
             self.secretKey = secretKey
             self.apiVersion = apiVersion
@@ -53,6 +56,7 @@ extension StripeAdapter {
             self.purchaserMetadataKey = purchaserMetadataKey
             self.httpClient = httpClient
             self.logger = logger
+            self.pastDue = pastDue
         }
     }
 }

@@ -37,7 +37,7 @@ public import OpenCatCore
 public struct StripeAdapter: StoreAdapter {
     /// The configuration.
     public let configuration: Configuration
-    private let http: StoreHTTP
+    let http: StoreHTTP
 
     /// Always `Store/stripe`.
     public var store: Store { .stripe }
@@ -58,6 +58,7 @@ public struct StripeAdapter: StoreAdapter {
     /// - Returns: the normalized purchase.
     /// - Throws: ``StoreAdapterError``.
     public func verify(_ proof: PurchaseProof) async throws -> VerifiedPurchase {
+        if proof.store == .stripe, proof.kind == .stripeSubscription { return try await verifySubscription(proof) }
         guard proof.store == .stripe, proof.kind == .stripePaymentIntent else {
             throw StoreAdapterError(
                 .invalidProof,
@@ -107,14 +108,14 @@ public struct StripeAdapter: StoreAdapter {
         request.headerFields[.stripeVersion] = configuration.apiVersion
         request.headerFields[.accept] = "application/json"
         let response = try await http.send(request)
-        guard response.status.code == 200 else { throw error(for: response) }
+        guard response.status.code == 200 else { throw error(for: response, resource: "PaymentIntent") }
         return (
             try http.decode(Stripe.PaymentIntent.self, from: response.body), HTTPDate.of(response.head.headerFields)
         )
     }
 
     /// The shared error for a Stripe error response.
-    private func error(for response: HTTPTransportResponse) -> StoreAdapterError {
+    func error(for response: HTTPTransportResponse, resource: String) -> StoreAdapterError {
         let apiError = try? JSONDecoder().decode(Stripe.ErrorResponse.self, from: response.body).error
         let reason = apiError?.reason
         let status = response.status.code
@@ -122,7 +123,7 @@ public struct StripeAdapter: StoreAdapter {
             return StoreAdapterError(
                 .notFound,
                 store: .stripe,
-                "Stripe does not know this PaymentIntent",
+                "Stripe does not know this \(resource)",
                 storeReason: reason,
                 httpStatus: status
             )

@@ -2,7 +2,7 @@ public import Foundation
 import OpenCatCore
 
 // The pure mapping of a Stripe PaymentIntent to the normalized ``VerifiedPurchase`` (no HTTP): `succeeded` →
-// active, or refunded when its latest charge was refunded in full or in part (the refunded amount exact, in the
+// active, or refunded when its latest charge was disputed (a chargeback) or refunded in full or in part (the refunded amount exact, in the
 // currency's minor units); `processing` / `requires_capture` → pending; the other known statuses → `notPaid`;
 // unknown ones → `malformedResponse`. `livemode` false → sandbox.
 extension StripeAdapter {
@@ -43,7 +43,15 @@ extension StripeAdapter {
         var refundedAmount: Money?
         switch intent.status {
         case .succeeded:
-            if let charge, charge.refunded || charge.amountRefunded > 0 {
+            if let charge, charge.disputed == true {
+                // A chargeback: the customer's bank took the money back; access is revoked like a refund.
+                state = .refunded
+                refundedAmount = Money(
+                    minorUnits: charge.amountCaptured ?? intent.amountReceived ?? intent.amount,
+                    currency: intent.currency,
+                    exponent: exponent
+                )
+            } else if let charge, charge.refunded || charge.amountRefunded > 0 {
                 state = .refunded
                 let refunded =
                     charge.amountRefunded > 0 ? charge.amountRefunded : (charge.amountCaptured ?? intent.amount)
@@ -84,7 +92,7 @@ extension StripeAdapter {
                 exponent: exponent
             ),
             refundedAmount: refundedAmount,
-            storeStatus: intent.status.rawValue,
+            storeStatus: charge?.disputed == true ? "\(intent.status.rawValue)/disputed" : intent.status.rawValue,
             verifiedAt: verifiedAt
         )
     }

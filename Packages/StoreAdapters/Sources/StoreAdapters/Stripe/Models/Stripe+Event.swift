@@ -35,6 +35,20 @@ extension Stripe {
             public static let chargeRefunded = EventType(rawValue: "charge.refunded")
             /// A charge was disputed.
             public static let chargeDisputeCreated = EventType(rawValue: "charge.dispute.created")
+            /// A subscription was created.
+            public static let subscriptionCreated = EventType(rawValue: "customer.subscription.created")
+            /// A subscription changed (status, period, cancellation, pause).
+            public static let subscriptionUpdated = EventType(rawValue: "customer.subscription.updated")
+            /// A subscription ended.
+            public static let subscriptionDeleted = EventType(rawValue: "customer.subscription.deleted")
+            /// A subscription was paused.
+            public static let subscriptionPaused = EventType(rawValue: "customer.subscription.paused")
+            /// A paused subscription resumed.
+            public static let subscriptionResumed = EventType(rawValue: "customer.subscription.resumed")
+            /// An invoice was paid (a renewal went through).
+            public static let invoicePaid = EventType(rawValue: "invoice.paid")
+            /// An invoice payment failed (a renewal is in retry).
+            public static let invoicePaymentFailed = EventType(rawValue: "invoice.payment_failed")
 
             /// The part before the first dot (`payment_intent`, `charge`, …).
             public var resource: String { String(rawValue.prefix { $0 != "." }) }
@@ -70,6 +84,12 @@ extension Stripe {
         public var paymentIntent: PaymentIntent?
         /// `data.object` read as a Charge, for `charge.*` events other than disputes (`nil` if it cannot be read).
         public var charge: Charge?
+        /// `data.object` read as a subscription, for `customer.subscription.*` events.
+        public var subscription: Subscription?
+        /// `data.object` read as an invoice, for `invoice.*` events (`invoice.paid`, `invoice.payment_failed`).
+        public var invoice: Subscription.Invoice?
+        /// The subscription an `invoice.*` event's invoice bills, if any.
+        public var invoiceSubscription: String?
 
         /// ``created`` as a date.
         public var createdDate: Date { Date(timeIntervalSince1970: TimeInterval(created)) }
@@ -98,8 +118,37 @@ extension Stripe {
                 self.paymentIntent = try? JSONDecoder().decode(PaymentIntent.self, from: object)
             case "charge" where !envelope.type.rawValue.hasPrefix("charge.dispute."):
                 self.charge = try? JSONDecoder().decode(Charge.self, from: object)
+            case "customer" where envelope.type.rawValue.hasPrefix("customer.subscription."):
+                self.subscription = try? JSONDecoder().decode(Subscription.self, from: object)
+            case "invoice":
+                self.invoice = try? JSONDecoder().decode(Subscription.Invoice.self, from: object)
+                self.invoiceSubscription = try? JSONDecoder().decode(InvoiceSubscriptionReference.self, from: object)
+                    .subscriptionID
             default:
                 break
+            }
+        }
+
+        /// An invoice's `subscription` (an id, or an expanded object whose id is read), or, from API version
+        /// 2025-03-31, `parent.subscription_details.subscription`.
+        struct InvoiceSubscriptionReference: Decodable {
+            var subscriptionID: String?
+
+            struct Parent: Decodable {
+                struct Details: Decodable { var subscription: String? }
+                var subscription_details: Details?
+            }
+            struct Object: Decodable { var id: String }
+
+            enum CodingKeys: String, CodingKey { case subscription, parent }
+
+            init(from decoder: any Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                subscriptionID =
+                    (try? container.decodeIfPresent(String.self, forKey: .subscription))
+                    ?? (try? container.decodeIfPresent(Object.self, forKey: .subscription))?.id
+                    ?? (try? container.decodeIfPresent(Parent.self, forKey: .parent))?.subscription_details?
+                    .subscription
             }
         }
 

@@ -1,0 +1,97 @@
+import Foundation
+import HTTPTypes
+import Logging
+public import OpenCatCore
+
+extension StripeAdapter {
+    /// Verifies a Billing subscription (`PurchaseProof/Kind/stripeSubscription`, token `sub_…`) with
+    /// `GET /v1/subscriptions/{id}?expand[]=latest_invoice`.
+    func verifySubscription(_ proof: PurchaseProof) async throws -> VerifiedPurchase {
+        let (subscription, storeDate) = try await fetchSubscription(id: proof.token)
+        let purchase = try Self.purchase(
+            from: subscription,
+            expectedProductId: proof.productId,
+            configuration: configuration,
+            verifiedAt: storeDate
+        )
+        try PurchaserBinding.check(
+            proof,
+            reported: purchase.purchaser,
+            field: "metadata.\(configuration.purchaserMetadataKey)"
+        )
+        configuration.logger.debug(
+            "stripe subscription verified",
+            metadata: ["state": "\(purchase.state)", "environment": "\(purchase.environment)"]
+        )
+        return purchase
+    }
+
+    /// Reads a subscription with its latest invoice expanded.
+    public func subscription(id: Secret<String>) async throws -> Stripe.Subscription {
+        try await fetchSubscription(id: id).subscription
+    }
+
+    private func fetchSubscription(id: Secret<String>) async throws -> (subscription: Stripe.Subscription, date: Date?)
+    {
+        let token = id.revealed
+        guard token.hasPrefix("sub_"), token.count > 4, token.count <= 255,
+            token.utf8.dropFirst(4).allSatisfy({
+                (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0)
+            })
+        else {
+            throw StoreAdapterError(.invalidProof, store: .stripe, "the token is not a subscription id")
+        }
+        var request = StoreHTTP.request(
+            .get,
+            baseURL: configuration.baseURL,
+            path: "/v1/subscriptions/\(token)",
+            query: "expand%5B%5D=latest_invoice"
+        )
+        request.headerFields[.authorization] = "Bearer \(configuration.secretKey.revealed)"
+        request.headerFields[.stripeVersion] = configuration.apiVersion
+        request.headerFields[.accept] = "application/json"
+        let response = try await http.send(request)
+        guard response.status.code == 200 else { throw error(for: response, resource: "subscription") }
+        return (try http.decode(Stripe.Subscription.self, from: response.body), HTTPDate.of(response.head.headerFields))
+    }
+}
+
+extension StripeAdapter {
+    /// The normalized purchase a verified webhook event reports, or `nil` for an event about something else:
+    /// - `customer.subscription.*`: the subscription in the event, mapped as ``purchase(from:expectedProductId:configuration:verifiedAt:)``;
+    /// - `invoice.paid`, `invoice.payment_failed`: the subscription the invoice bills, read again from Stripe (the
+    ///   invoice alone does not say whether access continues), so a renewal extends and a failure enters billing
+    ///   retry or grace;
+    /// - `payment_intent.*`: the PaymentIntent in the event.
+    ///
+    /// Verify the event first (``StripeWebhookVerifier``); the event's time is the result's `verifiedAt`.
+    public func purchase(for event: Stripe.Event) async throws -> VerifiedPurchase? {
+        if let subscription = event.subscription {
+            return try Self.purchase(
+                from: subscription,
+                expectedProductId: nil,
+                configuration: configuration,
+                verifiedAt: event.createdDate
+            )
+        }
+        if event.type == .invoicePaid || event.type == .invoicePaymentFailed {
+            guard let id = event.invoiceSubscription else { return nil }
+            let (subscription, date) = try await fetchSubscription(id: Secret(id))
+            return try Self.purchase(
+                from: subscription,
+                expectedProductId: nil,
+                configuration: configuration,
+                verifiedAt: date ?? event.createdDate
+            )
+        }
+        if let intent = event.paymentIntent {
+            return try Self.purchase(
+                from: intent,
+                expectedProductId: nil,
+                configuration: configuration,
+                verifiedAt: event.createdDate
+            )
+        }
+        return nil
+    }
+}

@@ -1,0 +1,122 @@
+public import Foundation
+import OpenCatCore
+
+// The pure mapping of a Stripe Billing subscription to the normalized ``VerifiedPurchase`` (no HTTP).
+extension StripeAdapter {
+    /// What a `past_due` subscription (a renewal payment failed; Stripe is retrying) grants.
+    public enum PastDuePolicy: Sendable, Hashable {
+        /// No access while Stripe retries (``VerifiedPurchase/State/billingRetry``): the default, as the App Store
+        /// and Play do without a grace period.
+        case billingRetry
+        /// Access while Stripe retries (``VerifiedPurchase/State/gracePeriod``), until the next retry or, without
+        /// one, the end of the period.
+        case gracePeriod
+    }
+
+    /// Maps a subscription (with `latest_invoice` expanded) to the normalized result:
+    ///
+    /// | Stripe status | state | until |
+    /// |---|---|---|
+    /// | `trialing` | active | `trial_end` |
+    /// | `active` | active | `current_period_end` (will not renew when `cancel_at_period_end`, `cancel_at` or `pause_collection` is set) |
+    /// | `past_due` | billingRetry, or gracePeriod (``PastDuePolicy``) | the period's end |
+    /// | `incomplete` | pending | – |
+    /// | `unpaid`, `canceled`, `incomplete_expired`, `paused` | expired | `ended_at` or the period's end |
+    /// | other | throws `malformedResponse` | – |
+    ///
+    /// The product is `metadata[product_id]` (the configured key), else the first item's price `lookup_key`; the
+    /// price is the first item's `unit_amount` × quantity, exact in the currency's minor units.
+    public static func purchase(
+        from subscription: Stripe.Subscription,
+        expectedProductId: String?,
+        configuration: Configuration,
+        verifiedAt: Date? = nil
+    ) throws -> VerifiedPurchase {
+        let item = subscription.items.first
+        guard
+            let productId = subscription.metadata[configuration.productMetadataKey] ?? item?.price.lookupKey,
+            !productId.isEmpty
+        else {
+            throw StoreAdapterError(
+                .invalidProof,
+                store: .stripe,
+                "the subscription names no product (metadata[\(configuration.productMetadataKey)] or a price lookup_key)",
+                storeReason: "metadata.\(configuration.productMetadataKey) missing"
+            )
+        }
+        if let expectedProductId, expectedProductId != productId {
+            throw StoreAdapterError(
+                .productMismatch,
+                store: .stripe,
+                "the subscription is for another product",
+                storeReason: "metadata.\(configuration.productMetadataKey)"
+            )
+        }
+        func date(_ seconds: Int64?) -> Date? { seconds.map { Date(timeIntervalSince1970: TimeInterval($0)) } }
+        let periodEnd = date(subscription.periodEnd)
+        var expiration = periodEnd
+        var grace: Date?
+        let state: VerifiedPurchase.State
+        switch subscription.status {
+        case .trialing:
+            state = subscription.pauseCollection == nil ? .active : .expired
+            expiration = date(subscription.trialEnd) ?? periodEnd
+        case .active:
+            state = .active
+        case .pastDue:
+            switch configuration.pastDue {
+            case .billingRetry:
+                state = .billingRetry
+            case .gracePeriod:
+                state = .gracePeriod
+                grace = date(subscription.latestInvoice?.expanded?.nextPaymentAttempt) ?? periodEnd
+            }
+        case .incomplete:
+            state = .pending
+        case .unpaid, .canceled, .incompleteExpired, .paused:
+            state = .expired
+            expiration = date(subscription.endedAt) ?? periodEnd ?? date(subscription.canceledAt)
+        default:
+            throw StoreAdapterError(
+                .malformedResponse,
+                store: .stripe,
+                "unknown subscription status",
+                storeReason: subscription.status.rawValue
+            )
+        }
+        var price: Money?
+        if let item, let unit = item.price.unitAmount {
+            let (total, overflow) = unit.multipliedReportingOverflow(by: max(1, item.quantity ?? 1))
+            if !overflow {
+                price = Money(
+                    minorUnits: total,
+                    currency: item.price.currency,
+                    exponent: Stripe.minorUnitExponent(forCurrency: item.price.currency)
+                )
+            }
+        }
+        return VerifiedPurchase(
+            store: .stripe,
+            transactionId: subscription.latestInvoice.map {
+                switch $0 {
+                case .id(let id): id
+                case .object(let invoice): invoice.id
+                }
+            } ?? subscription.id,
+            originalTransactionId: subscription.id,
+            productId: productId,
+            purchaser: subscription.metadata[configuration.purchaserMetadataKey],
+            purchaseDate: date(subscription.startDate ?? subscription.created) ?? Date(timeIntervalSince1970: 0),
+            expirationDate: expiration,
+            gracePeriodExpirationDate: grace,
+            state: state,
+            environment: subscription.livemode ? .production : .sandbox,
+            quantity: Int(clamping: item?.quantity ?? 1),
+            price: price,
+            willRenew: state != .expired && subscription.willRenew,
+            storeStatus: subscription.pauseCollection == nil
+                ? subscription.status.rawValue : "\(subscription.status.rawValue)/paused",
+            verifiedAt: verifiedAt
+        )
+    }
+}
