@@ -114,7 +114,7 @@ public struct ConformanceAdapterFactory: Sendable {
         )
     }
 
-    /// PayPal: `clientId`, `clientSecret`, `environment` (`live` | `sandbox`), `payeeMerchantId`, and `prices`
+    /// PayPal: `clientId`, `clientSecret`, `environment` (`live` | `sandbox`), `payeeMerchantId`, `subscriptionPlans` (plan id → product id) and `prices`
     /// (product id → `{"amount": "5.00", "currency": "USD"}`).
     public static let paypal = ConformanceAdapterFactory(store: .paypal) { environment in
         var prices: [String: Money] = [:]
@@ -130,6 +130,15 @@ public struct ConformanceAdapterFactory: Sendable {
                 prices[product] = money
             }
         }
+        var plans: [String: String] = [:]
+        if case .object(let entries)? = environment.config["subscriptionPlans"] {
+            for (plan, product) in entries {
+                guard let product = product.stringValue else {
+                    throw ConformanceError("config.subscriptionPlans.\(plan): expected a product id")
+                }
+                plans[plan] = product
+            }
+        }
         return PayPalAdapter(
             configuration: .init(
                 clientId: try environment.string("clientId"),
@@ -138,7 +147,8 @@ public struct ConformanceAdapterFactory: Sendable {
                 payeeMerchantId: try environment.string("payeeMerchantId"),
                 prices: prices,
                 baseURL: environment.baseURL,
-                httpClient: environment.httpClient
+                httpClient: environment.httpClient,
+                subscriptionPlans: plans
             )
         )
     }

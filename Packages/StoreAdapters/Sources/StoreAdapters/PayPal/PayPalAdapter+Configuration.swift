@@ -36,6 +36,8 @@ extension PayPalAdapter {
         /// The exact price of each product, by product id (`reference_id`): an order or capture for another amount
         /// or currency is refused. A product without a price here cannot be verified (`misconfigured`).
         public var prices: [String: Money]
+        /// Subscription plan id (`P-…`) → the app's product id; a plan not listed is its own product id.
+        public var subscriptionPlans: [String: String]
         /// The API's base URL (override for MockStores on 127.0.0.1). A path prefix is kept.
         public var baseURL: URL
         /// Whether an `APPROVED` order with intent `CAPTURE` is captured during verification (with an idempotent
@@ -74,7 +76,8 @@ extension PayPalAdapter {
             webhookId: String? = nil,
             tokenRefreshMargin: Duration = .seconds(60),
             httpClient: HTTPClient = HTTPClient(),
-            logger: Logger = Logger(label: "dev.opencat.paypal", factory: { _ in SwiftLogNoOpLogHandler() })
+            logger: Logger = Logger(label: "dev.opencat.paypal", factory: { _ in SwiftLogNoOpLogHandler() }),
+            subscriptionPlans: [String: String] = [:]
         ) {
             self.clientId = clientId
             self.clientSecret = clientSecret
@@ -87,6 +90,7 @@ extension PayPalAdapter {
             self.tokenRefreshMargin = tokenRefreshMargin
             self.httpClient = httpClient
             self.logger = logger
+            self.subscriptionPlans = subscriptionPlans
         }
     }
 }

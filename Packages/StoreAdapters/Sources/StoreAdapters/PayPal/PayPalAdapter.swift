@@ -81,6 +81,7 @@ public struct PayPalAdapter: StoreAdapter {
     /// - Returns: the normalized purchase.
     /// - Throws: ``StoreAdapterError``.
     public func verify(_ proof: PurchaseProof) async throws -> VerifiedPurchase {
+        if proof.store == .paypal, proof.kind == .paypalSubscription { return try await verifySubscription(proof) }
         guard proof.store == .paypal, proof.kind == .paypalOrder else {
             throw StoreAdapterError(
                 .invalidProof,

@@ -27,6 +27,10 @@ extension PayPal {
         public var order: Order?
         /// ``resource`` read as a capture, for `capture` resources (`nil` if it cannot be read as one).
         public var capture: Capture?
+        /// ``resource`` read as a subscription, for `BILLING.SUBSCRIPTION.*` events.
+        public var subscription: Subscription?
+        /// For a `sale` resource (`PAYMENT.SALE.*`): the subscription it paid (`billing_agreement_id`), if any.
+        public var saleSubscriptionId: String?
 
         /// Reads an event from its JSON payload.
         /// - Parameter payload: the request body, byte for byte.
@@ -45,6 +49,12 @@ extension PayPal {
                 switch envelope.resourceType {
                 case "checkout-order": self.order = try? JSONDecoder().decode(Order.self, from: resource)
                 case "capture": self.capture = try? JSONDecoder().decode(Capture.self, from: resource)
+                case "subscription" where envelope.eventType.hasPrefix("BILLING.SUBSCRIPTION."):
+                    self.subscription = try? JSONDecoder().decode(Subscription.self, from: resource)
+                case "sale":
+                    struct Sale: Decodable { var billing_agreement_id: String? }
+                    self.saleSubscriptionId =
+                        (try? JSONDecoder().decode(Sale.self, from: resource))?.billing_agreement_id
                 default: break
                 }
             }

@@ -1,0 +1,117 @@
+import Foundation
+import OpenCatCore
+import Testing
+
+@testable import StoreAdapters
+
+/// PayPal subscriptions → ``VerifiedPurchase``: every status, failed payments as grace, trials, plan → product,
+/// exact prices and the webhook events that carry a subscription or a sale.
+struct PayPalSubscriptionMappingTests {
+    static func subscription(_ status: String, failed: Int = 0, trial: Bool = false) throws -> PayPal.Subscription {
+        let cycles =
+            trial
+            ? #"[{"tenure_type":"TRIAL","sequence":1,"cycles_completed":1,"cycles_remaining":1,"total_cycles":2},{"tenure_type":"REGULAR","sequence":2,"cycles_completed":0,"cycles_remaining":0,"total_cycles":0}]"#
+            : #"[{"tenure_type":"REGULAR","sequence":1,"cycles_completed":3,"cycles_remaining":0,"total_cycles":0}]"#
+        let json = """
+            {"id":"I-1","plan_id":"P-1","status":"\(status)","status_update_time":"2026-11-01T00:00:00Z",
+             "start_time":"2026-08-01T00:00:00Z","quantity":"1","custom_id":"u1",
+             "billing_info":{"cycle_executions":\(cycles),"last_payment":{"amount":{"currency_code":"JPY","value":"1200"},
+               "time":"2026-11-01T00:00:00Z"},"next_billing_time":"2026-12-01T00:00:00Z","failed_payments_count":\(failed)}}
+            """
+        return try JSONDecoder().decode(PayPal.Subscription.self, from: Data(json.utf8))
+    }
+
+    static let configuration = PayPalAdapter.Configuration(
+        clientId: "c",
+        clientSecret: "s",
+        environment: .live,
+        payeeMerchantId: "M",
+        prices: [:],
+        subscriptionPlans: ["P-1": "pro"]
+    )
+
+    static let table: [(String, Int, VerifiedPurchase.State?)] = [
+        ("APPROVAL_PENDING", 0, .pending), ("APPROVED", 0, .pending), ("ACTIVE", 0, .active),
+        ("ACTIVE", 2, .gracePeriod),
+        ("SUSPENDED", 3, .billingRetry), ("CANCELLED", 0, .expired), ("EXPIRED", 0, .expired),
+        ("PAUSED_FOREVER", 0, nil),
+    ]
+
+    @Test(arguments: table)
+    func everyStatusMaps(_ status: String, _ failed: Int, _ expected: VerifiedPurchase.State?) throws {
+        let subscription = try Self.subscription(status, failed: failed)
+        guard let expected else {
+            #expect {
+                try PayPalAdapter.purchase(
+                    from: subscription,
+                    expectedProductId: nil,
+                    configuration: Self.configuration
+                )
+            } throws: { ($0 as? StoreAdapterError)?.code == .malformedResponse }
+            return
+        }
+        let purchase = try PayPalAdapter.purchase(
+            from: subscription,
+            expectedProductId: "pro",
+            configuration: Self.configuration
+        )
+        #expect(purchase.state == expected)
+        #expect(purchase.productId == "pro" && purchase.purchaser == "u1")
+        #expect(purchase.price == Money(decimalString: "1200", currency: "JPY"))
+    }
+
+    @Test func activeRenewsAtTheNextBillingTimeAndTrialsAreMarked() throws {
+        let date = try #require(PayPalDate.parse("2026-12-01T00:00:00Z"))
+        let active = try PayPalAdapter.purchase(
+            from: try Self.subscription("ACTIVE"),
+            expectedProductId: nil,
+            configuration: Self.configuration
+        )
+        #expect(active.expirationDate == date && active.willRenew)
+        let trial = try PayPalAdapter.purchase(
+            from: try Self.subscription("ACTIVE", trial: true),
+            expectedProductId: nil,
+            configuration: Self.configuration
+        )
+        #expect(trial.state == .active && trial.storeStatus == "ACTIVE/trial")
+        let grace = try PayPalAdapter.purchase(
+            from: try Self.subscription("ACTIVE", failed: 1),
+            expectedProductId: nil,
+            configuration: Self.configuration
+        )
+        #expect(grace.gracePeriodExpirationDate == date)
+        let cancelled = try PayPalAdapter.purchase(
+            from: try Self.subscription("CANCELLED"),
+            expectedProductId: nil,
+            configuration: Self.configuration
+        )
+        #expect(cancelled.expirationDate == PayPalDate.parse("2026-11-01T00:00:00Z") && !cancelled.willRenew)
+    }
+
+    @Test func anotherPlanIsAProductMismatch() throws {
+        #expect {
+            try PayPalAdapter.purchase(
+                from: try Self.subscription("ACTIVE"),
+                expectedProductId: "other",
+                configuration: Self.configuration
+            )
+        } throws: { ($0 as? StoreAdapterError)?.code == .productMismatch }
+    }
+
+    @Test func webhookEventsCarryTheSubscriptionOrTheSalesAgreement() throws {
+        let suspended = try PayPal.Event(
+            payload: Data(
+                #"{"id":"WH-1","event_type":"BILLING.SUBSCRIPTION.SUSPENDED","resource_type":"subscription","create_time":"2026-11-20T00:00:00Z","resource":{"id":"I-1","plan_id":"P-1","status":"SUSPENDED"}}"#
+                    .utf8
+            )
+        )
+        #expect(suspended.subscription?.status == .suspended)
+        let sale = try PayPal.Event(
+            payload: Data(
+                #"{"id":"WH-2","event_type":"PAYMENT.SALE.COMPLETED","resource_type":"sale","resource":{"id":"S-1","billing_agreement_id":"I-1","state":"completed"}}"#
+                    .utf8
+            )
+        )
+        #expect(sale.saleSubscriptionId == "I-1")
+    }
+}
