@@ -32,8 +32,8 @@ public import OpenCatCore
 public struct SteamAdapter: StoreAdapter {
     /// The adapter's settings.
     public let configuration: Configuration
-    private let http: StoreHTTP
-    private let logger: Logger
+    let http: StoreHTTP
+    let logger: Logger
 
     private static let webAPIKey = HTTPField.Name("x-webapi-key")!
 
@@ -63,6 +63,7 @@ public struct SteamAdapter: StoreAdapter {
         guard proof.store == .steam else {
             throw StoreAdapterError(.invalidProof, store: .steam, "the proof is for another store (\(proof.store))")
         }
+        if proof.kind == .steamAgreement { return try await verifyAgreement(proof) }
         let parameter: String
         switch proof.kind {
         case .steamOrder: parameter = "orderid"
@@ -149,7 +150,7 @@ public struct SteamAdapter: StoreAdapter {
         return true
     }
 
-    private func makeRequest(_ httpMethod: HTTPRequest.Method, method: String, query: String?) -> HTTPRequest {
+    func makeRequest(_ httpMethod: HTTPRequest.Method, method: String, query: String?) -> HTTPRequest {
         let base = configuration.baseURL
         let basePath = base.path.hasSuffix("/") ? String(base.path.dropLast()) : base.path
         let authority = base.host.map { host in base.port.map { "\(host):\($0)" } ?? host }
@@ -161,7 +162,7 @@ public struct SteamAdapter: StoreAdapter {
         return request
     }
 
-    private func call<Params: Decodable & Sendable>(
+    func call<Params: Decodable & Sendable>(
         _ request: HTTPRequest,
         body: Data?,
         method: SteamErrorCode.Method,
@@ -200,7 +201,7 @@ public struct SteamAdapter: StoreAdapter {
     }
 
     /// The error a `Failure` answer stands for, or `nil` for `OK`.
-    private static func failure<Params>(
+    static func failure<Params>(
         _ body: SteamMicroTxnResponse<Params>.Body,
         method: SteamErrorCode.Method
     ) -> StoreAdapterError? {

@@ -23,6 +23,9 @@ enum SteamErrorCode {
     enum Method: String, Sendable {
         case queryTxn = "QueryTxn"
         case finalizeTxn = "FinalizeTxn"
+        case getUserAgreementInfo = "GetUserAgreementInfo"
+        case cancelAgreement = "CancelAgreement"
+        case processAgreement = "ProcessAgreement"
     }
 
     /// `6`: the transaction was already committed (finalized).
