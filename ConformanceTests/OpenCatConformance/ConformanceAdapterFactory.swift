@@ -71,7 +71,7 @@ public struct ConformanceAdapterFactory: Sendable {
     }
 
     /// Google Play: `packageName`, `tokenPath`, `clientEmail`, optional `serviceAccountKey` (PEM; default the
-    /// run's registered key).
+    /// run's registered key), `consultVoidedPurchases` (true: ask the Voided Purchases API too).
     public static let google = ConformanceAdapterFactory(store: .google) { environment in
         let tokenURL = environment.url(path: environment.optionalString("tokenPath") ?? "/token")
         let account = GoogleServiceAccount(
@@ -84,15 +84,15 @@ public struct ConformanceAdapterFactory: Sendable {
             clientEmail: try environment.string("clientEmail"),
             tokenURI: tokenURL
         )
-        return GooglePlayAdapter(
-            configuration: try .init(
-                packageName: try environment.string("packageName"),
-                serviceAccount: account,
-                baseURL: environment.baseURL,
-                tokenURL: tokenURL,
-                httpClient: environment.httpClient
-            )
+        var configuration = try GooglePlayAdapter.Configuration(
+            packageName: try environment.string("packageName"),
+            serviceAccount: account,
+            baseURL: environment.baseURL,
+            tokenURL: tokenURL,
+            httpClient: environment.httpClient
         )
+        configuration.consultVoidedPurchases = environment.config["consultVoidedPurchases"] == .bool(true)
+        return GooglePlayAdapter(configuration: configuration)
     }
 
     /// Stripe: `secretKey`, `apiVersion`, `pastDue` (`billingRetry` or `gracePeriod`).

@@ -18,6 +18,12 @@ extension GooglePlayAdapter {
         public var httpClient: HTTPClient
         /// Whether to acknowledge paid, unacknowledged purchases (Google refunds them after three days otherwise).
         public var acknowledge: Bool
+        /// Whether a verification also asks the Voided Purchases API (Play reports refunds, chargebacks and
+        /// revocations there, not on the purchase): a voided token is `refunded`. Off by default (one more call,
+        /// under its own quota); a sync job can use ``GooglePlayAdapter/allVoidedPurchases(since:endTime:pageLimit:)``.
+        public var consultVoidedPurchases: Bool = false
+        /// The most pages of voided purchases one verification reads.
+        public var voidedPurchasesPageLimit: Int = 10
 
         /// Creates a configuration around an existing token provider (share one provider between adapters that
         /// use the same service account).

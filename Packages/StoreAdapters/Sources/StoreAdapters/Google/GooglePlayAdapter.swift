@@ -33,7 +33,7 @@ public import OpenCatCore
 public struct GooglePlayAdapter: StoreAdapter {
     /// The adapter's settings.
     public let configuration: Configuration
-    private let http: StoreHTTP
+    let http: StoreHTTP
     private let logger: Logger
 
     /// Creates an adapter.
@@ -127,7 +127,7 @@ public struct GooglePlayAdapter: StoreAdapter {
         }
 
         purchase.finalizedByAdapter = acknowledged
-        return purchase
+        return try await consultingVoidedPurchases(purchase, token: proof.token.revealed, subscription: false)
     }
 
     // MARK: - purchases.subscriptionsv2
@@ -166,12 +166,12 @@ public struct GooglePlayAdapter: StoreAdapter {
         }
 
         purchase.finalizedByAdapter = acknowledged
-        return purchase
+        return try await consultingVoidedPurchases(purchase, token: proof.token.revealed, subscription: true)
     }
 
     // MARK: - HTTP
 
-    private var applicationPath: String {
+    var applicationPath: String {
         "/androidpublisher/v3/applications/\(Self.segment(configuration.packageName))"
     }
 
@@ -182,7 +182,7 @@ public struct GooglePlayAdapter: StoreAdapter {
     }
 
     /// Sends an API request with a bearer token; on 401 drops the token and tries once more with a fresh one.
-    private func sendAuthorized(
+    func sendAuthorized(
         _ method: HTTPRequest.Method,
         path: String,
         body: Data? = nil,
@@ -218,7 +218,7 @@ public struct GooglePlayAdapter: StoreAdapter {
     }
 
     /// Maps a non-2xx answer to the shared error, keeping Google's reason.
-    private func error(for response: HTTPTransportResponse) -> StoreAdapterError {
+    func error(for response: HTTPTransportResponse) -> StoreAdapterError {
         let status = response.status.code
         let reason = (try? JSONDecoder().decode(GoogleAPIErrorResponse.self, from: response.body))?.reason
         func make(_ code: StoreAdapterError.Code, _ message: String) -> StoreAdapterError {
