@@ -95,7 +95,8 @@ public struct ConformanceAdapterFactory: Sendable {
         return GooglePlayAdapter(configuration: configuration)
     }
 
-    /// Stripe: `secretKey`, `apiVersion`, `pastDue` (`billingRetry` or `gracePeriod`).
+    /// Stripe: `secretKey`, `apiVersion`, `pastDue` (`billingRetry` or `gracePeriod`), `captureAuthorized`,
+    /// `appMetadataKey` and `appId`.
     public static let stripe = ConformanceAdapterFactory(store: .stripe) { environment in
         let pastDue: StripeAdapter.PastDuePolicy
         switch environment.optionalString("pastDue") ?? "billingRetry" {
@@ -103,15 +104,17 @@ public struct ConformanceAdapterFactory: Sendable {
         case "gracePeriod": pastDue = .gracePeriod
         case let other: throw ConformanceError("config.pastDue: \(other) is neither billingRetry nor gracePeriod")
         }
-        return StripeAdapter(
-            configuration: .init(
-                secretKey: Secret(try environment.string("secretKey")),
-                apiVersion: environment.optionalString("apiVersion") ?? StripeAdapter.Configuration.defaultAPIVersion,
-                baseURL: environment.baseURL,
-                httpClient: environment.httpClient,
-                pastDue: pastDue
-            )
+        var configuration = StripeAdapter.Configuration(
+            secretKey: Secret(try environment.string("secretKey")),
+            apiVersion: environment.optionalString("apiVersion") ?? StripeAdapter.Configuration.defaultAPIVersion,
+            baseURL: environment.baseURL,
+            httpClient: environment.httpClient,
+            pastDue: pastDue
         )
+        configuration.captureAuthorized = environment.config["captureAuthorized"] == .bool(true)
+        configuration.appMetadataKey = environment.optionalString("appMetadataKey")
+        configuration.appId = environment.optionalString("appId")
+        return StripeAdapter(configuration: configuration)
     }
 
     /// PayPal: `clientId`, `clientSecret`, `environment` (`live` | `sandbox`), `payeeMerchantId`, `subscriptionPlans` (plan id → product id) and `prices`

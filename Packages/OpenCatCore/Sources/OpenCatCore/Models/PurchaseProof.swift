@@ -14,6 +14,8 @@ public struct PurchaseProof: Sendable, Hashable {
         public static let appleSignedTransaction = Kind(rawValue: "appleSignedTransaction")
         /// An App Store transaction id, to be looked up with the App Store Server API.
         public static let appleTransactionId = Kind(rawValue: "appleTransactionId")
+        /// A transaction id of an App Store subscription, verified with Apple's subscription status endpoint.
+        public static let appleSubscriptionStatus = Kind(rawValue: "appleSubscriptionStatus")
         /// A Google Play purchase token for a one-time product.
         public static let googleProductPurchaseToken = Kind(rawValue: "googleProductPurchaseToken")
         /// A Google Play purchase token for a subscription.

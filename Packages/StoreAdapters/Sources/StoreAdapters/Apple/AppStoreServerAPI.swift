@@ -38,6 +38,14 @@ struct AppStoreServerAPI: Sendable {
         return signed
     }
 
+    /// `GET /inApps/v1/subscriptions/{transactionId}` (Get All Subscription Statuses) on one environment's base URL.
+    func subscriptionStatuses(transactionId: String, baseURL: URL) async throws -> AppStore.StatusResponse {
+        let request = try makeRequest(baseURL: baseURL, path: "/inApps/v1/subscriptions/" + transactionId)
+        let response = try await http.send(request)
+        guard response.status.code == 200 else { throw error(for: response) }
+        return try http.decode(AppStore.StatusResponse.self, from: response.body)
+    }
+
     private func makeRequest(baseURL: URL, path: String) throws -> HTTPRequest {
         guard let scheme = baseURL.scheme, let host = baseURL.host, !host.isEmpty else {
             throw StoreAdapterError(

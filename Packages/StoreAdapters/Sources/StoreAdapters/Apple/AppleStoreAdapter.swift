@@ -21,7 +21,7 @@ public struct AppleStoreAdapter: StoreAdapter {
     /// The JWS verifier (and its chain cache) this adapter uses.
     public let verifier: AppleJWSVerifier
     private let logger: Logger
-    private let http: StoreHTTP
+    let http: StoreHTTP
 
     /// Creates the adapter.
     /// - Parameters:
@@ -72,6 +72,8 @@ public struct AppleStoreAdapter: StoreAdapter {
                 expectedProductId: proof.productId
             )
             return try Self.checkPurchaser(of: purchase, expected: proof.expectedPurchaser)
+        case .appleSubscriptionStatus:
+            return try await verifySubscriptionStatus(proof)
         case .appleTransactionId:
             let transaction = try await lookUpTransaction(id: proof.token)
             let purchase = try purchase(transaction: transaction, renewalInfo: nil, expectedProductId: proof.productId)

@@ -44,6 +44,10 @@ extension PayPalAdapter {
                 break
             }
             switch capture.status {
+            case _ where capture.statusDetails?.reason == "CHARGEBACK" || capture.status.rawValue == "REVERSED":
+                // A chargeback: the payer's card issuer took the money back (held or reversed): revoked.
+                state = .refunded
+                refundedAmount = try exact(capture.amount)
             case .completed:
                 state = .active
             case .pending:

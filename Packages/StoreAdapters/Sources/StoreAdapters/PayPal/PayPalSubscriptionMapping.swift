@@ -10,7 +10,8 @@ extension PayPalAdapter {
     /// | `APPROVAL_PENDING`, `APPROVED` | pending | – |
     /// | `ACTIVE` | active (`ACTIVE/trial` in a trial tenure) | `billing_info.next_billing_time` |
     /// | `ACTIVE` with `failed_payments_count` > 0 | gracePeriod: PayPal keeps the subscription active while it retries, up to the plan's failure threshold | `next_billing_time` |
-    /// | `SUSPENDED` | billingRetry (payments stopped, by the merchant or past the failure threshold) | – |
+    /// | `SUSPENDED` after failed payments | billingRetry (past the plan's failure threshold) | – |
+    /// | `SUSPENDED` without a failed payment | expired (`SUSPENDED/paused`: the merchant paused it) | – |
     /// | `CANCELLED`, `EXPIRED` | expired | `status_update_time` |
     /// | other | throws `malformedResponse` | – |
     ///
@@ -56,6 +57,11 @@ extension PayPalAdapter {
         case .active:
             state = .active
             if subscription.isInTrial { storeStatus += "/trial" }
+        case .suspended where (billing?.failedPaymentsCount ?? 0) == 0:
+            // Suspended with no failed payment: the merchant paused it; no access until it is re-activated.
+            state = .expired
+            expiration = subscription.statusUpdateTime.flatMap(PayPalDate.parse)
+            storeStatus += "/paused"
         case .suspended:
             state = .billingRetry
         case .cancelled, .expired:

@@ -11,7 +11,7 @@ extension SteamAdapter {
     /// |---|---|---|
     /// | `Active`, no failed attempt and nothing outstanding | active | `nextpayment` |
     /// | `Active` with `failedattempts` > 0 or an `outstanding` amount | billingRetry | – |
-    /// | `Inactive`, `Canceled`, `Cancelled`, `Expired` | expired | `enddate` or `lastpayment` |
+    /// | `Inactive`, `Canceled`, `Cancelled`, `Expired` | active until `enddate` when it is still ahead (paid for, not renewing), else expired | `enddate` or `lastpayment` |
     /// | other | throws `malformedResponse` | – |
     ///
     /// The product is the agreement's `itemid`; the price its `recurringamt` in cents. An agreement the user does
@@ -52,7 +52,8 @@ extension SteamAdapter {
             steamId: steamId,
             proof: proof,
             sandbox: configuration.sandbox,
-            verifiedAt: date
+            verifiedAt: date,
+            now: date ?? http.client.clock.currentDate
         )
         try PurchaserBinding.check(proof, reported: purchase.purchaser, field: "steamid")
         logger.debug("steam agreement verified", metadata: ["state": "\(purchase.state)"])
@@ -64,7 +65,8 @@ extension SteamAdapter {
         steamId: String,
         proof: PurchaseProof,
         sandbox: Bool,
-        verifiedAt: Date?
+        verifiedAt: Date?,
+        now: Date
     ) throws -> VerifiedPurchase {
         guard let item = agreement.itemid?.text, !item.isEmpty else {
             throw StoreAdapterError(.malformedResponse, store: .steam, "the agreement has no itemid")
@@ -84,8 +86,9 @@ extension SteamAdapter {
             state = .active
             expiration = SteamDay.parse(agreement.nextpayment)
         case "inactive", "canceled", "cancelled", "expired":
-            state = .expired
+            // Cancelled: no more payments; what was paid for lasts until the end date.
             expiration = SteamDay.parse(agreement.enddate) ?? SteamDay.parse(agreement.lastpayment)
+            state = expiration.map { $0 > now } == true ? .active : .expired
         default:
             throw StoreAdapterError(.malformedResponse, store: .steam, "unknown agreement status", storeReason: status)
         }
@@ -103,7 +106,7 @@ extension SteamAdapter {
             state: state,
             environment: sandbox ? .sandbox : .production,
             price: price,
-            willRenew: state == .active && agreement.nextpayment?.isEmpty == false,
+            willRenew: status.lowercased() == "active" && state == .active && agreement.nextpayment?.isEmpty == false,
             storeStatus: failed > 0 ? "\(status)/failedattempts=\(failed)" : status,
             verifiedAt: verifiedAt
         )

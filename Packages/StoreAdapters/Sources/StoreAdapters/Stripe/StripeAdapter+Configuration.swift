@@ -29,6 +29,14 @@ extension StripeAdapter {
         public var logger: Logger
         /// What a `past_due` subscription grants (default: billing retry, no access).
         public var pastDue: PastDuePolicy
+        /// Whether an authorized PaymentIntent (`requires_capture`) is captured by the verification (with an
+        /// idempotency key derived from its id, so a repeat cannot capture twice). Off by default: capturing is
+        /// the merchant's decision.
+        public var captureAuthorized: Bool = false
+        /// When one Stripe account sells for several apps: the `metadata` key naming the app, and this app's value.
+        /// A PaymentIntent or subscription for another app is ``StoreAdapterError/Code/wrongApplication``.
+        public var appMetadataKey: String?
+        public var appId: String?
 
         /// Creates a configuration.
         /// - Parameters:

@@ -8,6 +8,7 @@ extension StripeAdapter {
     /// `GET /v1/subscriptions/{id}?expand[]=latest_invoice`.
     func verifySubscription(_ proof: PurchaseProof) async throws -> VerifiedPurchase {
         let (subscription, storeDate) = try await fetchSubscription(id: proof.token)
+        try checkApplication(subscription.metadata)
         let purchase = try Self.purchase(
             from: subscription,
             expectedProductId: proof.productId,
@@ -57,6 +58,39 @@ extension StripeAdapter {
 }
 
 extension StripeAdapter {
+    /// Refuses an object for another app when ``Configuration/appMetadataKey`` and ``Configuration/appId`` are set.
+    func checkApplication(_ metadata: [String: String]) throws {
+        guard let key = configuration.appMetadataKey, let appId = configuration.appId else { return }
+        guard metadata[key] == appId else {
+            throw StoreAdapterError(
+                .wrongApplication,
+                store: .stripe,
+                "the payment was made for another app",
+                storeReason: "metadata.\(key)"
+            )
+        }
+    }
+
+    /// Captures an authorized PaymentIntent, idempotently (`Idempotency-Key: opencat-capture-<id>`).
+    func capture(_ id: String) async throws -> (intent: Stripe.PaymentIntent, date: Date?) {
+        var request = StoreHTTP.request(
+            .post,
+            baseURL: configuration.baseURL,
+            path: "/v1/payment_intents/\(id)/capture",
+            query: "expand%5B%5D=latest_charge"
+        )
+        request.headerFields[.authorization] = "Bearer \(configuration.secretKey.revealed)"
+        request.headerFields[.stripeVersion] = configuration.apiVersion
+        request.headerFields[.accept] = "application/json"
+        request.headerFields[.contentType] = "application/x-www-form-urlencoded"
+        request.headerFields[HTTPField.Name("Idempotency-Key")!] = "opencat-capture-\(id)"
+        let response = try await http.send(request, body: Data())
+        guard response.status.code == 200 else { throw error(for: response, resource: "PaymentIntent") }
+        return (
+            try http.decode(Stripe.PaymentIntent.self, from: response.body), HTTPDate.of(response.head.headerFields)
+        )
+    }
+
     /// The normalized purchase a verified webhook event reports, or `nil` for an event about something else:
     /// - `customer.subscription.*`: the subscription in the event, mapped as ``purchase(from:expectedProductId:configuration:verifiedAt:)``;
     /// - `invoice.paid`, `invoice.payment_failed`: the subscription the invoice bills, read again from Stripe (the

@@ -66,13 +66,27 @@ public struct StripeAdapter: StoreAdapter {
                 "a \(proof.store) \(proof.kind) proof cannot be verified with Stripe"
             )
         }
-        let (intent, storeDate) = try await fetchPaymentIntent(id: proof.token)
-        let purchase = try Self.purchase(
+        var (intent, storeDate) = try await fetchPaymentIntent(id: proof.token)
+        try checkApplication(intent.metadata)
+        var finalized = false
+        if intent.status == .requiresCapture, configuration.captureAuthorized {
+            // Never capture a payment for another product or purchaser.
+            _ = try Self.purchase(from: intent, expectedProductId: proof.productId, configuration: configuration)
+            try PurchaserBinding.check(
+                proof,
+                reported: intent.metadata[configuration.purchaserMetadataKey],
+                field: "metadata.\(configuration.purchaserMetadataKey)"
+            )
+            (intent, storeDate) = try await capture(intent.id)
+            finalized = true
+        }
+        var purchase = try Self.purchase(
             from: intent,
             expectedProductId: proof.productId,
             configuration: configuration,
             verifiedAt: storeDate
         )
+        purchase.finalizedByAdapter = finalized
         try PurchaserBinding.check(
             proof,
             reported: purchase.purchaser,

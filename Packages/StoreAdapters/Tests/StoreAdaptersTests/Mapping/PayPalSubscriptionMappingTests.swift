@@ -33,7 +33,8 @@ struct PayPalSubscriptionMappingTests {
     static let table: [(String, Int, VerifiedPurchase.State?)] = [
         ("APPROVAL_PENDING", 0, .pending), ("APPROVED", 0, .pending), ("ACTIVE", 0, .active),
         ("ACTIVE", 2, .gracePeriod),
-        ("SUSPENDED", 3, .billingRetry), ("CANCELLED", 0, .expired), ("EXPIRED", 0, .expired),
+        ("SUSPENDED", 3, .billingRetry), ("SUSPENDED", 0, .expired), ("CANCELLED", 0, .expired),
+        ("EXPIRED", 0, .expired),
         ("PAUSED_FOREVER", 0, nil),
     ]
 
@@ -113,5 +114,23 @@ struct PayPalSubscriptionMappingTests {
             )
         )
         #expect(sale.saleSubscriptionId == "I-1")
+    }
+
+    @Test func aCaptureHeldForAChargebackRevokes() throws {
+        let order = try JSONDecoder().decode(
+            PayPal.Order.self,
+            from: Data(
+                #"{"id":"O-1","intent":"CAPTURE","status":"COMPLETED","create_time":"2026-11-22T10:00:00Z","purchase_units":[{"reference_id":"gems","custom_id":"u1","amount":{"currency_code":"USD","value":"5.00"},"payments":{"captures":[{"id":"C-1","status":"PENDING","status_details":{"reason":"CHARGEBACK"},"amount":{"currency_code":"USD","value":"5.00"}}]}}]}"#
+                    .utf8
+            )
+        )
+        let purchase = try PayPalAdapter.purchase(
+            from: order,
+            expectedProductId: "gems",
+            environment: .live,
+            finalizedByAdapter: false
+        )
+        #expect(purchase.state == .refunded)
+        #expect(purchase.refundedAmount == Money(decimalString: "5.00", currency: "USD"))
     }
 }

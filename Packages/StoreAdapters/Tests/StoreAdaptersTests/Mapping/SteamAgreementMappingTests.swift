@@ -41,7 +41,8 @@ struct SteamAgreementMappingTests {
                     steamId: "76561197960287930",
                     proof: Self.proof,
                     sandbox: false,
-                    verifiedAt: nil
+                    verifiedAt: nil,
+                    now: Date(timeIntervalSince1970: 1_796_100_000)
                 )
             } throws: { ($0 as? StoreAdapterError)?.code == .malformedResponse }
             return
@@ -51,7 +52,8 @@ struct SteamAgreementMappingTests {
             steamId: "76561197960287930",
             proof: Self.proof,
             sandbox: false,
-            verifiedAt: nil
+            verifiedAt: nil,
+            now: Date(timeIntervalSince1970: 1_796_100_000)
         )
         #expect(purchase.state == expected)
         #expect(purchase.price == Money(minorUnits: 999, currency: "USD", exponent: 2))
@@ -78,8 +80,22 @@ struct SteamAgreementMappingTests {
                 steamId: "76561197960287930",
                 proof: other,
                 sandbox: false,
-                verifiedAt: nil
+                verifiedAt: nil,
+                now: Date(timeIntervalSince1970: 1_796_100_000)
             )
         } throws: { ($0 as? StoreAdapterError)?.code == .productMismatch }
+    }
+
+    @Test func aCancelledAgreementLastsUntilItsEndDate() throws {
+        let purchase = try SteamAdapter.purchase(
+            from: try Self.agreement("Canceled"),
+            steamId: "76561197960287930",
+            proof: Self.proof,
+            sandbox: false,
+            verifiedAt: nil,
+            now: Date(timeIntervalSince1970: 1_795_000_000)
+        )
+        #expect(purchase.state == .active && !purchase.willRenew)
+        #expect(purchase.expirationDate == SteamDay.parse("20261201"))
     }
 }

@@ -1,0 +1,100 @@
+import Foundation
+import HTTPTypes
+import Logging
+import OpenCatCore
+
+extension AppleStoreAdapter {
+    /// Verifies a subscription from Apple's own answer (`PurchaseProof/Kind/appleSubscriptionStatus`: the token is
+    /// any transaction id of the subscription) with Get All Subscription Statuses, production first, then the
+    /// sandbox on 4040010. Every signed transaction and renewal info in the answer is verified like any JWS; the
+    /// one for the proof's (original) transaction id is mapped, and Apple's status decides the state: 1 active,
+    /// 2 expired, 3 billing retry, 4 grace period (until the renewal info's `gracePeriodExpiresDate`), 5 revoked
+    /// (refunded). Whether it renews comes from the renewal info's `autoRenewStatus`.
+    func verifySubscriptionStatus(_ proof: PurchaseProof) async throws -> VerifiedPurchase {
+        guard let credentials = configuration.apiCredentials else {
+            throw StoreAdapterError(
+                .unauthorized,
+                store: .apple,
+                "no App Store Server API credentials are configured",
+                storeReason: "notConfigured"
+            )
+        }
+        let id = proof.token.revealed
+        guard !id.isEmpty, id.utf8.count <= 64, id.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else {
+            throw StoreAdapterError(
+                .invalidProof,
+                store: .apple,
+                "the transaction id is not an App Store transaction id",
+                storeReason: "invalidTransactionId"
+            )
+        }
+        let api = AppStoreServerAPI(http: http, credentials: credentials, bundleId: configuration.bundleId)
+        let environments: [URL]
+        switch configuration.environment {
+        case .production?: environments = [configuration.productionBaseURL]
+        case .sandbox?: environments = [configuration.sandboxBaseURL]
+        case nil: environments = [configuration.productionBaseURL, configuration.sandboxBaseURL]
+        }
+        for (index, baseURL) in environments.enumerated() {
+            let answer: AppStore.StatusResponse
+            do {
+                answer = try await api.subscriptionStatuses(transactionId: id, baseURL: baseURL)
+            } catch let error as StoreAdapterError
+                where error.storeReason == String(AppStoreServerAPI.ErrorCode.transactionIdNotFound)
+                && index < environments.count - 1
+            {
+                continue
+            }
+            let purchase = try await purchase(from: answer, transactionId: id, expectedProductId: proof.productId)
+            return try Self.checkPurchaser(of: purchase, expected: proof.expectedPurchaser)
+        }
+        throw StoreAdapterError(.notFound, store: .apple, "the App Store does not know this subscription")
+    }
+
+    func purchase(from answer: AppStore.StatusResponse, transactionId: String, expectedProductId: String?)
+        async throws -> VerifiedPurchase
+    {
+        let items = (answer.data ?? []).flatMap { $0.lastTransactions ?? [] }
+        guard items.count <= 1_000 else {
+            throw StoreAdapterError(.malformedResponse, store: .apple, "too many subscription statuses")
+        }
+        for item in items {
+            guard let signed = item.signedTransactionInfo else { continue }
+            let transaction = try await verifiedTransaction(signed)
+            guard
+                transaction.originalTransactionId == transactionId || transaction.transactionId == transactionId
+                    || (items.count == 1 && item.originalTransactionId == transaction.originalTransactionId)
+            else { continue }
+            let renewal = try await item.signedRenewalInfo.asyncMap {
+                try await verifiedRenewalInfo($0, for: transaction)
+            }
+            var purchase = try purchase(
+                transaction: transaction,
+                renewalInfo: renewal,
+                expectedProductId: expectedProductId
+            )
+            guard let status = item.status.flatMap(AppStore.SubscriptionStatus.init(rawValue:)) else {
+                throw StoreAdapterError(
+                    .malformedResponse,
+                    store: .apple,
+                    "unknown subscription status",
+                    storeReason: item.status.map(String.init) ?? "missing"
+                )
+            }
+            switch status {
+            case .active: purchase.state = .active
+            case .expired: purchase.state = .expired
+            case .billingRetry: purchase.state = .billingRetry
+            case .gracePeriod:
+                purchase.state = .gracePeriod
+                purchase.gracePeriodExpirationDate =
+                    renewal?.gracePeriodExpiresDate ?? purchase.gracePeriodExpirationDate
+            case .revoked: purchase.state = .refunded
+            }
+            if status != .active, status != .gracePeriod, status != .billingRetry { purchase.willRenew = false }
+            purchase.storeStatus = "status=\(status.rawValue)"
+            return purchase
+        }
+        throw StoreAdapterError(.notFound, store: .apple, "the App Store listed no status for this transaction")
+    }
+}
