@@ -44,8 +44,8 @@ extension PayPalAdapter {
                 break
             }
             switch capture.status {
-            case _ where capture.statusDetails?.reason == "CHARGEBACK" || capture.status.rawValue == "REVERSED":
-                // A chargeback: the payer's card issuer took the money back (held or reversed): revoked.
+            case _ where capture.statusDetails?.reason == "CHARGEBACK":
+                // A chargeback: the payer's card issuer disputed the capture and PayPal holds the funds: revoked.
                 state = .refunded
                 refundedAmount = try exact(capture.amount)
             case .completed:
