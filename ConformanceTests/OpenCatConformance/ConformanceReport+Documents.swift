@@ -92,16 +92,17 @@ extension ConformanceReport {
         }
     }
 
+    /// Escapes per Unicode scalar (a quote followed by a combining mark is one `Character` but still a quote).
     static func html(_ text: String) -> String {
         var escaped = ""
-        for character in text {
-            switch character {
+        for scalar in text.unicodeScalars {
+            switch scalar {
             case "&": escaped += "&amp;"
             case "<": escaped += "&lt;"
             case ">": escaped += "&gt;"
             case "\"": escaped += "&quot;"
             case "'": escaped += "&#39;"
-            default: escaped.append(character)
+            default: escaped.unicodeScalars.append(scalar)
             }
         }
         return escaped
@@ -113,7 +114,7 @@ extension ConformanceReport {
     /// skipped with its reason, failures with their message.
     public func renderJUnit() -> String {
         let (pass, fail, na) = totals
-        let tests = pass + fail + na
+        let tests = pass + fail + na + invalidTotal
         let seconds = String(format: "%.3f", Double(totalMilliseconds) / 1000)
         var xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
         xml +=
@@ -124,7 +125,8 @@ extension ConformanceReport {
             let counts = report.counts
             let suiteTime = String(format: "%.3f", Double(report.durationMilliseconds) / 1000)
             xml += "  <testsuite name=\"\(Self.xml(section.title))\" id=\"\(index)\""
-            xml += " tests=\"\(counts.pass + counts.fail + counts.notApplicable)\" failures=\"\(counts.fail)\""
+            xml += " tests=\"\(counts.pass + counts.fail + counts.notApplicable + report.invalidCassettes.count)\""
+            xml += " failures=\"\(counts.fail)\""
             xml += " errors=\"\(report.invalidCassettes.count)\" skipped=\"\(counts.notApplicable)\""
             xml += " time=\"\(suiteTime)\" timestamp=\"\(Self.xml(Self.junitTimestamp(startedAt)))\">\n"
             for scenario in report.scenarios {
@@ -142,7 +144,7 @@ extension ConformanceReport {
                             ">\n      <skipped message=\"\(Self.xml(cell.detail ?? "not applicable"))\"/>\n    </testcase>\n"
                     case .fail:
                         let detail = cell.detail ?? "failed"
-                        let first = String(detail.split(separator: "\n", omittingEmptySubsequences: false).first ?? "")
+                        let first = detail.components(separatedBy: .newlines).first ?? ""
                         xml +=
                             ">\n      <failure message=\"\(Self.xml(first))\" type=\"conformance\">\(Self.xml(detail))"
                         xml += "</failure>\n    </testcase>\n"

@@ -84,6 +84,22 @@ struct ConformanceReportDocumentsTests {
         }
     }
 
+    @Test func aQuoteWithACombiningMarkIsStillEscaped() {
+        let combining = String(UnicodeScalar(0x301)!)
+        let hostile = "\"" + combining + " onmouseover=alert(1) x=\""
+        let html = ConformanceReport(
+            stores: ["s"],
+            scenarios: ["x"],
+            cells: [.init(store: "s", scenario: "x", status: .fail, detail: hostile)],
+            invalidCassettes: [],
+            durationMilliseconds: 1
+        ).renderHTML()
+        let raw = "\"" + combining + " onmouseover"
+        let escaped = "&quot;" + combining + " onmouseover"
+        #expect(!html.contains(raw))
+        #expect(html.contains(escaped))
+    }
+
     @Test func writesAllFourDocuments() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("opencat-report-\(UUID())")
         defer { try? FileManager.default.removeItem(at: folder) }

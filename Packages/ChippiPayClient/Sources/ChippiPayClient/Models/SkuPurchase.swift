@@ -59,19 +59,28 @@ public struct SkuPurchase: Sendable, Hashable, Codable, Identifiable {
         skuReference = try container.decodeIfPresent(String.self, forKey: .skuReference)
         reference = try container.decodeIfPresent(String.self, forKey: .reference)
         transactionHash = try container.decodeIfPresent(String.self, forKey: .transactionHash)
-        skuPurchaseAmount = try container.decodeIfPresent(Decimal.self, forKey: .skuPurchaseAmount)
+        skuPurchaseAmount = Self.decimal(container, .skuPurchaseAmount)
         skuPurchaseCurrency = try container.decodeIfPresent(String.self, forKey: .skuPurchaseCurrency)
-        mxnAmount = try container.decodeIfPresent(Decimal.self, forKey: .mxnAmount)
+        mxnAmount = Self.decimal(container, .mxnAmount)
         chain = try container.decodeIfPresent(String.self, forKey: .chain)
         token = try container.decodeIfPresent(String.self, forKey: .token)
         chainToken = try container.decodeIfPresent(String.self, forKey: .chainToken)
-        amount = try container.decodeIfPresent(String.self, forKey: .amount)
+        amount =
+            (try? container.decodeIfPresent(String.self, forKey: .amount))
+            ?? (try? container.decodeIfPresent(UInt64.self, forKey: .amount)).map { String($0) }
         walletAddress = try container.decodeIfPresent(String.self, forKey: .walletAddress)
         skuFileNumber = try container.decodeIfPresent(String.self, forKey: .skuFileNumber)
         fileNumber = try container.decodeIfPresent(String.self, forKey: .fileNumber)
         errorMessage = try container.decodeIfPresent(String.self, forKey: .errorMessage)
         createdAt = try container.decodeIfPresent(String.self, forKey: .createdAt)
         updatedAt = try container.decodeIfPresent(String.self, forKey: .updatedAt)
+    }
+
+    /// An amount sent as a JSON number or as decimal text (`10` or `"10.00"`), exactly; anything else is absent.
+    static func decimal(_ container: KeyedDecodingContainer<CodingKeys>, _ key: CodingKeys) -> Decimal? {
+        if let value = try? container.decodeIfPresent(Decimal.self, forKey: key) { return value }
+        guard let text = try? container.decodeIfPresent(String.self, forKey: key) else { return nil }
+        return Decimal(string: text, locale: Locale(identifier: "en_US_POSIX"))
     }
 
     public func encode(to encoder: any Encoder) throws {

@@ -82,9 +82,13 @@ extension Felt: Codable {
         try container.encode(hexString)
     }
 
-    /// Decodes `0x` hex or decimal text.
+    /// Decodes `0x` hex or decimal text, or a non-negative JSON integer.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
+        if let number = try? container.decode(UInt64.self) {
+            self.init(number)
+            return
+        }
         let text = try container.decode(String.self)
         do {
             try self.init(parsing: text)

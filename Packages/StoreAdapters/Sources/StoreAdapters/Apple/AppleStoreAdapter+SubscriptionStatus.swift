@@ -5,7 +5,7 @@ import OpenCatCore
 
 extension AppleStoreAdapter {
     /// Verifies a subscription from Apple's own answer (`PurchaseProof/Kind/appleSubscriptionStatus`: the token is
-    /// any transaction id of the subscription) with Get All Subscription Statuses, production first, then the
+    /// the subscription's original transaction id, or its latest transaction id) with Get All Subscription Statuses, production first, then the
     /// sandbox on 4040010. Every signed transaction and renewal info in the answer is verified like any JWS; the
     /// one for the proof's (original) transaction id is mapped, and Apple's status decides the state: 1 active,
     /// 2 expired, 3 billing retry, 4 grace period (until the renewal info's `gracePeriodExpiresDate`), 5 revoked
@@ -61,9 +61,8 @@ extension AppleStoreAdapter {
         for item in items {
             guard let signed = item.signedTransactionInfo else { continue }
             let transaction = try await verifiedTransaction(signed)
-            guard
-                transaction.originalTransactionId == transactionId || transaction.transactionId == transactionId
-                    || (items.count == 1 && item.originalTransactionId == transaction.originalTransactionId)
+            // The endpoint lists every subscription of the customer: only the proof's own one is mapped.
+            guard transaction.originalTransactionId == transactionId || transaction.transactionId == transactionId
             else { continue }
             let renewal = try await item.signedRenewalInfo.asyncMap {
                 try await verifiedRenewalInfo($0, for: transaction)

@@ -43,15 +43,25 @@ extension GooglePlayAdapter {
     }
 
     /// The voided entry for a purchase token, looking from the purchase's time on (nil when it was not voided).
-    func voided(token: String, purchasedAt: Date, subscription: Bool) async throws -> GoogleVoidedPurchase? {
+    func voided(token: String, orderId: String?, purchasedAt: Date, subscription: Bool) async throws
+        -> GoogleVoidedPurchase?
+    {
+        // Google keeps 30 days of voided purchases and refuses an older startTime.
+        let oldest = http.client.clock.currentDate.addingTimeInterval(-30 * 86_400 + 3_600)
+        let start = max(purchasedAt.addingTimeInterval(-60), oldest)
         var pageToken: String?
-        for _ in 0..<configuration.voidedPurchasesPageLimit {
+        for _ in 0..<max(0, min(configuration.voidedPurchasesPageLimit, 1_000)) {
             let page = try await voidedPurchases(
-                startTime: purchasedAt.addingTimeInterval(-60),
+                startTime: start,
                 includeSubscriptions: subscription,
                 pageToken: pageToken
             )
-            if let match = page.voidedPurchases.first(where: { $0.purchaseToken == token }) { return match }
+            // A subscription keeps its token across renewals: only a refund of its current order revokes it.
+            let match = page.voidedPurchases.first {
+                $0.purchaseToken == token
+                    && (!subscription || orderId == nil || $0.orderId == nil || $0.orderId == orderId)
+            }
+            if let match { return match }
             guard let next = page.nextPageToken, !next.isEmpty, next != pageToken else { return nil }
             pageToken = next
         }
@@ -67,7 +77,12 @@ extension GooglePlayAdapter {
             return purchase
         }
         guard
-            let voided = try await voided(token: token, purchasedAt: purchase.purchaseDate, subscription: subscription)
+            let voided = try await voided(
+                token: token,
+                orderId: purchase.transactionId,
+                purchasedAt: purchase.purchaseDate,
+                subscription: subscription
+            )
         else { return purchase }
         var revised = purchase
         revised.state = .refunded
@@ -87,5 +102,10 @@ extension GooglePlayAdapter {
         return revised
     }
 
-    static func millis(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
+    /// Milliseconds since 1970, clamped to what Int64 holds (a hostile date never traps).
+    static func millis(_ date: Date) -> Int64 {
+        let value = (date.timeIntervalSince1970 * 1000).rounded()
+        guard value.isFinite else { return 0 }
+        return Int64(exactly: value) ?? (value < 0 ? 0 : Int64.max / 2)
+    }
 }

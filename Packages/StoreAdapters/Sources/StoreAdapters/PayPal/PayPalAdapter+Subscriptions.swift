@@ -35,27 +35,21 @@ extension PayPalAdapter {
         )
     }
 
-    /// The normalized purchase a verified `BILLING.SUBSCRIPTION.*` webhook event reports (`ACTIVATED`,
-    /// `SUSPENDED`, `CANCELLED`, `EXPIRED`, `PAYMENT.FAILED`, `UPDATED`, `RE-ACTIVATED`), read from the event's
-    /// subscription; `PAYMENT.SALE.COMPLETED` for a subscription re-reads it (a renewal was paid); `nil` otherwise.
+    /// The normalized purchase a verified `BILLING.SUBSCRIPTION.*` webhook event (`ACTIVATED`, `SUSPENDED`,
+    /// `CANCELLED`, `EXPIRED`, `PAYMENT.FAILED`, `UPDATED`, `RE-ACTIVATED`) or a `PAYMENT.SALE.COMPLETED` for a
+    /// subscription reports: the subscription is read again from PayPal (a webhook resource may be partial);
+    /// `nil` for other events.
     public func purchase(for event: PayPal.Event) async throws -> VerifiedPurchase? {
-        if let subscription = event.subscription {
-            return try Self.purchase(
-                from: subscription,
-                expectedProductId: nil,
-                configuration: configuration,
-                verifiedAt: event.createTime.flatMap(PayPalDate.parse)
-            )
-        }
-        if event.eventType == "PAYMENT.SALE.COMPLETED", let id = event.saleSubscriptionId {
-            let (subscription, date) = try await fetchSubscription(id: try Self.orderId(from: Secret(id)))
-            return try Self.purchase(
-                from: subscription,
-                expectedProductId: nil,
-                configuration: configuration,
-                verifiedAt: date
-            )
-        }
-        return nil
+        // The event's resource may be partial (no billing_info): the subscription is read again from PayPal.
+        let id =
+            event.subscription?.id ?? (event.eventType == "PAYMENT.SALE.COMPLETED" ? event.saleSubscriptionId : nil)
+        guard let id else { return nil }
+        let (subscription, date) = try await fetchSubscription(id: try Self.orderId(from: Secret(id)))
+        return try Self.purchase(
+            from: subscription,
+            expectedProductId: nil,
+            configuration: configuration,
+            verifiedAt: date
+        )
     }
 }

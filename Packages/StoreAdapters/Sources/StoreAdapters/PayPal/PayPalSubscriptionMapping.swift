@@ -31,6 +31,15 @@ extension PayPalAdapter {
                 storeReason: "plan_id missing"
             )
         }
+        // With plans configured, a plan not listed (another app's, on the same merchant account) is refused.
+        if !configuration.subscriptionPlans.isEmpty, configuration.subscriptionPlans[planId] == nil {
+            throw StoreAdapterError(
+                .wrongApplication,
+                store: .paypal,
+                "the subscription's plan is not one of this app's",
+                storeReason: "plan_id"
+            )
+        }
         let productId = configuration.subscriptionPlans[planId] ?? planId
         if let expectedProductId, expectedProductId != productId {
             throw StoreAdapterError(
@@ -41,7 +50,8 @@ extension PayPalAdapter {
             )
         }
         let billing = subscription.billingInfo
-        let nextBilling = billing?.nextBillingTime.flatMap(PayPalDate.parse)
+        // The last cycle of a fixed plan has no next billing time: its final payment time ends it.
+        let nextBilling = (billing?.nextBillingTime ?? billing?.finalPaymentTime).flatMap(PayPalDate.parse)
         var expiration = nextBilling
         var grace: Date?
         var storeStatus = subscription.status.rawValue
@@ -72,6 +82,15 @@ extension PayPalAdapter {
                 .malformedResponse,
                 store: .paypal,
                 "unknown subscription status",
+                storeReason: subscription.status.rawValue
+            )
+        }
+        if state == .active || state == .gracePeriod, expiration == nil {
+            // Never an open-ended grant: an active subscription must say until when.
+            throw StoreAdapterError(
+                .malformedResponse,
+                store: .paypal,
+                "an active subscription without a next billing time",
                 storeReason: subscription.status.rawValue
             )
         }

@@ -11,7 +11,7 @@ extension SteamAdapter {
     /// |---|---|---|
     /// | `Active`, no failed attempt and nothing outstanding | active | `nextpayment` |
     /// | `Active` with `failedattempts` > 0 or an `outstanding` amount | billingRetry | – |
-    /// | `Inactive`, `Canceled`, `Cancelled`, `Expired` | active until `enddate` when it is still ahead (paid for, not renewing), else expired | `enddate` or `lastpayment` |
+    /// | `Inactive`, `Canceled`, `Cancelled`, `Expired` | active while the last payment's period (`lastpayment` + `frequency` × `period`, capped by `enddate`) is still ahead, not renewing; else expired | that date |
     /// | other | throws `malformedResponse` | – |
     ///
     /// The product is the agreement's `itemid`; the price its `recurringamt` in cents. An agreement the user does
@@ -74,20 +74,35 @@ extension SteamAdapter {
         if let expected = proof.productId, expected != item {
             throw StoreAdapterError(.productMismatch, store: .steam, "the agreement is for another item")
         }
-        let failed = Int64(agreement.failedattempts?.text ?? "0") ?? 0
-        let outstanding = Int64(agreement.outstanding?.text ?? "0") ?? 0
+        guard let failed = Int64(agreement.failedattempts?.text ?? "0"),
+            let outstanding = Int64(agreement.outstanding?.text ?? "0")
+        else {
+            throw StoreAdapterError(
+                .malformedResponse,
+                store: .steam,
+                "the agreement's failed attempts or outstanding amount is unreadable"
+            )
+        }
         let status = agreement.status ?? ""
+        let paidThrough = Self.paidThrough(agreement)
         let state: VerifiedPurchase.State
         var expiration: Date?
         switch status.lowercased() {
         case "active" where failed > 0 || outstanding > 0:
             state = .billingRetry
         case "active":
+            guard let end = SteamDay.parse(agreement.nextpayment) ?? paidThrough else {
+                throw StoreAdapterError(
+                    .malformedResponse,
+                    store: .steam,
+                    "an active agreement without a next or last payment date"
+                )
+            }
             state = .active
-            expiration = SteamDay.parse(agreement.nextpayment)
+            expiration = end
         case "inactive", "canceled", "cancelled", "expired":
-            // Cancelled: no more payments; what was paid for lasts until the end date.
-            expiration = SteamDay.parse(agreement.enddate) ?? SteamDay.parse(agreement.lastpayment)
+            // Cancelled: no more payments; the last payment covers one more period (never past the end date).
+            expiration = paidThrough ?? SteamDay.parse(agreement.enddate)
             state = expiration.map { $0 > now } == true ? .active : .expired
         default:
             throw StoreAdapterError(.malformedResponse, store: .steam, "unknown agreement status", storeReason: status)
@@ -110,6 +125,25 @@ extension SteamAdapter {
             storeStatus: failed > 0 ? "\(status)/failedattempts=\(failed)" : status,
             verifiedAt: verifiedAt
         )
+    }
+
+    /// The end of the period the last payment bought: `lastpayment` + `frequency` × `period`, capped by a
+    /// non-empty `enddate` (the agreement's planned end).
+    static func paidThrough(_ agreement: SteamAgreement) -> Date? {
+        guard let last = SteamDay.parse(agreement.lastpayment) else { return nil }
+        let count = max(1, min(Int(agreement.frequency?.text ?? "1") ?? 1, 3_650))
+        var components = DateComponents()
+        switch agreement.period?.lowercased() {
+        case "day": components.day = count
+        case "week": components.day = 7 * count
+        case "year": components.year = count
+        default: components.month = count
+        }
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC") ?? calendar.timeZone
+        guard let end = calendar.date(byAdding: components, to: last) else { return nil }
+        if let planned = SteamDay.parse(agreement.enddate), planned < end { return planned }
+        return end
     }
 
     /// Cancels a recurring billing agreement (`CancelAgreement/v1`).
@@ -147,11 +181,13 @@ extension SteamAdapter {
         let form =
             "orderid=\(orderId)&steamid=\(steamId)&agreementid=\(agreementId)&appid=\(configuration.appId)"
             + "&amount=\(cents)&currency=\(amount.currency.uppercased())"
+        // A charge is never repeated automatically: a lost answer is resolved with QueryTxn on the order id.
         let (body, _) = try await call(
             request,
             body: Data(form.utf8),
             method: .processAgreement,
-            as: SteamAgreementAnswer.self
+            as: SteamAgreementAnswer.self,
+            idempotent: false
         )
         if let failure = Self.failure(body, method: .processAgreement) { throw failure }
     }

@@ -166,9 +166,10 @@ public struct SteamAdapter: StoreAdapter {
         _ request: HTTPRequest,
         body: Data?,
         method: SteamErrorCode.Method,
-        as type: Params.Type
+        as type: Params.Type,
+        idempotent: Bool = true
     ) async throws -> (SteamMicroTxnResponse<Params>.Body, Date?) {
-        let response = try await http.send(request, body: body, idempotent: true)
+        let response = try await http.send(request, body: body, idempotent: idempotent)
         let status = response.status.code
         guard (200..<300).contains(status) else {
             if let common = http.commonError(for: response, reason: nil) { throw common }

@@ -60,7 +60,10 @@ extension StripeAdapter {
 extension StripeAdapter {
     /// Refuses an object for another app when ``Configuration/appMetadataKey`` and ``Configuration/appId`` are set.
     func checkApplication(_ metadata: [String: String]) throws {
-        guard let key = configuration.appMetadataKey, let appId = configuration.appId else { return }
+        guard configuration.appMetadataKey != nil || configuration.appId != nil else { return }
+        guard let key = configuration.appMetadataKey, let appId = configuration.appId else {
+            throw StoreAdapterError(.misconfigured, store: .stripe, "set both appMetadataKey and appId, or neither")
+        }
         guard metadata[key] == appId else {
             throw StoreAdapterError(
                 .wrongApplication,
@@ -101,6 +104,7 @@ extension StripeAdapter {
     /// Verify the event first (``StripeWebhookVerifier``); the event's time is the result's `verifiedAt`.
     public func purchase(for event: Stripe.Event) async throws -> VerifiedPurchase? {
         if let subscription = event.subscription {
+            try checkApplication(subscription.metadata)
             return try Self.purchase(
                 from: subscription,
                 expectedProductId: nil,
@@ -111,6 +115,7 @@ extension StripeAdapter {
         if event.type == .invoicePaid || event.type == .invoicePaymentFailed {
             guard let id = event.invoiceSubscription else { return nil }
             let (subscription, date) = try await fetchSubscription(id: Secret(id))
+            try checkApplication(subscription.metadata)
             return try Self.purchase(
                 from: subscription,
                 expectedProductId: nil,
@@ -119,6 +124,7 @@ extension StripeAdapter {
             )
         }
         if let intent = event.paymentIntent {
+            try checkApplication(intent.metadata)
             return try Self.purchase(
                 from: intent,
                 expectedProductId: nil,

@@ -18,8 +18,8 @@ extension StripeAdapter {
     /// | Stripe status | state | until |
     /// |---|---|---|
     /// | `trialing` | active | `trial_end` |
-    /// | `active` | active | `current_period_end` (will not renew when `cancel_at_period_end`, `cancel_at` or `pause_collection` is set) |
-    /// | `past_due` | billingRetry, or gracePeriod (``PastDuePolicy``) | the period's end |
+    /// | `active` | active (expired while `pause_collection` is set) | `current_period_end`, or an earlier `cancel_at` (will not renew when `cancel_at_period_end`, `cancel_at` or `pause_collection` is set) |
+    /// | `past_due` | billingRetry, or gracePeriod (``PastDuePolicy``) | the next retry, at most a week into the unpaid period |
     /// | `incomplete` | pending | – |
     /// | `unpaid`, `canceled`, `incomplete_expired`, `paused` | expired | `ended_at` or the period's end |
     /// | other | throws `malformedResponse` | – |
@@ -62,14 +62,19 @@ extension StripeAdapter {
             state = subscription.pauseCollection == nil ? .active : .expired
             expiration = date(subscription.trialEnd) ?? periodEnd
         case .active:
-            state = .active
+            // Collection paused: the periods roll on unpaid, so no access until it resumes.
+            state = subscription.pauseCollection == nil ? .active : .expired
         case .pastDue:
             switch configuration.pastDue {
             case .billingRetry:
                 state = .billingRetry
             case .gracePeriod:
+                // Until Stripe's next retry, never past a week after the unpaid period began (Stripe has already
+                // moved current_period_end to the end of that unpaid period).
                 state = .gracePeriod
-                grace = date(subscription.latestInvoice?.expanded?.nextPaymentAttempt) ?? periodEnd
+                let ceiling = date(subscription.currentPeriodStart.map { $0 &+ 7 * 86_400 }) ?? periodEnd
+                let retry = date(subscription.latestInvoice?.expanded?.nextPaymentAttempt)
+                grace = [retry, ceiling].compactMap { $0 }.min()
             }
         case .incomplete:
             state = .pending
@@ -81,6 +86,16 @@ extension StripeAdapter {
                 .malformedResponse,
                 store: .stripe,
                 "unknown subscription status",
+                storeReason: subscription.status.rawValue
+            )
+        }
+        if let cancelAt = date(subscription.cancelAt), let end = expiration, cancelAt < end { expiration = cancelAt }
+        if state == .active, expiration == nil {
+            // Never an open-ended grant: an active subscription must say until when.
+            throw StoreAdapterError(
+                .malformedResponse,
+                store: .stripe,
+                "an active subscription without a period end",
                 storeReason: subscription.status.rawValue
             )
         }

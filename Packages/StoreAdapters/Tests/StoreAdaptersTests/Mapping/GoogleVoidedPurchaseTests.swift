@@ -25,5 +25,8 @@ struct GoogleVoidedPurchaseTests {
 
     @Test func timesAreMilliseconds() {
         #expect(GooglePlayAdapter.millis(Date(timeIntervalSince1970: 1_795_348_800.5)) == 1_795_348_800_500)
+        // A hostile purchase time never traps.
+        _ = GooglePlayAdapter.millis(Date(timeIntervalSince1970: -9.3e15))
+        _ = GooglePlayAdapter.millis(Date(timeIntervalSince1970: 9.3e15))
     }
 }

@@ -133,4 +133,23 @@ struct PayPalSubscriptionMappingTests {
         #expect(purchase.state == .refunded)
         #expect(purchase.refundedAmount == Money(decimalString: "5.00", currency: "USD"))
     }
+
+    @Test func anUnlistedPlanAndAnOpenEndedActiveSubscriptionAreRefused() throws {
+        var configuration = Self.configuration
+        configuration.subscriptionPlans = ["P-other": "other"]
+        #expect {
+            try PayPalAdapter.purchase(
+                from: try Self.subscription("ACTIVE"),
+                expectedProductId: nil,
+                configuration: configuration
+            )
+        } throws: { ($0 as? StoreAdapterError)?.code == .wrongApplication }
+        let bare = try JSONDecoder().decode(
+            PayPal.Subscription.self,
+            from: Data(#"{"id":"I-2","plan_id":"P-1","status":"ACTIVE"}"#.utf8)
+        )
+        #expect {
+            try PayPalAdapter.purchase(from: bare, expectedProductId: nil, configuration: Self.configuration)
+        } throws: { ($0 as? StoreAdapterError)?.code == .malformedResponse }
+    }
 }

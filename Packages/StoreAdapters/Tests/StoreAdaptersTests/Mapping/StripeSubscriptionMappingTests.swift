@@ -156,4 +156,22 @@ struct StripeSubscriptionMappingTests {
         #expect(purchase.refundedAmount == Money(minorUnits: 500, currency: "usd", exponent: 2))
         #expect(purchase.storeStatus == "succeeded/disputed")
     }
+
+    @Test func anActiveSubscriptionWithoutAPeriodEndIsNeverOpenEnded() throws {
+        let json =
+            #"{"id":"sub_2","status":"active","livemode":true,"created":1700000000,"metadata":{"product_id":"pro"},"items":{"data":[]}}"#
+        let subscription = try JSONDecoder().decode(Stripe.Subscription.self, from: Data(json.utf8))
+        #expect {
+            try StripeAdapter.purchase(from: subscription, expectedProductId: nil, configuration: Self.configuration)
+        } throws: { ($0 as? StoreAdapterError)?.code == .malformedResponse }
+    }
+
+    @Test func anEarlierCancelAtEndsAccessFirst() throws {
+        let purchase = try StripeAdapter.purchase(
+            from: try Self.subscription("active", #","cancel_at":1701000000"#),
+            expectedProductId: nil,
+            configuration: Self.configuration
+        )
+        #expect(purchase.expirationDate == Date(timeIntervalSince1970: 1_701_000_000) && !purchase.willRenew)
+    }
 }
