@@ -36,6 +36,7 @@ let package = Package(
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
         .package(url: "https://github.com/weichsel/ZIPFoundation.git", from: "0.9.20"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
     ],
     targets: [
         .target(
@@ -81,6 +82,32 @@ let package = Package(
             exclude: ["ExampleStore/Cassettes"],
             swiftSettings: swiftSettings
         ),
+        // The reference server (issue 15, in progress): the ledger on SQLite and the wallet API on Hummingbird.
+        .target(
+            name: "OpenCatServer",
+            dependencies: [
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            path: "Tools/server/OpenCatServer",
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "OpenCatServerTests",
+            dependencies: [
+                "OpenCatServer",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            path: "Tools/Tests/OpenCatServerTests",
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "OpenCatRelease",
             dependencies: [
@@ -94,6 +121,7 @@ let package = Package(
             name: "opencat",
             dependencies: [
                 "OpenCatRelease",
+                "OpenCatServer",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "LLMKeyResolverHTTP", package: "LLMKeyResolver"),
                 .product(name: "LLMKeyResolverPostgres", package: "LLMKeyResolver"),

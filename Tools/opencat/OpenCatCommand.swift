@@ -15,7 +15,7 @@ struct OpenCatCommand: AsyncParsableCommand {
         subcommands: [
             ConformanceCommand.self, VerifyCommand.self, MockCommand.self, FixturesCommand.self, KeysCommand.self,
             ReleaseCommand.self,
-            LLMKeysCommand.self, StarknetCommand.self, ChippiPayCommand.self,
+            LLMKeysCommand.self, StarknetCommand.self, ChippiPayCommand.self, ServerCommand.self,
             VersionCommand.self,
         ]
     )

@@ -1,0 +1,88 @@
+public import Foundation
+
+/// One append-only ledger entry: a balance change and why. A user's balance is the sum of their entries.
+public struct LedgerEntry: Sendable, Hashable, Codable {
+    /// The entry's id (`le_…`).
+    public var id: String
+    public var userId: String
+    /// Keys added (positive) or taken (negative).
+    public var amount: Int64
+    /// `purchase`, `spend`, `donation`, `share`, `received`, `refund`, … (open).
+    public var kind: String
+    /// What it is about: a feature, a store transaction, another user.
+    public var reference: String?
+    public var app: String?
+    public var createdAt: Date
+
+    public init(
+        id: String,
+        userId: String,
+        amount: Int64,
+        kind: String,
+        reference: String? = nil,
+        app: String? = nil,
+        createdAt: Date
+    ) {
+        self.id = id
+        self.userId = userId
+        self.amount = amount
+        self.kind = kind
+        self.reference = reference
+        self.app = app
+        self.createdAt = createdAt
+    }
+}
+
+/// A ledger failure, typed.
+public struct LedgerError: Error, Sendable, Hashable, CustomStringConvertible {
+    public struct Code: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+        public let rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+        public var description: String { rawValue }
+
+        /// The wallet holds fewer keys than the spend.
+        public static let insufficientBalance = Code(rawValue: "insufficient_balance")
+        /// The store transaction was already redeemed (by anyone).
+        public static let alreadyRedeemed = Code(rawValue: "already_redeemed")
+        /// The idempotency key was used before for a different operation.
+        public static let idempotencyConflict = Code(rawValue: "idempotency_conflict")
+        /// Bad input (a non-positive amount, an empty id).
+        public static let invalidInput = Code(rawValue: "invalid_input")
+        /// The database failed.
+        public static let storage = Code(rawValue: "storage")
+    }
+
+    public var code: Code
+    public var message: String
+
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { "LedgerError.\(code): \(message)" }
+}
+
+/// The outcome of a spend: the entry written (or the one an earlier request with the same key wrote) and the
+/// balance after it.
+public struct SpendOutcome: Sendable, Hashable {
+    public var entry: LedgerEntry
+    public var balance: Int64
+    /// Whether this request only replayed an earlier one with the same idempotency key.
+    public var replayed: Bool
+}
+
+/// Where the server keeps its ledger: every balance change an entry written in the same transaction as the check
+/// that allows it, idempotency keys unique per user, a store transaction redeemable once across all users.
+public protocol LedgerStore: Sendable {
+    /// The sum of the user's entries.
+    func balance(of userId: String) async throws(LedgerError) -> Int64
+    /// The user's entries, newest first.
+    func entries(of userId: String, limit: Int) async throws(LedgerError) -> [LedgerEntry]
+    /// Takes `amount` keys if the balance allows it; the same idempotency key returns the first outcome.
+    func spend(userId: String, amount: Int64, kind: String, reference: String?, app: String?, idempotencyKey: String)
+        async throws(LedgerError) -> SpendOutcome
+    /// Credits keys for a store transaction, once across all users (`alreadyRedeemed` after that).
+    func redeem(store: String, transactionId: String, userId: String, amount: Int64, reference: String?)
+        async throws(LedgerError) -> LedgerEntry
+}
