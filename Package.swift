@@ -82,10 +82,17 @@ let package = Package(
             exclude: ["ExampleStore/Cassettes"],
             swiftSettings: swiftSettings
         ),
-        // The reference server (issue 15, in progress): the ledger on SQLite and the wallet API on Hummingbird.
+        // The reference server: the OpenCat API and the key server on Hummingbird, verifying with StoreAdapters, its
+        // ledger on SQLite or PostgreSQL.
         .target(
             name: "OpenCatServer",
             dependencies: [
+                .product(name: "OpenCatCore", package: "OpenCatCore"),
+                .product(name: "StoreAdapters", package: "StoreAdapters"),
+                .product(name: "KeyServerClient", package: "KeyServerClient"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -100,6 +107,12 @@ let package = Package(
             name: "OpenCatServerTests",
             dependencies: [
                 "OpenCatServer",
+                .product(name: "OpenCatCore", package: "OpenCatCore"),
+                .product(name: "OpenCatTesting", package: "OpenCatCore"),
+                .product(name: "OpenCatAsyncHTTPClient", package: "OpenCatCore"),
+                .product(name: "StoreAdapters", package: "StoreAdapters"),
+                .product(name: "KeyServerClient", package: "KeyServerClient"),
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

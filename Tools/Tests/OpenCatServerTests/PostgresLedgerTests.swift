@@ -28,7 +28,11 @@ enum ServerTestPostgres {
     static let logger = Logger(label: "tests.ledger.postgres", factory: { _ in SwiftLogNoOpLogHandler() })
 
     /// A fresh database and `count` stores on it, each with its own client (as separate server instances are).
-    static func withStores<T>(_ count: Int, _ body: ([PostgresLedgerStore]) async throws -> T) async throws -> T {
+    static func withStores<T>(
+        _ count: Int,
+        now: @escaping @Sendable () -> Date = { Date() },
+        _ body: ([PostgresLedgerStore]) async throws -> T
+    ) async throws -> T {
         let base = try url.get()
         let name = "ledger_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
         let admin = try PostgresLedgerStore.client(url: base, logger: logger)
@@ -42,7 +46,7 @@ enum ServerTestPostgres {
                 try PostgresLedgerStore.client(url: components.string!, logger: logger)
             }
             for client in clients { group.addTask { await client.run() } }
-            let stores = clients.map { PostgresLedgerStore(client: $0, logger: logger) }
+            let stores = clients.map { PostgresLedgerStore(client: $0, logger: logger, now: now) }
             try await stores[0].migrate()
             return try await body(stores)
         }

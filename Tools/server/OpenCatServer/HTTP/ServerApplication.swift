@@ -1,148 +1,70 @@
 public import Foundation
 import HTTPTypes
 public import Hummingbird
-import Logging
+public import Logging
 import NIOCore
+public import OpenCatCore
+public import StoreAdapters
 
-/// Who a bearer token is: the reference server's tokens map to user ids (configured from a file; no token is ever
-/// logged or echoed).
-public struct BearerTokens: Sendable {
-    let users: [String: String]
-
-    /// Tokens from `{"<token>": "<user id>", …}`.
-    public init(_ users: [String: String]) { self.users = users }
-
-    /// Reads a JSON token file.
-    public init(file: URL) throws {
-        users = try JSONDecoder().decode([String: String].self, from: Data(contentsOf: file))
-    }
-
-    /// The user a request's `Authorization: Bearer` names, compared in constant time per candidate.
-    func user(for request: Request) -> String? {
-        guard let header = request.headers[.authorization], header.lowercased().hasPrefix("bearer ") else {
-            return nil
-        }
-        let presented = Array(header.dropFirst(7).utf8)
-        var found: String?
-        for (token, user) in users {
-            let expected = Array(token.utf8)
-            guard expected.count == presented.count else { continue }
-            var difference: UInt8 = 0
-            for index in expected.indices { difference |= expected[index] ^ presented[index] }
-            if difference == 0 { found = user }
-        }
-        return found
-    }
-}
-
-/// The reference server's HTTP API on Hummingbird: `GET /health` and the key server's wallet endpoints
-/// (docs/api/keyserver.openapi.yaml) over a ``LedgerStore``. A user reads and spends only their own keys.
+/// The reference server on Hummingbird: the key server API (docs/api/keyserver.openapi.yaml) and the OpenCat API
+/// (docs/api/opencat-server.md) over a ``LedgerStore``, verifying every store proof through StoreAdapters.
+///
+/// A key-server user reads and moves only their own keys; every balance change is a ledger entry written in the
+/// same transaction as the check that allows it; a store transaction is redeemed once across all users.
 public struct OpenCatServerApplication: Sendable {
     public let ledger: any LedgerStore
-    public let tokens: BearerTokens
+    public let settings: ServerSettings
+    public let adapters: [Store: any StoreAdapter]
+    public let stripeWebhooks: StripeWebhookVerifier?
+    public let payPalWebhooks: PayPalWebhookVerifier?
     public let databaseKind: String
     public let logger: Logger
+    let clock: @Sendable () -> Date
+    let syncLimiter: RateLimiter
 
-    public init(ledger: any LedgerStore, tokens: BearerTokens, databaseKind: String, logger: Logger) {
+    /// A server.
+    /// - Parameters:
+    ///   - adapters: one adapter per store the server accepts proofs from.
+    ///   - stripeWebhooks, payPalWebhooks: verifiers for those stores' webhooks (the endpoints answer 404 without).
+    ///   - now: the server's clock (`requestDate`, ledger times, rate limits).
+    public init(
+        ledger: any LedgerStore,
+        settings: ServerSettings,
+        adapters: [any StoreAdapter] = [],
+        stripeWebhooks: StripeWebhookVerifier? = nil,
+        payPalWebhooks: PayPalWebhookVerifier? = nil,
+        databaseKind: String,
+        logger: Logger,
+        now: @escaping @Sendable () -> Date = { Date() }
+    ) {
         self.ledger = ledger
-        self.tokens = tokens
+        self.settings = settings
+        self.adapters = Dictionary(adapters.map { ($0.store, $0) }, uniquingKeysWith: { _, last in last })
+        self.stripeWebhooks = stripeWebhooks
+        self.payPalWebhooks = payPalWebhooks
         self.databaseKind = databaseKind
         self.logger = logger
+        clock = now
+        syncLimiter = RateLimiter(limit: settings.syncRateLimit, clock: now)
     }
 
-    static let maximumBodyBytes = 64 * 1024
-
-    struct SpendBody: Decodable {
-        var amount: Int64
-        var feature: String
-        var app: String
-        var userId: String
+    /// A wallet-only server (no stores).
+    public init(ledger: any LedgerStore, tokens: BearerTokens, databaseKind: String, logger: Logger) {
+        self.init(ledger: ledger, settings: ServerSettings(users: tokens), databaseKind: databaseKind, logger: logger)
     }
+
+    static let maximumBodyBytes = 256 * 1024
 
     /// The routes.
     public func router() -> Router<BasicRequestContext> {
         let router = Router()
-        router.get("/health") { _, _ in Self.json(.ok, ["status": "ok", "database": databaseKind]) }
-        router.get("/api/v1/wallet/:userId") { request, context in
-            guard let userId = context.parameters.get("userId") else {
-                return Self.error(.badRequest, "invalid_input", "no user")
-            }
-            if let refusal = authorize(request, userId) { return refusal }
-            do throws(LedgerError) {
-                let balance = try await ledger.balance(of: userId)
-                return Self.json(
-                    .ok,
-                    [
-                        "userId": userId, "balance": balance, "unlockedFeatures": [String: [String]](),
-                        "updatedAt": ISO8601DateFormatter().string(from: Date()),
-                    ] as [String: any Sendable]
-                )
-            } catch {
-                return Self.error(error)
-            }
+        router.get("/health") { _, _ in
+            Self.json(.ok, ["status": "ok", "database": databaseKind])
         }
-        router.get("/api/v1/wallet/history/:userId") { request, context in
-            guard let userId = context.parameters.get("userId") else {
-                return Self.error(.badRequest, "invalid_input", "no user")
-            }
-            if let refusal = authorize(request, userId) { return refusal }
-            do throws(LedgerError) {
-                let formatter = ISO8601DateFormatter()
-                let entries = try await ledger.entries(of: userId, limit: 200).map { entry -> [String: any Sendable] in
-                    var item: [String: any Sendable] = [
-                        "kind": entry.kind, "id": entry.id, "amount": entry.amount,
-                        "date": formatter.string(from: entry.createdAt),
-                    ]
-                    if let reference = entry.reference { item["feature"] = reference }
-                    if let app = entry.app { item["app"] = app }
-                    return item
-                }
-                return Self.json(.ok, ["transactions": entries])
-            } catch {
-                return Self.error(error)
-            }
-        }
-        router.post("/api/v1/wallet/spend") { request, _ in
-            var request = request
-            guard let key = request.headers[HTTPField.Name("Idempotency-Key")!], !key.isEmpty, key.utf8.count <= 200
-            else {
-                return Self.error(.badRequest, "invalid_input", "an Idempotency-Key header is required")
-            }
-            let body: SpendBody
-            do {
-                let buffer = try await request.collectBody(upTo: Self.maximumBodyBytes)
-                body = try JSONDecoder().decode(SpendBody.self, from: Data(buffer.readableBytesView))
-            } catch {
-                return Self.error(.badRequest, "invalid_input", "the body is not a spend")
-            }
-            if let refusal = authorize(request, body.userId) { return refusal }
-            do throws(LedgerError) {
-                let outcome = try await ledger.spend(
-                    userId: body.userId,
-                    amount: body.amount,
-                    kind: "spend",
-                    reference: body.feature,
-                    app: body.app,
-                    idempotencyKey: key
-                )
-                return Self.json(
-                    .ok,
-                    ["remainingBalance": outcome.balance, "featureUnlocked": true, "transactionId": outcome.entry.id]
-                )
-            } catch {
-                return Self.error(error)
-            }
-        }
+        addKeyServerRoutes(to: router)
+        addOpenCatRoutes(to: router)
+        addNotificationRoutes(to: router)
         return router
-    }
-
-    /// 401 without a known token, 403 when the token's user is not the one asked about.
-    func authorize(_ request: Request, _ userId: String) -> Response? {
-        guard let user = tokens.user(for: request) else {
-            return Self.error(.unauthorized, "unauthorized", "The token is missing, invalid or expired.")
-        }
-        guard user == userId else { return Self.error(.forbidden, "forbidden", "a user can only use their own wallet") }
-        return nil
     }
 
     /// An application on an address.
@@ -161,23 +83,119 @@ public struct OpenCatServerApplication: Sendable {
         )
     }
 
-    static func error(_ error: LedgerError) -> Response {
-        switch error.code {
-        case .insufficientBalance: Self.error(HTTPResponse.Status(code: 402), error.code.rawValue, error.message)
-        case .alreadyRedeemed, .idempotencyConflict: Self.error(.conflict, error.code.rawValue, error.message)
-        case .invalidInput: Self.error(.unprocessableContent, error.code.rawValue, error.message)
-        default: Self.error(.internalServerError, error.code.rawValue, "the server could not complete the request")
+    // MARK: Helpers
+
+    /// A refusal, as a response: the routes throw it from deep inside and answer it in one place.
+    struct Refusal: Error {
+        var response: Response
+        init(_ status: HTTPResponse.Status, _ code: String, _ message: String, reason: String? = nil) {
+            response = OpenCatServerApplication.error(status, code, message, reason: reason)
+        }
+        init(_ response: Response) { self.response = response }
+    }
+
+    /// Runs a route, answering a ``Refusal`` or a ``LedgerError`` as its error response.
+    func answer(_ body: () async throws -> Response) async -> Response {
+        do {
+            return try await body()
+        } catch let refusal as Refusal {
+            return refusal.response
+        } catch let error as LedgerError {
+            return Self.error(error)
+        } catch {
+            logger.error("request failed", metadata: ["error": "\(String(reflecting: type(of: error)))"])
+            return Self.error(.internalServerError, "internal", "the server could not complete the request")
         }
     }
 
-    static func error(_ status: HTTPResponse.Status, _ code: String, _ message: String) -> Response {
-        json(status, ["error": ["code": code, "message": message]])
+    /// The request's JSON body.
+    func decode<Body: Decodable>(_ type: Body.Type, _ request: Request) async throws -> Body {
+        var request = request
+        let buffer: ByteBuffer
+        do { buffer = try await request.collectBody(upTo: Self.maximumBodyBytes) } catch {
+            throw Refusal(.contentTooLarge, "invalid_input", "the body is too large")
+        }
+        do { return try JSONDecoder().decode(Body.self, from: Data(buffer.readableBytesView)) } catch {
+            throw Refusal(.badRequest, "invalid_input", "the body is not the expected JSON")
+        }
     }
 
-    static func json(_ status: HTTPResponse.Status, _ object: [String: any Sendable]) -> Response {
-        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8)
+    /// The raw body (webhooks verify the exact bytes).
+    func rawBody(_ request: Request) async throws -> Data {
+        var request = request
+        do { return Data(try await request.collectBody(upTo: Self.maximumBodyBytes).readableBytesView) } catch {
+            throw Refusal(.contentTooLarge, "invalid_input", "the body is too large")
+        }
+    }
+
+    static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        encoder.dateEncodingStrategy = .custom { date, encoder in
+            var container = encoder.singleValueContainer()
+            try container.encode(date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)))
+        }
+        return encoder
+    }()
+
+    static func json(_ status: HTTPResponse.Status, _ value: some Encodable) -> Response {
+        let data = (try? encoder.encode(value)) ?? Data("{}".utf8)
         var headers = HTTPFields()
         headers[.contentType] = "application/json"
         return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+    }
+
+    struct ErrorBody: Encodable {
+        struct Detail: Encodable {
+            var code: String
+            var message: String
+            /// The shared StoreAdapters code behind a refused proof.
+            var reason: String?
+        }
+        var error: Detail
+    }
+
+    static func error(_ status: HTTPResponse.Status, _ code: String, _ message: String, reason: String? = nil)
+        -> Response
+    {
+        json(status, ErrorBody(error: .init(code: code, message: message, reason: reason)))
+    }
+
+    static func error(_ error: LedgerError) -> Response {
+        switch error.code {
+        case .insufficientBalance: Self.error(HTTPResponse.Status(code: 402), error.code.rawValue, error.message)
+        case .alreadyRedeemed, .idempotencyConflict, .ownedByAnotherUser:
+            Self.error(.conflict, error.code.rawValue, error.message)
+        case .invalidInput: Self.error(.unprocessableContent, error.code.rawValue, error.message)
+        case .notFound: Self.error(.notFound, error.code.rawValue, error.message)
+        default: Self.error(.serviceUnavailable, "unavailable", "the server could not complete the request")
+        }
+    }
+
+    /// The refusal for a store's verdict: 422 `invalid_receipt` with the shared code when the proof is refused,
+    /// 503 with `Retry-After` when the store could not answer.
+    static func refusal(_ error: any Error) -> Refusal {
+        guard let error = error as? StoreAdapterError else {
+            return Refusal(.unprocessableContent, "invalid_receipt", "the proof was refused")
+        }
+        switch error.code {
+        case .storeUnavailable, .timeout, .network, .rateLimited, .misconfigured, .unauthorized,
+            .malformedResponse:
+            var response = Self.error(
+                .serviceUnavailable,
+                "store_unavailable",
+                "the store could not verify the proof now",
+                reason: error.code.rawValue
+            )
+            response.headers[.retryAfter] = "30"
+            return Refusal(response)
+        default:
+            return Refusal(
+                .unprocessableContent,
+                "invalid_receipt",
+                "the store refused the proof",
+                reason: error.code.rawValue
+            )
+        }
     }
 }

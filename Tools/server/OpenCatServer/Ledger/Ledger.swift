@@ -50,6 +50,10 @@ public struct LedgerError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let invalidInput = Code(rawValue: "invalid_input")
         /// The database failed.
         public static let storage = Code(rawValue: "storage")
+        /// The store transaction belongs to another user of the OpenCat API.
+        public static let ownedByAnotherUser = Code(rawValue: "receipt_in_use")
+        /// Nothing is known under that id (a recipient's email, a transaction).
+        public static let notFound = Code(rawValue: "not_found")
     }
 
     public var code: Code
@@ -70,19 +74,4 @@ public struct SpendOutcome: Sendable, Hashable {
     public var balance: Int64
     /// Whether this request only replayed an earlier one with the same idempotency key.
     public var replayed: Bool
-}
-
-/// Where the server keeps its ledger: every balance change an entry written in the same transaction as the check
-/// that allows it, idempotency keys unique per user, a store transaction redeemable once across all users.
-public protocol LedgerStore: Sendable {
-    /// The sum of the user's entries.
-    func balance(of userId: String) async throws(LedgerError) -> Int64
-    /// The user's entries, newest first.
-    func entries(of userId: String, limit: Int) async throws(LedgerError) -> [LedgerEntry]
-    /// Takes `amount` keys if the balance allows it; the same idempotency key returns the first outcome.
-    func spend(userId: String, amount: Int64, kind: String, reference: String?, app: String?, idempotencyKey: String)
-        async throws(LedgerError) -> SpendOutcome
-    /// Credits keys for a store transaction, once across all users (`alreadyRedeemed` after that).
-    func redeem(store: String, transactionId: String, userId: String, amount: Int64, reference: String?)
-        async throws(LedgerError) -> LedgerEntry
 }

@@ -2,15 +2,19 @@ import Foundation
 import Logging
 public import PostgresNIO
 
-/// The ledger on PostgreSQL (postgres-nio), for several server instances on one database. A spend takes a
-/// transaction-scoped advisory lock on its user, so spends of one user serialise across instances while other
-/// users' run in parallel; the same unique constraints as SQLite's make retries and double redemptions harmless.
+/// The ledger on PostgreSQL (postgres-nio), for several server instances on one database. A transaction that may
+/// lower a balance takes a transaction-scoped advisory lock per user (in a fixed order), so one user's spends
+/// serialise across instances while other users' run in parallel; the same unique constraints as SQLite's make
+/// retries and double redemptions harmless.
 ///
 /// Run the client (`client.run()` in a task or a service group) while the store is used.
 public final class PostgresLedgerStore: LedgerStore, Sendable {
     public let client: PostgresClient
     let logger: Logger
     let clock: @Sendable () -> Date
+
+    public var dialect: SQLDialect { .postgresql }
+    public var now: Date { clock() }
 
     /// A store over a running client.
     public init(client: PostgresClient, logger: Logger, now: @escaping @Sendable () -> Date = { Date() }) {
@@ -37,210 +41,109 @@ public final class PostgresLedgerStore: LedgerStore, Sendable {
         )
     }
 
-    /// Creates the tables if they are missing (safe to run from several instances at once).
+    /// Applies the migrations not applied yet, each in its own transaction; safe to run from several instances at
+    /// once (they wait on one advisory lock).
     public func migrate() async throws(LedgerError) {
-        try await run {
-            try await client.withTransaction(logger: logger) { connection in
-                try await connection.query("SELECT pg_advisory_xact_lock(7246001)", logger: logger)
-                try await connection.query(
-                    """
-                    CREATE TABLE IF NOT EXISTS ledger_entries (
-                        seq BIGSERIAL PRIMARY KEY, id TEXT NOT NULL UNIQUE, user_id TEXT NOT NULL, amount BIGINT NOT NULL,
-                        kind TEXT NOT NULL, reference TEXT, app TEXT, idempotency_key TEXT,
-                        created_at DOUBLE PRECISION NOT NULL, UNIQUE (user_id, idempotency_key))
-                    """,
-                    logger: logger
-                )
-                try await connection.query(
-                    "CREATE INDEX IF NOT EXISTS ledger_entries_user ON ledger_entries(user_id, seq)",
-                    logger: logger
-                )
-                try await connection.query(
-                    """
-                    CREATE TABLE IF NOT EXISTS redemptions (
-                        store TEXT NOT NULL, transaction_id TEXT NOT NULL, user_id TEXT NOT NULL, entry_id TEXT NOT NULL,
-                        PRIMARY KEY (store, transaction_id))
-                    """,
-                    logger: logger
-                )
-            }
-        }
-    }
-
-    public func balance(of userId: String) async throws(LedgerError) -> Int64 {
-        try await run {
-            let rows = try await client.query(
-                "SELECT COALESCE(SUM(amount), 0)::BIGINT FROM ledger_entries WHERE user_id = \(userId)",
-                logger: logger
+        try await transaction(locking: ["opencat:migrations"]) { connection in
+            try await connection.execute(
+                "CREATE TABLE IF NOT EXISTS ledger_migrations (name TEXT PRIMARY KEY, applied_at DOUBLE PRECISION)"
             )
-            for try await value in rows.decode(Int64.self) { return value }
-            return 0
         }
-    }
-
-    public func entries(of userId: String, limit: Int) async throws(LedgerError) -> [LedgerEntry] {
-        let bounded = max(0, min(limit, 1_000))
-        return try await run {
-            let rows = try await client.query(
-                """
-                SELECT id, user_id, amount, kind, reference, app, created_at FROM ledger_entries
-                WHERE user_id = \(userId) ORDER BY seq DESC LIMIT \(bounded)
-                """,
-                logger: logger
-            )
-            var result: [LedgerEntry] = []
-            for try await (id, user, amount, kind, reference, app, created) in rows.decode(
-                (String, String, Int64, String, String?, String?, Double).self
-            ) {
-                result.append(
-                    LedgerEntry(
-                        id: id,
-                        userId: user,
-                        amount: amount,
-                        kind: kind,
-                        reference: reference,
-                        app: app,
-                        createdAt: Date(timeIntervalSince1970: created)
-                    )
+        for migration in LedgerSchema.migrations(.postgresql) {
+            let now = now
+            try await transaction(locking: ["opencat:migrations"]) { connection in
+                let applied = try await connection.rows(
+                    "SELECT name FROM ledger_migrations WHERE name = ?",
+                    migration.name.sql
+                )
+                guard applied.isEmpty else { return }
+                for statement in migration.sql { try await connection.execute(statement) }
+                try await connection.execute(
+                    "INSERT INTO ledger_migrations (name, applied_at) VALUES (?, ?)",
+                    migration.name.sql,
+                    now.sql
                 )
             }
-            return result
         }
     }
 
-    public func spend(
-        userId: String,
-        amount: Int64,
-        kind: String,
-        reference: String?,
-        app: String?,
-        idempotencyKey: String
-    ) async throws(LedgerError) -> SpendOutcome {
-        guard amount > 0, !userId.isEmpty, !idempotencyKey.isEmpty else {
-            throw LedgerError(.invalidInput, "a spend needs a positive amount, a user and an idempotency key")
-        }
-        let now = clock()
+    public func transaction<T: Sendable>(
+        locking users: [String],
+        _ body: @Sendable (any LedgerConnection) async throws -> T
+    ) async throws(LedgerError) -> T {
         let logger = logger
-        return try await run {
-            try await client.withTransaction(logger: logger) { connection -> SpendOutcome in
-                try await connection.query("SELECT pg_advisory_xact_lock(hashtext(\(userId)))", logger: logger)
-                let earlierRows = try await connection.query(
-                    """
-                    SELECT id, amount, kind, reference, app, created_at FROM ledger_entries
-                    WHERE user_id = \(userId) AND idempotency_key = \(idempotencyKey)
-                    """,
-                    logger: logger
-                )
-                let balanceRows = { () async throws -> Int64 in
-                    let rows = try await connection.query(
-                        "SELECT COALESCE(SUM(amount), 0)::BIGINT FROM ledger_entries WHERE user_id = \(userId)",
-                        logger: logger
-                    )
-                    for try await value in rows.decode(Int64.self) { return value }
-                    return 0
-                }
-                for try await (id, earlierAmount, earlierKind, earlierReference, earlierApp, created)
-                    in earlierRows.decode(
-                        (String, Int64, String, String?, String?, Double).self
-                    )
-                {
-                    guard earlierAmount == -amount, earlierKind == kind, earlierReference == reference else {
-                        throw LedgerError(.idempotencyConflict, "the idempotency key was used for another operation")
-                    }
-                    let entry = LedgerEntry(
-                        id: id,
-                        userId: userId,
-                        amount: earlierAmount,
-                        kind: earlierKind,
-                        reference: earlierReference,
-                        app: earlierApp,
-                        createdAt: Date(timeIntervalSince1970: created)
-                    )
-                    return SpendOutcome(entry: entry, balance: try await balanceRows(), replayed: true)
-                }
-                let balance = try await balanceRows()
-                guard balance >= amount else {
-                    throw LedgerError(.insufficientBalance, "the wallet holds \(balance) keys")
-                }
-                let entry = LedgerEntry(
-                    id: "le_" + UUID().uuidString.lowercased(),
-                    userId: userId,
-                    amount: -amount,
-                    kind: kind,
-                    reference: reference,
-                    app: app,
-                    createdAt: now
-                )
-                try await Self.insert(connection, entry, idempotencyKey: idempotencyKey, logger: logger)
-                return SpendOutcome(entry: entry, balance: balance - amount, replayed: false)
-            }
-        }
-    }
-
-    public func redeem(store: String, transactionId: String, userId: String, amount: Int64, reference: String?)
-        async throws(LedgerError) -> LedgerEntry
-    {
-        guard amount > 0, !store.isEmpty, !transactionId.isEmpty, !userId.isEmpty else {
-            throw LedgerError(.invalidInput, "a redemption needs a store, a transaction, a user and keys")
-        }
-        let now = clock()
-        let logger = logger
-        return try await run {
-            try await client.withTransaction(logger: logger) { connection -> LedgerEntry in
-                let entry = LedgerEntry(
-                    id: "le_" + UUID().uuidString.lowercased(),
-                    userId: userId,
-                    amount: amount,
-                    kind: "purchase",
-                    reference: reference ?? "\(store):\(transactionId)",
-                    createdAt: now
-                )
-                let claimed = try await connection.query(
-                    """
-                    INSERT INTO redemptions (store, transaction_id, user_id, entry_id)
-                    VALUES (\(store), \(transactionId), \(userId), \(entry.id))
-                    ON CONFLICT (store, transaction_id) DO NOTHING RETURNING entry_id
-                    """,
-                    logger: logger
-                )
-                var won = false
-                for try await _ in claimed.decode(String.self) { won = true }
-                guard won else { throw LedgerError(.alreadyRedeemed, "this store transaction was already redeemed") }
-                try await Self.insert(
-                    connection,
-                    entry,
-                    idempotencyKey: "redeem:\(store):\(transactionId)",
-                    logger: logger
-                )
-                return entry
-            }
-        }
-    }
-
-    static func insert(_ connection: PostgresConnection, _ entry: LedgerEntry, idempotencyKey: String, logger: Logger)
-        async throws
-    {
-        try await connection.query(
-            """
-            INSERT INTO ledger_entries (id, user_id, amount, kind, reference, app, idempotency_key, created_at)
-            VALUES (\(entry.id), \(entry.userId), \(entry.amount), \(entry.kind), \(entry.reference), \(entry.app),
-                    \(idempotencyKey), \(entry.createdAt.timeIntervalSince1970))
-            """,
-            logger: logger
-        )
-    }
-
-    /// Runs a database operation, keeping the ledger's own errors and hiding the driver's.
-    func run<T>(_ operation: () async throws -> T) async throws(LedgerError) -> T {
         do {
-            return try await operation()
+            return try await client.withTransaction(logger: logger) { connection in
+                let wrapped = Connection(connection: connection, logger: logger)
+                for user in Set(users).sorted() {
+                    try await wrapped.execute("SELECT pg_advisory_xact_lock(hashtextextended(?, 0))", user.sql)
+                }
+                return try await body(wrapped)
+            }
         } catch let error as LedgerError {
             throw error
         } catch let error as PostgresTransactionError {
             if let ledger = error.closureError as? LedgerError { throw ledger }
+            logger.warning("ledger transaction failed", metadata: ["error": "\(String(reflecting: type(of: error)))"])
             throw LedgerError(.storage, "the ledger transaction failed")
         } catch {
             throw LedgerError(.storage, "the ledger database failed")
+        }
+    }
+
+    struct Connection: LedgerConnection {
+        let connection: PostgresConnection
+        let logger: Logger
+
+        func query(_ sql: String, _ arguments: [SQLValue]) async throws -> [SQLRow] {
+            var bindings = PostgresBindings(capacity: arguments.count)
+            for argument in arguments {
+                switch argument {
+                case .integer(let number): bindings.append(number)
+                case .text(let text): bindings.append(text)
+                case .real(let number): bindings.append(number)
+                case .null: bindings.appendNull()
+                }
+            }
+            let rows = try await connection.query(
+                PostgresQuery(unsafeSQL: Self.numbered(sql), binds: bindings),
+                logger: logger
+            )
+            var result: [SQLRow] = []
+            for try await row in rows {
+                var values: SQLRow = [:]
+                for cell in row {
+                    values[cell.columnName] = try Self.value(cell)
+                }
+                result.append(values)
+            }
+            return result
+        }
+
+        /// `?` placeholders as `$1`, `$2`, …
+        static func numbered(_ sql: String) -> String {
+            var output = ""
+            var index = 0
+            for character in sql {
+                if character == "?" {
+                    index += 1
+                    output += "$\(index)"
+                } else {
+                    output.append(character)
+                }
+            }
+            return output
+        }
+
+        static func value(_ cell: PostgresCell) throws -> SQLValue {
+            guard cell.bytes != nil else { return .null }
+            switch cell.dataType {
+            case .int2, .int4, .int8: return .integer(try cell.decode(Int64.self))
+            case .float4, .float8: return .real(try cell.decode(Double.self))
+            case .bool: return .integer(try cell.decode(Bool.self) ? 1 : 0)
+            case .numeric: return .integer(Int64(try cell.decode(String.self)) ?? 0)
+            default: return .text(try cell.decode(String.self))
+            }
         }
     }
 }

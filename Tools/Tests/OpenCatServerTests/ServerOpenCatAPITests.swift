@@ -1,0 +1,162 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import NIOCore
+import OpenCatCore
+import OpenCatServer
+import Testing
+
+/// The OpenCat API on both backends: receipts verified by StoreAdapters and owned by one user, customer info with
+/// the entitlement map, offerings, App Store notifications applied once (renewals extend, refunds revoke).
+struct ServerOpenCatAPITests {
+    func post(
+        _ client: some TestClientProtocol,
+        _ path: String,
+        _ object: [String: Any],
+        key: String = ServerFixture.apiKey
+    )
+        async throws -> (HTTPResponse.Status, [String: Any])
+    {
+        let body = try JSONSerialization.data(withJSONObject: object)
+        return try await client.execute(
+            uri: path,
+            method: .post,
+            headers: [.authorization: "Bearer \(key)", .contentType: "application/json"],
+            body: ByteBuffer(bytes: body)
+        ) { response in
+            (
+                response.status,
+                (try? JSONSerialization.jsonObject(with: Data(String(buffer: response.body).utf8))) as? [String: Any]
+                    ?? [:]
+            )
+        }
+    }
+
+    func get(_ client: some TestClientProtocol, _ path: String, key: String = ServerFixture.apiKey) async throws
+        -> (HTTPResponse.Status, [String: Any])
+    {
+        try await client.execute(uri: path, method: .get, headers: [.authorization: "Bearer \(key)"]) { response in
+            (
+                response.status,
+                (try? JSONSerialization.jsonObject(with: Data(String(buffer: response.body).utf8))) as? [String: Any]
+                    ?? [:]
+            )
+        }
+    }
+
+    func transactions(_ answer: [String: Any]) -> [[String: Any]] {
+        ((answer["subscriber"] as? [String: Any])?["transactions"] as? [[String: Any]]) ?? []
+    }
+
+    @Test(arguments: Backend.allCases)
+    func receiptsCustomerInfoOfferingsAndNotifications(_ backend: Backend) async throws {
+        let clock = TestClock(ServerFixture.signedDate)
+        try await backend.withStores(now: { clock.now }) { stores in
+            let fixture = try ServerFixture(ledger: stores[0], clock: clock)
+            let app = Application(router: fixture.server.router())
+            try await app.test(.router) { client in
+                let month = ServerFixture.signedDate.addingTimeInterval(30 * 86_400)
+                let first = fixture.appleTransaction(
+                    id: "5000000000000001",
+                    productId: ServerFixture.proProduct,
+                    expires: month
+                )
+                let receipt: [String: Any] = [
+                    "appUserId": "app-user-1", "store": "apple", "kind": "appleSignedTransaction", "proof": first,
+                ]
+                #expect(try await post(client, "/v1/receipts", receipt, key: "ocat_wrong").0 == .unauthorized)
+                let (status, answer) = try await post(client, "/v1/receipts", receipt)
+                #expect(status == .ok)
+                #expect(transactions(answer).count == 1)
+                #expect(transactions(answer).first?["status"] as? String == "active")
+                let map = (answer["subscriber"] as? [String: Any])?["entitlementMap"] as? [String: [String]]
+                #expect(map == [ServerFixture.proProduct: ["pro"]])
+                // Posting it again changes nothing; another user cannot claim it.
+                #expect(try await post(client, "/v1/receipts", receipt).0 == .ok)
+                var stolen = receipt
+                stolen["appUserId"] = "app-user-2"
+                let (stolenStatus, stolenAnswer) = try await post(client, "/v1/receipts", stolen)
+                #expect(stolenStatus == .conflict)
+                #expect((stolenAnswer["error"] as? [String: Any])?["code"] as? String == "receipt_in_use")
+                // A forged or cross-app proof is refused with the shared code.
+                var forged = receipt
+                forged["proof"] = fixture.appleTransaction(id: "5000000000000009", signer: fixture.otherCA)
+                let (forgedStatus, forgedAnswer) = try await post(client, "/v1/receipts", forged)
+                #expect(forgedStatus == .unprocessableContent)
+                #expect((forgedAnswer["error"] as? [String: Any])?["code"] as? String == "invalid_receipt")
+                var crossApp = receipt
+                crossApp["proof"] = fixture.appleTransaction(id: "5000000000000010", bundleId: "com.other")
+                let (_, crossAnswer) = try await post(client, "/v1/receipts", crossApp)
+                #expect((crossAnswer["error"] as? [String: Any])?["reason"] as? String == "wrongApplication")
+
+                // A renewal notification adds the next period for the owner, once.
+                let renewal = fixture.appleTransaction(
+                    id: "5000000000000002",
+                    productId: ServerFixture.proProduct,
+                    originalId: "5000000000000001",
+                    expires: month.addingTimeInterval(30 * 86_400),
+                    purchaseDate: month,
+                    signed: month.addingTimeInterval(60)
+                )
+                clock.advance(30 * 86_400 + 120)
+                let notification = try fixture.appleNotification(
+                    type: "DID_RENEW",
+                    uuid: "uuid-renew-1",
+                    transaction: renewal,
+                    signed: month.addingTimeInterval(60)
+                )
+                for applied in [true, false] {
+                    try await client.execute(
+                        uri: "/v1/notifications/apple",
+                        method: .post,
+                        headers: [.contentType: "application/json"],
+                        body: ByteBuffer(bytes: notification)
+                    ) { response in
+                        #expect(response.status == .ok)
+                        #expect(String(buffer: response.body).contains("\"applied\":\(applied)"))
+                    }
+                }
+                let (_, renewed) = try await get(client, "/v1/subscribers/app-user-1")
+                #expect(
+                    transactions(renewed).map { $0["transactionId"] as? String } == [
+                        "5000000000000002", "5000000000000001",
+                    ]
+                )
+                #expect(renewed["requestDate"] as? String != nil)
+
+                // A refund notification marks the transaction refunded.
+                let refunded = fixture.appleTransaction(
+                    id: "5000000000000002",
+                    productId: ServerFixture.proProduct,
+                    originalId: "5000000000000001",
+                    expires: month.addingTimeInterval(30 * 86_400),
+                    revoked: month.addingTimeInterval(100),
+                    purchaseDate: month,
+                    signed: month.addingTimeInterval(110)
+                )
+                let refund = try fixture.appleNotification(
+                    type: "REFUND",
+                    uuid: "uuid-refund-1",
+                    transaction: refunded,
+                    signed: month.addingTimeInterval(110)
+                )
+                try await client.execute(
+                    uri: "/v1/notifications/apple",
+                    method: .post,
+                    headers: [.contentType: "application/json"],
+                    body: ByteBuffer(bytes: refund)
+                ) { response in #expect(response.status == .ok) }
+                let (_, afterRefund) = try await get(client, "/v1/subscribers/app-user-1")
+                #expect(transactions(afterRefund).first?["status"] as? String == "refunded")
+
+                // A user never seen is created empty; offerings answer with the server's clock.
+                let (_, fresh) = try await get(client, "/v1/subscribers/app-user-9")
+                #expect(transactions(fresh).isEmpty)
+                let (offeringsStatus, offerings) = try await get(client, "/v1/offerings?appUserId=app-user-1")
+                #expect(offeringsStatus == .ok)
+                #expect((offerings["offerings"] as? [String: Any])?["currentOfferingId"] as? String == "default")
+            }
+        }
+    }
+}

@@ -1,0 +1,171 @@
+import Crypto
+import Foundation
+import KeyServerClient
+import Logging
+import OpenCatCore
+import OpenCatServer
+import OpenCatTesting
+import StoreAdapters
+
+/// A ledger backend the shared server tests run on.
+enum Backend: String, CaseIterable, Sendable, CustomStringConvertible {
+    case sqlite
+    case postgresql
+
+    var description: String { rawValue }
+
+    /// Runs `body` with `count` stores on one fresh database (several PostgreSQL clients act as instances; SQLite
+    /// has one process and so one store).
+    func withStores<T>(
+        _ count: Int = 1,
+        now: @escaping @Sendable () -> Date,
+        _ body: ([any LedgerStore]) async throws -> T
+    )
+        async throws -> T
+    {
+        switch self {
+        case .sqlite:
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("opencat-server-\(UUID())")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let store = try SQLiteLedgerStore(fileURL: folder.appendingPathComponent("ledger.sqlite"), now: now)
+            return try await body([store])
+        case .postgresql:
+            return try await ServerTestPostgres.withStores(count, now: now) { try await body($0) }
+        }
+    }
+}
+
+/// A movable clock for the tests: the server's clock and the store adapters' are the same.
+final class TestClock: Sendable {
+    let manual: ManualClock
+    init(_ start: Date) { manual = ManualClock(start: start) }
+    var now: Date { manual.currentDate }
+    func advance(_ seconds: TimeInterval) { manual.advance(by: .seconds(seconds)) }
+}
+
+/// Everything a server test needs: users, a key pack, an app's features, signing keys, an App Store adapter that
+/// verifies JWS from a test CA, and a server on the ledger.
+struct ServerFixture {
+    static let bundleId = "dev.opencat.server.tests"
+    static let packProduct = "dev.opencat.keys.10"
+    static let proProduct = "dev.opencat.pro.monthly"
+    static let signedDate = Date(timeIntervalSince1970: 1_790_000_000)
+
+    let ca: MockAppleCA
+    let otherCA: MockAppleCA
+    let keyring: LicenseKeyring
+    let clock: TestClock
+    let server: OpenCatServerApplication
+    let ledger: any LedgerStore
+
+    static let users: [ServerUser] = (0..<120).map { index in
+        ServerUser(
+            userId: "user-\(index)",
+            email: "user\(index)@example.com",
+            steamId: String(76_561_198_000_000_000 + UInt64(index)),
+            token: token(index)
+        )
+    }
+
+    static func token(_ index: Int) -> String { "tok-\(index)-" + String(repeating: "s", count: 24) }
+    static let apiKey = "ocat_server_tests_0123456789"
+
+    static let ca: MockAppleCA = try! MockAppleCA()
+    static let otherCA: MockAppleCA = try! MockAppleCA()
+
+    init(ledger: any LedgerStore, clock: TestClock, keyring: LicenseKeyring? = nil, syncLimit: RateLimit? = nil) throws
+    {
+        self.ca = Self.ca
+        self.otherCA = Self.otherCA
+        self.clock = clock
+        self.ledger = ledger
+        self.keyring =
+            try keyring
+            ?? LicenseKeyring(
+                issuers: [LicenseIssuer(privateKey: Curve25519.Signing.PrivateKey(), kid: "2026-11")],
+                activeKid: "2026-11"
+            )
+        let apple = AppleStoreAdapter(
+            configuration: .init(
+                bundleId: Self.bundleId,
+                rootCertificates: [ca.rootCertificate],
+                environment: .production,
+                validationTime: .signedDate,
+                httpClient: HTTPClient(clock: clock.manual)
+            )
+        )
+        var offerings = Offerings(currentOfferingId: nil, all: [:])
+        offerings.currentOfferingId = "default"
+        let settings = ServerSettings(
+            users: BearerTokens(users: Self.users),
+            keyPacks: [Self.packProduct: KeyPack(keys: 10, bonusKeys: 2, communityKeys: 1, plan: "L2", licenses: 2)],
+            apps: ["voiceuwu": [FeatureSetting(id: "echo", name: "Echo", cost: 3)]],
+            keyring: self.keyring,
+            syncRateLimit: syncLimit ?? RateLimit(requests: 1_000, seconds: 1),
+            openCat: OpenCatAPISettings(
+                apiKeySHA256: [BearerTokens.hash(Self.apiKey)],
+                entitlements: [Self.proProduct: ["pro"]],
+                offerings: offerings
+            )
+        )
+        server = OpenCatServerApplication(
+            ledger: ledger,
+            settings: settings,
+            adapters: [apple],
+            databaseKind: "test",
+            logger: Logger(label: "tests.server", factory: { _ in SwiftLogNoOpLogHandler() }),
+            now: { clock.now }
+        )
+    }
+
+    /// A signed App Store transaction.
+    func appleTransaction(
+        id: String,
+        productId: String = ServerFixture.packProduct,
+        bundleId: String = ServerFixture.bundleId,
+        signer: MockAppleCA? = nil,
+        originalId: String? = nil,
+        expires: Date? = nil,
+        revoked: Date? = nil,
+        purchaseDate: Date = ServerFixture.signedDate.addingTimeInterval(-60),
+        signed: Date = ServerFixture.signedDate
+    ) -> String {
+        let payload = JWSTransactionDecodedPayload(
+            originalTransactionId: originalId ?? id,
+            transactionId: id,
+            bundleId: bundleId,
+            productId: productId,
+            purchaseDate: purchaseDate,
+            originalPurchaseDate: purchaseDate,
+            expiresDate: expires,
+            quantity: 1,
+            rawType: expires == nil ? "Consumable" : "Auto-Renewable Subscription",
+            rawInAppOwnershipType: "PURCHASED",
+            signedDate: signed,
+            revocationDate: revoked,
+            rawEnvironment: "Production",
+            currency: "USD",
+            price: 4990
+        )
+        return try! (signer ?? ca).signJWS(payload)
+    }
+
+    /// A signed App Store Server Notification V2 body reporting a transaction.
+    func appleNotification(type: String, uuid: String, transaction: String, signed: Date = ServerFixture.signedDate)
+        throws -> Data
+    {
+        let payload = try JSONSerialization.data(
+            withJSONObject: [
+                "notificationType": type,
+                "notificationUUID": uuid,
+                "data": [
+                    "environment": "Production", "bundleId": Self.bundleId, "signedTransactionInfo": transaction,
+                ],
+                "version": "2.0",
+                "signedDate": Int64(signed.timeIntervalSince1970 * 1000),
+            ] as [String: Any]
+        )
+        return try JSONSerialization.data(withJSONObject: ["signedPayload": ca.signJWS(payload: payload)])
+    }
+}

@@ -1,0 +1,174 @@
+import Crypto
+public import Foundation
+import Hummingbird
+public import OpenCatCore
+
+/// A user of the key server API: who a bearer token is, with the email and Steam id their keys sync by.
+///
+/// The configuration holds the SHA-256 of each token, never the token.
+public struct ServerUser: Sendable, Hashable, Codable {
+    public var userId: String
+    public var email: String?
+    public var steamId: String?
+    /// Hex SHA-256 of the user's bearer token.
+    public var tokenSHA256: String
+
+    public init(userId: String, email: String? = nil, steamId: String? = nil, tokenSHA256: String) {
+        self.userId = userId
+        self.email = email
+        self.steamId = steamId
+        self.tokenSHA256 = tokenSHA256.lowercased()
+    }
+
+    /// A user for a token (hashes it).
+    public init(userId: String, email: String? = nil, steamId: String? = nil, token: String) {
+        self.init(userId: userId, email: email, steamId: steamId, tokenSHA256: BearerTokens.hash(token))
+    }
+}
+
+/// Who a bearer token is. Tokens are compared by their SHA-256, so the table never holds a token and a lookup
+/// reveals nothing about one; no token is ever logged or echoed.
+public struct BearerTokens: Sendable {
+    let byHash: [String: ServerUser]
+    let byEmail: [String: ServerUser]
+
+    /// The users.
+    public init(users: [ServerUser]) {
+        byHash = Dictionary(users.map { ($0.tokenSHA256, $0) }, uniquingKeysWith: { first, _ in first })
+        byEmail = Dictionary(
+            users.compactMap { user in user.email.map { ($0.lowercased(), user) } },
+            uniquingKeysWith: { first, _ in first }
+        )
+    }
+
+    /// Tokens to user ids, `{"<token>": "<user id>"}` (tests and quick starts).
+    public init(_ tokens: [String: String]) {
+        self.init(users: tokens.map { ServerUser(userId: $0.value, token: $0.key) })
+    }
+
+    /// Reads a users file: a JSON array of ``ServerUser``.
+    public init(file: URL) throws(ServerConfigurationError) {
+        do {
+            self.init(users: try JSONDecoder().decode([ServerUser].self, from: Data(contentsOf: file)))
+        } catch {
+            throw ServerConfigurationError("\(file.lastPathComponent) is not a JSON array of users")
+        }
+    }
+
+    /// Hex SHA-256 of a token.
+    public static func hash(_ token: String) -> String {
+        SHA256.hash(data: Data(token.utf8)).map { String(format: "%02x", $0) }.joined()
+    }
+
+    /// The user a request's `Authorization: Bearer` names.
+    func user(for request: Request) -> ServerUser? {
+        guard let header = request.headers[.authorization], header.count > 7,
+            header.prefix(7).lowercased() == "bearer "
+        else { return nil }
+        return byHash[Self.hash(String(header.dropFirst(7)))]
+    }
+
+    /// The user with an email (case-insensitive).
+    func user(email: String) -> ServerUser? { byEmail[email.lowercased()] }
+}
+
+/// What a key pack credits when bought: keys, bonus keys, keys given to the community pool, and licenses.
+public struct KeyPack: Sendable, Hashable, Codable {
+    public var keys: Int64
+    public var bonusKeys: Int64
+    public var communityKeys: Int64
+    /// The plan its licenses unlock (`L1`…`L9`).
+    public var plan: String
+    /// How many licenses a pack mints.
+    public var licenses: Int
+
+    public init(keys: Int64, bonusKeys: Int64 = 0, communityKeys: Int64 = 0, plan: String = "L1", licenses: Int = 1) {
+        self.keys = keys
+        self.bonusKeys = bonusKeys
+        self.communityKeys = communityKeys
+        self.plan = plan
+        self.licenses = licenses
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        keys = try container.decode(Int64.self, forKey: .keys)
+        bonusKeys = try container.decodeIfPresent(Int64.self, forKey: .bonusKeys) ?? 0
+        communityKeys = try container.decodeIfPresent(Int64.self, forKey: .communityKeys) ?? 0
+        plan = try container.decodeIfPresent(String.self, forKey: .plan) ?? "L1"
+        licenses = try container.decodeIfPresent(Int.self, forKey: .licenses) ?? 1
+    }
+}
+
+/// A feature an app sells for keys.
+public struct FeatureSetting: Sendable, Hashable, Codable {
+    public var id: String
+    public var name: String
+    public var cost: Int64
+
+    public init(id: String, name: String, cost: Int64) {
+        self.id = id
+        self.name = name
+        self.cost = cost
+    }
+}
+
+/// How often a user may call a rate-limited endpoint: `requests` per `seconds`.
+public struct RateLimit: Sendable, Hashable, Codable {
+    public var requests: Int
+    public var seconds: Int
+
+    public init(requests: Int, seconds: Int) {
+        self.requests = requests
+        self.seconds = seconds
+    }
+}
+
+/// The OpenCat API's settings: the app's API keys (by SHA-256), which products unlock which entitlements, and the
+/// offerings.
+public struct OpenCatAPISettings: Sendable {
+    /// Hex SHA-256 of each accepted `ocat_…` key.
+    public var apiKeySHA256: Set<String>
+    /// Product id → entitlement ids.
+    public var entitlements: [String: [String]]
+    public var offerings: Offerings
+
+    public init(apiKeySHA256: Set<String>, entitlements: [String: [String]], offerings: Offerings) {
+        self.apiKeySHA256 = Set(apiKeySHA256.map { $0.lowercased() })
+        self.entitlements = entitlements
+        self.offerings = offerings
+    }
+}
+
+/// Everything the server answers from besides its database and stores.
+public struct ServerSettings: Sendable {
+    public var users: BearerTokens
+    /// Store product id → key pack.
+    public var keyPacks: [String: KeyPack]
+    /// App id → the features it sells.
+    public var apps: [String: [FeatureSetting]]
+    public var keyring: LicenseKeyring?
+    /// The limit on key sync, per user and instance.
+    public var syncRateLimit: RateLimit
+    public var openCat: OpenCatAPISettings?
+    /// The shared token Google's Pub/Sub push subscription sends as `?token=` (RTDN).
+    public var googlePushToken: String?
+
+    public init(
+        users: BearerTokens,
+        keyPacks: [String: KeyPack] = [:],
+        apps: [String: [FeatureSetting]] = [:],
+        keyring: LicenseKeyring? = nil,
+        syncRateLimit: RateLimit = RateLimit(requests: 10, seconds: 60),
+        openCat: OpenCatAPISettings? = nil,
+        googlePushToken: String? = nil
+    ) {
+        self.users = users
+        self.keyPacks = keyPacks
+        self.apps = apps
+        self.keyring = keyring
+        self.syncRateLimit = syncRateLimit
+        self.openCat = openCat
+        self.googlePushToken = googlePushToken
+    }
+}

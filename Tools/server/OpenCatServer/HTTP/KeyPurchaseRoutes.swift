@@ -1,0 +1,170 @@
+import Foundation
+import Hummingbird
+import KeyServerClient
+import Logging
+import OpenCatCore
+import StoreAdapters
+
+/// Key-pack purchases: the proof verified with its store through StoreAdapters, then redeemed once across all users
+/// with the pack's keys and freshly signed licenses.
+extension OpenCatServerApplication {
+    struct PurchaseBody: Decodable {
+        var transaction: String?
+        var purchaseToken: String?
+        var productId: String?
+        var paymentIntentId: String?
+        var paymentId: String?
+        var steamId: String?
+        var transactionId: String?
+        var userEmail: String?
+    }
+
+    struct PurchaseAnswer: Encodable {
+        var keysAdded: Int64
+        var bonusKeys: Int64
+        var communityDonated: Int64
+        var transactionId: String
+        var licenses: [VULicenseKey]
+    }
+
+    // MARK: Purchases
+
+    /// Verifies a key-pack purchase with its store, then redeems it once: the pack's keys, its licenses.
+    func purchase(platform: String, _ request: Request) async throws -> Response {
+        let user = try authenticate(request)
+        let body = try await decode(PurchaseBody.self, request)
+        let store = Store(rawValue: platform)
+        guard let adapter = adapters[store] else {
+            throw Refusal(.notFound, "not_found", "this server does not sell on \(platform)")
+        }
+        var proof: PurchaseProof
+        switch platform {
+        case "apple":
+            proof = PurchaseProof(
+                store: store,
+                kind: .appleSignedTransaction,
+                token: Secret(try field(body.transaction))
+            )
+        case "google":
+            proof = PurchaseProof(
+                store: store,
+                kind: .googleProductPurchaseToken,
+                token: Secret(try field(body.purchaseToken)),
+                productId: try field(body.productId)
+            )
+        case "stripe":
+            proof = PurchaseProof(
+                store: store,
+                kind: .stripePaymentIntent,
+                token: Secret(try field(body.paymentIntentId))
+            )
+        case "paypal":
+            proof = PurchaseProof(store: store, kind: .paypalOrder, token: Secret(try field(body.paymentId)))
+        default:
+            let steamId = try field(body.steamId)
+            guard steamId.count <= 20, steamId.allSatisfy(\.isASCII), UInt64(steamId) != nil else {
+                throw Refusal(.badRequest, "invalid_input", "a Steam id is a 64-bit number")
+            }
+            if let own = user.steamId, own != steamId {
+                throw Refusal(.forbidden, "forbidden", "a purchase credits the token's own Steam account")
+            }
+            proof = PurchaseProof(
+                store: store,
+                kind: .steamTransaction,
+                token: Secret(try field(body.transactionId)),
+                transactionId: body.transactionId
+            )
+            proof.expectedPurchaser = steamId
+        }
+        if platform != "steam", let email = body.userEmail, let own = user.email, own.lowercased() != email.lowercased()
+        {
+            throw Refusal(.forbidden, "forbidden", "a purchase credits the token's own account")
+        }
+        let purchase: VerifiedPurchase
+        do { purchase = try await adapter.verify(proof) } catch { throw Self.refusal(error) }
+        guard purchase.state == .active else {
+            throw Refusal(
+                .unprocessableContent,
+                "invalid_receipt",
+                "the purchase is \(purchase.state.rawValue), not paid",
+                reason: StoreAdapterError.Code.notPaid.rawValue
+            )
+        }
+        guard let pack = settings.keyPacks[purchase.productId], let plan = PlanLevel(pack.plan) else {
+            throw Refusal(
+                .unprocessableContent,
+                "invalid_receipt",
+                "the product is not a key pack of this server",
+                reason: StoreAdapterError.Code.productMismatch.rawValue
+            )
+        }
+        let quantity = Int64(max(purchase.quantity, 1))
+        var licenses: [LicenseRecord] = []
+        if let keyring = settings.keyring, pack.licenses > 0 {
+            let minted = try keyring.mint(
+                count: pack.licenses * Int(quantity),
+                plan: plan,
+                owner: user.email ?? user.userId,
+                purchasedAt: purchase.purchaseDate
+            )
+            licenses = minted.map { key in
+                LicenseRecord(
+                    keyValue: key.keyValue.description,
+                    userId: user.userId,
+                    plan: plan.description,
+                    license: key.license.rawValue,
+                    store: platform,
+                    transactionId: purchase.transactionId,
+                    createdAt: purchase.purchaseDate
+                )
+            }
+        }
+        let outcome = try await ledger.redeem(
+            store: platform,
+            transactionId: purchase.transactionId,
+            userId: user.userId,
+            grant: KeyGrant(
+                keys: pack.keys * quantity,
+                bonusKeys: pack.bonusKeys * quantity,
+                communityKeys: pack.communityKeys * quantity,
+                licenses: licenses
+            )
+        )
+        if !outcome.replayed {
+            logger.info(
+                "key pack redeemed",
+                metadata: [
+                    "store": "\(platform)", "product": "\(purchase.productId)", "keys": "\(outcome.entry.amount)",
+                ]
+            )
+        }
+        return Self.json(
+            .ok,
+            PurchaseAnswer(
+                keysAdded: outcome.entry.amount - pack.bonusKeys * quantity,
+                bonusKeys: pack.bonusKeys * quantity,
+                communityDonated: outcome.communityKeys,
+                transactionId: purchase.transactionId,
+                licenses: try outcome.licenses.map(Self.licenseKey)
+            )
+        )
+    }
+
+    static func licenseKey(_ record: LicenseRecord) throws -> VULicenseKey {
+        let key = try HumanKey(record.keyValue)
+        return VULicenseKey(
+            keyValue: key,
+            planType: key.plan,
+            purchaseDate: record.createdAt,
+            license: try SignedLicense(record.license)
+        )
+    }
+
+    func field(_ value: String?) throws -> String {
+        guard let value, !value.isEmpty, value.utf8.count <= 16 * 1024 else {
+            throw Refusal(.badRequest, "invalid_input", "a required field is missing")
+        }
+        return value
+    }
+
+}

@@ -1,0 +1,223 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+import OpenCatCore
+import StoreAdapters
+
+/// Store notifications in: App Store Server Notifications V2, Google Real-time developer notifications (a Pub/Sub
+/// push), Stripe and PayPal webhooks. Each delivery is verified with its store, then applied once by its event id:
+/// the transaction it reports is updated for its owner (renewals add the new period, refunds revoke) and a
+/// refunded key pack is clawed back. A delivery that fails verification is answered 400; one that could not be
+/// checked now (the store is down) 503, so the store delivers it again.
+extension OpenCatServerApplication {
+    struct EventAnswer: Encodable {
+        var applied: Bool
+    }
+
+    /// A Pub/Sub push body.
+    struct PubSubPush: Decodable {
+        struct Message: Decodable {
+            var data: String?
+            var messageId: String?
+            var message_id: String?
+        }
+        var message: Message
+    }
+
+    /// Google's `DeveloperNotification`.
+    struct DeveloperNotification: Decodable {
+        struct Subscription: Decodable {
+            var notificationType: Int?
+            var purchaseToken: String
+            var subscriptionId: String?
+        }
+        struct OneTimeProduct: Decodable {
+            var notificationType: Int?
+            var purchaseToken: String
+            var sku: String?
+        }
+        struct Voided: Decodable {
+            var purchaseToken: String
+            var orderId: String?
+            var productType: Int?
+        }
+        var packageName: String?
+        var subscriptionNotification: Subscription?
+        var oneTimeProductNotification: OneTimeProduct?
+        var voidedPurchaseNotification: Voided?
+    }
+
+    func addNotificationRoutes(to router: Router<BasicRequestContext>) {
+        router.post("/v1/notifications/apple") { request, _ in
+            await answer {
+                guard let apple = adapters[.apple] as? AppleStoreAdapter else {
+                    throw Refusal(.notFound, "not_found", "App Store notifications are off")
+                }
+                let body = try await rawBody(request)
+                let notification: VerifiedAppStoreNotification
+                do { notification = try await apple.verifyNotification(body: body) } catch {
+                    throw Self.notificationRefusal(error)
+                }
+                guard let eventId = notification.payload.notificationUUID else {
+                    throw Refusal(.badRequest, "invalid_notification", "the notification has no notificationUUID")
+                }
+                return try await apply(source: "apple", eventId: eventId, notification.purchase)
+            }
+        }
+        router.post("/v1/notifications/stripe") { request, _ in
+            await answer {
+                guard let verifier = stripeWebhooks, let stripe = adapters[.stripe] as? StripeAdapter else {
+                    throw Refusal(.notFound, "not_found", "Stripe webhooks are off")
+                }
+                let body = try await rawBody(request)
+                let event: Stripe.Event
+                do {
+                    event = try verifier.verify(
+                        payload: body,
+                        signatureHeader: request.headers[HTTPField.Name("Stripe-Signature")!]
+                    )
+                } catch { throw Self.notificationRefusal(error) }
+                let purchase: VerifiedPurchase?
+                do { purchase = try await stripe.purchase(for: event) } catch { throw Self.notificationRefusal(error) }
+                return try await apply(source: "stripe", eventId: event.id, purchase)
+            }
+        }
+        router.post("/v1/notifications/paypal") { request, _ in
+            await answer {
+                guard let verifier = payPalWebhooks, let paypal = adapters[.paypal] as? PayPalAdapter else {
+                    throw Refusal(.notFound, "not_found", "PayPal webhooks are off")
+                }
+                let body = try await rawBody(request)
+                let event: PayPal.Event
+                do { event = try await verifier.verify(rawEvent: body, headers: request.headers) } catch {
+                    throw Self.notificationRefusal(error)
+                }
+                let purchase: VerifiedPurchase?
+                do { purchase = try await paypal.purchase(for: event) } catch { throw Self.notificationRefusal(error) }
+                return try await apply(source: "paypal", eventId: event.id, purchase)
+            }
+        }
+        router.post("/v1/notifications/google") { request, _ in
+            await answer { try await googleNotification(request) }
+        }
+    }
+
+    /// A Pub/Sub push: authenticated by the subscription's shared `token` query parameter, then re-read from Google
+    /// (the notification only says which purchase to look at).
+    func googleNotification(_ request: Request) async throws -> Response {
+        guard let google = adapters[.google] as? GooglePlayAdapter, let expected = settings.googlePushToken,
+            !expected.isEmpty
+        else { throw Refusal(.notFound, "not_found", "Google notifications are off") }
+        let presented = request.uri.queryParameters.get("token") ?? ""
+        guard Self.constantTimeEqual(presented, expected) else {
+            throw Refusal(.unauthorized, "unauthorized", "the push token is wrong")
+        }
+        let push = try await decode(PubSubPush.self, request)
+        guard let eventId = push.message.messageId ?? push.message.message_id, let data = push.message.data,
+            let json = Data(base64Encoded: data),
+            let notification = try? JSONDecoder().decode(DeveloperNotification.self, from: json)
+        else { throw Refusal(.badRequest, "invalid_notification", "the push does not carry a notification") }
+        if let packageName = notification.packageName, packageName != google.configuration.packageName {
+            throw Refusal(
+                .badRequest,
+                "invalid_notification",
+                "the notification is for another app",
+                reason: StoreAdapterError.Code.wrongApplication.rawValue
+            )
+        }
+        var update: VerifiedPurchase?
+        do {
+            if let subscription = notification.subscriptionNotification {
+                update = try await google.verify(
+                    PurchaseProof(
+                        store: .google,
+                        kind: .googleSubscriptionPurchaseToken,
+                        token: Secret(subscription.purchaseToken),
+                        productId: subscription.subscriptionId
+                    )
+                )
+            } else if let product = notification.oneTimeProductNotification {
+                update = try await google.verify(
+                    PurchaseProof(
+                        store: .google,
+                        kind: .googleProductPurchaseToken,
+                        token: Secret(product.purchaseToken),
+                        productId: product.sku
+                    )
+                )
+            } else if let voided = notification.voidedPurchaseNotification, let orderId = voided.orderId {
+                // A voided purchase is confirmed with the Voided Purchases API before anything is revoked.
+                let listed = try await google.allVoidedPurchases(
+                    since: clock().addingTimeInterval(-30 * 86_400),
+                    pageLimit: 10
+                )
+                guard listed.contains(where: { $0.purchaseToken == voided.purchaseToken || $0.orderId == orderId })
+                else {
+                    throw Refusal(.badRequest, "invalid_notification", "Google does not list that purchase as voided")
+                }
+                var info =
+                    try await ledger.storedTransaction(store: .google, transactionId: orderId)
+                    ?? TransactionInfo(
+                        transactionId: orderId,
+                        productId: "",
+                        store: .google,
+                        purchaseDate: clock(),
+                        status: .refunded
+                    )
+                info.status = .refunded
+                return Self.json(.ok, EventAnswer(applied: try await applyInfo("google", eventId, info).applied))
+            }
+        } catch let refusal as Refusal {
+            throw refusal
+        } catch {
+            throw Self.notificationRefusal(error)
+        }
+        return try await apply(source: "google", eventId: eventId, update)
+    }
+
+    func apply(source: String, eventId: String, _ purchase: VerifiedPurchase?) async throws -> Response {
+        let outcome = try await applyInfo(source, eventId, purchase?.transactionInfo)
+        return Self.json(.ok, EventAnswer(applied: outcome.applied))
+    }
+
+    func applyInfo(_ source: String, _ eventId: String, _ info: TransactionInfo?) async throws -> StoreEventOutcome {
+        let outcome = try await ledger.applyStoreEvent(source: source, eventId: eventId, update: info)
+        if outcome.applied {
+            logger.info(
+                "store notification applied",
+                metadata: [
+                    "source": "\(source)", "status": "\(info?.status.rawValue ?? "none")",
+                    "clawedBack": "\(outcome.refund?.clawedBack ?? 0)",
+                ]
+            )
+        }
+        return outcome
+    }
+
+    static func notificationRefusal(_ error: any Error) -> Refusal {
+        if let error = error as? StoreAdapterError {
+            switch error.code {
+            case .storeUnavailable, .timeout, .network, .rateLimited, .unauthorized, .misconfigured:
+                return refusal(error)
+            default:
+                return Refusal(
+                    .badRequest,
+                    "invalid_notification",
+                    "the notification failed verification",
+                    reason: error.code.rawValue
+                )
+            }
+        }
+        return Refusal(.badRequest, "invalid_notification", "the notification failed verification")
+    }
+
+    static func constantTimeEqual(_ lhs: String, _ rhs: String) -> Bool {
+        let left = Array(lhs.utf8)
+        let right = Array(rhs.utf8)
+        guard left.count == right.count else { return false }
+        var difference: UInt8 = 0
+        for index in left.indices { difference |= left[index] ^ right[index] }
+        return difference == 0
+    }
+}

@@ -1,0 +1,163 @@
+public import Foundation
+
+/// A value bound to, or read from, a ledger statement: the four types both SQLite and PostgreSQL store the same way.
+public enum SQLValue: Sendable, Hashable {
+    case integer(Int64)
+    case text(String)
+    case real(Double)
+    case null
+
+    var integer: Int64? {
+        switch self {
+        case .integer(let value): value
+        case .real(let value): Int64(exactly: value)
+        case .text(let text): Int64(text)
+        case .null: nil
+        }
+    }
+
+    var text: String? {
+        if case .text(let value) = self { return value }
+        return nil
+    }
+
+    var real: Double? {
+        switch self {
+        case .real(let value): value
+        case .integer(let value): Double(value)
+        default: nil
+        }
+    }
+}
+
+/// One result row, by column name.
+public typealias SQLRow = [String: SQLValue]
+
+/// A connection inside one ledger transaction. Statements use `?` placeholders; each backend translates them.
+public protocol LedgerConnection: Sendable {
+    /// Runs a statement and returns its rows (empty for statements without `RETURNING`).
+    @discardableResult
+    func query(_ sql: String, _ arguments: [SQLValue]) async throws -> [SQLRow]
+}
+
+/// Where the server keeps its ledger: a database that runs a closure in one transaction. Every operation of the
+/// ledger (``LedgerStore``'s extension) is written once over this, so SQLite and PostgreSQL apply the same rules.
+///
+/// `locking` names the users whose balances the transaction may lower: a backend serialises transactions that
+/// lock the same user (SQLite serialises every writer; PostgreSQL takes a transaction-scoped advisory lock per user,
+/// in a fixed order so two transactions never wait on each other).
+public protocol LedgerStore: Sendable {
+    /// `sqlite` or `postgresql`.
+    var dialect: SQLDialect { get }
+    /// The server's clock.
+    var now: Date { get }
+    /// Runs `body` in one transaction: all of it commits or none of it does. A ``LedgerError`` thrown by `body`
+    /// rolls back and is rethrown as is; any other failure becomes ``LedgerError/Code/storage``.
+    func transaction<T: Sendable>(
+        locking users: [String],
+        _ body: @Sendable (any LedgerConnection) async throws -> T
+    ) async throws(LedgerError) -> T
+}
+
+/// The SQL dialect of a ``LedgerStore``.
+public enum SQLDialect: String, Sendable {
+    case sqlite
+    case postgresql
+}
+
+extension LedgerConnection {
+    func rows(_ sql: String, _ arguments: SQLValue...) async throws -> [SQLRow] {
+        try await query(sql, arguments)
+    }
+
+    func execute(_ sql: String, _ arguments: SQLValue...) async throws {
+        try await query(sql, arguments)
+    }
+
+    func integer(_ sql: String, _ arguments: SQLValue...) async throws -> Int64 {
+        let rows = try await query(sql, arguments)
+        return rows.first?.values.first?.integer ?? 0
+    }
+}
+
+extension String {
+    var sql: SQLValue { .text(self) }
+}
+
+extension Optional where Wrapped == String {
+    var sql: SQLValue { map(SQLValue.text) ?? .null }
+}
+
+extension Int64 {
+    var sql: SQLValue { .integer(self) }
+}
+
+extension Date {
+    var sql: SQLValue { .real(timeIntervalSince1970) }
+}
+
+/// The ledger's schema, one migration list per dialect; both create the same tables and constraints.
+enum LedgerSchema {
+    static func migrations(_ dialect: SQLDialect) -> [(name: String, sql: [String])] {
+        let serial = dialect == .sqlite ? "INTEGER PRIMARY KEY AUTOINCREMENT" : "BIGSERIAL PRIMARY KEY"
+        let integer = dialect == .sqlite ? "INTEGER" : "BIGINT"
+        let real = dialect == .sqlite ? "REAL" : "DOUBLE PRECISION"
+        return [
+            (
+                "v1",
+                [
+                    """
+                    CREATE TABLE IF NOT EXISTS ledger_entries (
+                        seq \(serial), id TEXT NOT NULL UNIQUE, user_id TEXT NOT NULL, amount \(integer) NOT NULL,
+                        kind TEXT NOT NULL, reference TEXT, app TEXT, idempotency_key TEXT, created_at \(real) NOT NULL,
+                        UNIQUE (user_id, idempotency_key))
+                    """,
+                    "CREATE INDEX IF NOT EXISTS ledger_entries_user ON ledger_entries(user_id, seq)",
+                    """
+                    CREATE TABLE IF NOT EXISTS redemptions (
+                        store TEXT NOT NULL, transaction_id TEXT NOT NULL, user_id TEXT NOT NULL, entry_id TEXT NOT NULL,
+                        PRIMARY KEY (store, transaction_id))
+                    """,
+                ]
+            ),
+            (
+                "v2",
+                [
+                    "ALTER TABLE redemptions ADD COLUMN refunded_at \(real)",
+                    """
+                    CREATE TABLE licenses (
+                        key_value TEXT PRIMARY KEY, user_id TEXT NOT NULL, plan TEXT NOT NULL, license TEXT NOT NULL,
+                        store TEXT NOT NULL, transaction_id TEXT NOT NULL, created_at \(real) NOT NULL,
+                        revoked_at \(real))
+                    """,
+                    "CREATE INDEX licenses_user ON licenses(user_id)",
+                    "CREATE INDEX licenses_transaction ON licenses(store, transaction_id)",
+                    """
+                    CREATE TABLE unlocks (
+                        user_id TEXT NOT NULL, app TEXT NOT NULL, feature TEXT NOT NULL, entry_id TEXT,
+                        created_at \(real) NOT NULL, PRIMARY KEY (user_id, app, feature))
+                    """,
+                    """
+                    CREATE TABLE subscribers (app_user_id TEXT PRIMARY KEY, first_seen_at \(real) NOT NULL)
+                    """,
+                    """
+                    CREATE TABLE subscriber_transactions (
+                        store TEXT NOT NULL, transaction_id TEXT NOT NULL, app_user_id TEXT NOT NULL,
+                        original_transaction_id TEXT, info TEXT NOT NULL, updated_at \(real) NOT NULL,
+                        PRIMARY KEY (store, transaction_id))
+                    """,
+                    "CREATE INDEX subscriber_transactions_user ON subscriber_transactions(app_user_id)",
+                    """
+                    CREATE INDEX subscriber_transactions_original
+                    ON subscriber_transactions(store, original_transaction_id)
+                    """,
+                    """
+                    CREATE TABLE processed_events (
+                        source TEXT NOT NULL, event_id TEXT NOT NULL, processed_at \(real) NOT NULL,
+                        PRIMARY KEY (source, event_id))
+                    """,
+                ]
+            ),
+        ]
+    }
+}

@@ -1,0 +1,311 @@
+import Foundation
+
+/// The outcome of a feature unlock.
+public struct UnlockOutcome: Sendable, Hashable {
+    public var entryId: String?
+    public var balance: Int64
+    /// The feature was unlocked before: nothing was charged now.
+    public var alreadyUnlocked: Bool
+}
+
+/// The outcome of a transfer of keys to another user or to the community pool.
+public struct TransferOutcome: Sendable, Hashable {
+    public var entry: LedgerEntry
+    /// The sender's balance after it.
+    public var balance: Int64
+    /// The recipient's balance after it (the pool's total for a donation).
+    public var recipientBalance: Int64
+    public var replayed: Bool
+}
+
+/// The community pool's ledger account.
+public let communityPoolAccount = "community:pool"
+
+// The ledger's operations, written once over ``LedgerStore`` for every backend. Each runs in one transaction and
+// writes its entries in the same transaction as the check that allows them.
+extension LedgerStore {
+    /// The sum of the user's entries.
+    public func balance(of userId: String) async throws(LedgerError) -> Int64 {
+        try await transaction(locking: []) { connection in try await Self.balance(connection, userId) }
+    }
+
+    /// The user's entries, newest first.
+    public func entries(of userId: String, limit: Int) async throws(LedgerError) -> [LedgerEntry] {
+        let bounded = Int64(max(0, min(limit, 1_000)))
+        return try await transaction(locking: []) { connection in
+            try await connection.rows(
+                """
+                SELECT id, user_id, amount, kind, reference, app, created_at FROM ledger_entries
+                WHERE user_id = ? ORDER BY seq DESC LIMIT ?
+                """,
+                userId.sql,
+                bounded.sql
+            ).map(Self.entry)
+        }
+    }
+
+    /// Takes `amount` keys if the balance allows it; the same idempotency key returns the first outcome.
+    public func spend(
+        userId: String,
+        amount: Int64,
+        kind: String,
+        reference: String?,
+        app: String?,
+        idempotencyKey: String
+    ) async throws(LedgerError) -> SpendOutcome {
+        try Self.check(amount: amount, userId: userId, idempotencyKey: idempotencyKey)
+        let now = now
+        return try await transaction(locking: [userId]) { connection in
+            try await Self.debit(
+                connection,
+                userId: userId,
+                amount: amount,
+                kind: kind,
+                reference: reference,
+                app: app,
+                idempotencyKey: idempotencyKey,
+                now: now
+            )
+        }
+    }
+
+    /// Unlocks an app feature for `cost` keys, once: unlocking it again charges nothing.
+    public func unlock(userId: String, app: String, feature: String, cost: Int64, idempotencyKey: String)
+        async throws(LedgerError) -> UnlockOutcome
+    {
+        guard cost >= 0, !app.isEmpty, !feature.isEmpty else {
+            throw LedgerError(.invalidInput, "an unlock needs an app, a feature and a cost of zero or more")
+        }
+        try Self.check(amount: max(cost, 1), userId: userId, idempotencyKey: idempotencyKey)
+        let now = now
+        return try await transaction(locking: [userId]) { connection in
+            let existing = try await connection.rows(
+                "SELECT entry_id FROM unlocks WHERE user_id = ? AND app = ? AND feature = ?",
+                userId.sql,
+                app.sql,
+                feature.sql
+            )
+            if let row = existing.first {
+                return UnlockOutcome(
+                    entryId: row["entry_id"]?.text,
+                    balance: try await Self.balance(connection, userId),
+                    alreadyUnlocked: true
+                )
+            }
+            var entryId: String?
+            var balance: Int64
+            if cost > 0 {
+                let outcome = try await Self.debit(
+                    connection,
+                    userId: userId,
+                    amount: cost,
+                    kind: "unlock",
+                    reference: feature,
+                    app: app,
+                    idempotencyKey: idempotencyKey,
+                    now: now
+                )
+                entryId = outcome.entry.id
+                balance = outcome.balance
+            } else {
+                balance = try await Self.balance(connection, userId)
+            }
+            try await connection.execute(
+                "INSERT INTO unlocks (user_id, app, feature, entry_id, created_at) VALUES (?, ?, ?, ?, ?)",
+                userId.sql,
+                app.sql,
+                feature.sql,
+                entryId.sql,
+                now.sql
+            )
+            return UnlockOutcome(entryId: entryId, balance: balance, alreadyUnlocked: false)
+        }
+    }
+
+    /// The features of every app the user has unlocked.
+    public func unlockedFeatures(of userId: String) async throws(LedgerError) -> [String: [String]] {
+        try await transaction(locking: []) { connection in
+            var features: [String: [String]] = [:]
+            for row in try await connection.rows(
+                "SELECT app, feature FROM unlocks WHERE user_id = ? ORDER BY created_at, feature",
+                userId.sql
+            ) {
+                if let app = row["app"]?.text, let feature = row["feature"]?.text {
+                    features[app, default: []].append(feature)
+                }
+            }
+            return features
+        }
+    }
+
+    /// Moves keys from one user to another (a share) or to the community pool (a donation), in one transaction;
+    /// the same idempotency key returns the first outcome.
+    public func transfer(
+        from userId: String,
+        to recipient: String,
+        amount: Int64,
+        kind: String,
+        receivedKind: String,
+        idempotencyKey: String
+    ) async throws(LedgerError) -> TransferOutcome {
+        try Self.check(amount: amount, userId: userId, idempotencyKey: idempotencyKey)
+        guard !recipient.isEmpty, recipient != userId else {
+            throw LedgerError(.invalidInput, "keys go to someone else")
+        }
+        let now = now
+        return try await transaction(locking: [userId]) { connection in
+            let outcome = try await Self.debit(
+                connection,
+                userId: userId,
+                amount: amount,
+                kind: kind,
+                reference: recipient,
+                app: nil,
+                idempotencyKey: idempotencyKey,
+                now: now
+            )
+            if !outcome.replayed {
+                try await Self.insert(
+                    connection,
+                    LedgerEntry(
+                        id: Self.newEntryId(),
+                        userId: recipient,
+                        amount: amount,
+                        kind: receivedKind,
+                        reference: userId,
+                        createdAt: now
+                    ),
+                    idempotencyKey: "received:\(outcome.entry.id)"
+                )
+            }
+            return TransferOutcome(
+                entry: outcome.entry,
+                balance: outcome.balance,
+                recipientBalance: try await Self.balance(connection, recipient),
+                replayed: outcome.replayed
+            )
+        }
+    }
+
+    /// The community pool: its keys and how many users gave to it.
+    public func communityPool() async throws(LedgerError) -> (totalKeys: Int64, contributors: Int64) {
+        try await transaction(locking: []) { connection in
+            let total = try await Self.balance(connection, communityPoolAccount)
+            let contributors = try await connection.integer(
+                "SELECT COUNT(DISTINCT reference) FROM ledger_entries WHERE user_id = ? AND amount > 0",
+                communityPoolAccount.sql
+            )
+            return (total, contributors)
+        }
+    }
+
+    /// The user's licenses that were not revoked, oldest first.
+    public func licenses(of userId: String) async throws(LedgerError) -> [LicenseRecord] {
+        try await transaction(locking: []) { connection in
+            try await connection.rows(
+                """
+                SELECT key_value, user_id, plan, license, store, transaction_id, created_at FROM licenses
+                WHERE user_id = ? AND revoked_at IS NULL ORDER BY created_at, key_value
+                """,
+                userId.sql
+            ).map(Self.license)
+        }
+    }
+
+    // MARK: Helpers
+
+    static func check(amount: Int64, userId: String, idempotencyKey: String) throws(LedgerError) {
+        guard amount > 0, !userId.isEmpty, !idempotencyKey.isEmpty else {
+            throw LedgerError(.invalidInput, "an operation needs a positive amount, a user and an idempotency key")
+        }
+    }
+
+    static func debit(
+        _ connection: any LedgerConnection,
+        userId: String,
+        amount: Int64,
+        kind: String,
+        reference: String?,
+        app: String?,
+        idempotencyKey: String,
+        now: Date
+    ) async throws -> SpendOutcome {
+        if let row = try await connection.rows(
+            """
+            SELECT id, user_id, amount, kind, reference, app, created_at FROM ledger_entries
+            WHERE user_id = ? AND idempotency_key = ?
+            """,
+            userId.sql,
+            idempotencyKey.sql
+        ).first {
+            let earlier = entry(row)
+            guard earlier.amount == -amount, earlier.kind == kind, earlier.reference == reference else {
+                throw LedgerError(.idempotencyConflict, "the idempotency key was used for another operation")
+            }
+            return SpendOutcome(entry: earlier, balance: try await balance(connection, userId), replayed: true)
+        }
+        let balance = try await balance(connection, userId)
+        guard balance >= amount else { throw LedgerError(.insufficientBalance, "the wallet holds \(balance) keys") }
+        let entry = LedgerEntry(
+            id: newEntryId(),
+            userId: userId,
+            amount: -amount,
+            kind: kind,
+            reference: reference,
+            app: app,
+            createdAt: now
+        )
+        try await insert(connection, entry, idempotencyKey: idempotencyKey)
+        return SpendOutcome(entry: entry, balance: balance - amount, replayed: false)
+    }
+
+    static func balance(_ connection: any LedgerConnection, _ userId: String) async throws -> Int64 {
+        try await connection.integer(
+            "SELECT CAST(COALESCE(SUM(amount), 0) AS BIGINT) AS balance FROM ledger_entries WHERE user_id = ?",
+            userId.sql
+        )
+    }
+
+    static func insert(_ connection: any LedgerConnection, _ entry: LedgerEntry, idempotencyKey: String) async throws {
+        try await connection.execute(
+            """
+            INSERT INTO ledger_entries (id, user_id, amount, kind, reference, app, idempotency_key, created_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+            """,
+            entry.id.sql,
+            entry.userId.sql,
+            entry.amount.sql,
+            entry.kind.sql,
+            entry.reference.sql,
+            entry.app.sql,
+            idempotencyKey.sql,
+            entry.createdAt.sql
+        )
+    }
+
+    static func newEntryId() -> String { "le_" + UUID().uuidString.lowercased() }
+
+    static func entry(_ row: SQLRow) -> LedgerEntry {
+        LedgerEntry(
+            id: row["id"]?.text ?? "",
+            userId: row["user_id"]?.text ?? "",
+            amount: row["amount"]?.integer ?? 0,
+            kind: row["kind"]?.text ?? "",
+            reference: row["reference"]?.text,
+            app: row["app"]?.text,
+            createdAt: Date(timeIntervalSince1970: row["created_at"]?.real ?? 0)
+        )
+    }
+
+    static func license(_ row: SQLRow) -> LicenseRecord {
+        LicenseRecord(
+            keyValue: row["key_value"]?.text ?? "",
+            userId: row["user_id"]?.text ?? "",
+            plan: row["plan"]?.text ?? "",
+            license: row["license"]?.text ?? "",
+            store: row["store"]?.text ?? "",
+            transactionId: row["transaction_id"]?.text ?? "",
+            createdAt: Date(timeIntervalSince1970: row["created_at"]?.real ?? 0)
+        )
+    }
+}

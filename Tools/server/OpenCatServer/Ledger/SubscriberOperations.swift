@@ -1,0 +1,167 @@
+public import Foundation
+public import OpenCatCore
+
+/// The outcome of a store notification.
+public struct StoreEventOutcome: Sendable, Hashable {
+    /// False when the event had been applied before (nothing changed now).
+    public var applied: Bool
+    /// The app user whose transactions changed, if the transaction is known.
+    public var appUserId: String?
+    /// The key-pack refund the event applied, if any.
+    public var refund: RefundOutcome?
+}
+
+// The OpenCat API's records: each app user's store transactions, owned by the first user that posted them, and the
+// store notifications already applied.
+extension LedgerStore {
+    /// The user's transactions, newest purchase first; a user not seen before is created.
+    public func subscriber(_ appUserId: String) async throws(LedgerError) -> (
+        firstSeenAt: Date, transactions: [TransactionInfo]
+    ) {
+        guard !appUserId.isEmpty else { throw LedgerError(.invalidInput, "an app user id is required") }
+        let now = now
+        return try await transaction(locking: []) { connection in
+            let firstSeen = try await Self.ensureSubscriber(connection, appUserId, now: now)
+            let rows = try await connection.rows(
+                "SELECT info FROM subscriber_transactions WHERE app_user_id = ?",
+                appUserId.sql
+            )
+            let transactions = try rows.compactMap { row in
+                try row["info"]?.text.map { try Self.decodeInfo($0) }
+            }.sorted { $0.purchaseDate > $1.purchaseDate }
+            return (firstSeen, transactions)
+        }
+    }
+
+    /// Records a verified transaction for a user: a transaction (or its subscription) belongs to the first user
+    /// that posted it, and posting it again updates it.
+    public func record(_ info: TransactionInfo, appUserId: String) async throws(LedgerError) {
+        let now = now
+        try await transaction(locking: []) { connection in
+            _ = try await Self.ensureSubscriber(connection, appUserId, now: now)
+            if let owner = try await Self.owner(connection, of: info), owner != appUserId {
+                throw LedgerError(.ownedByAnotherUser, "this store transaction belongs to another user")
+            }
+            try await Self.upsert(connection, info, appUserId: appUserId, now: now)
+        }
+    }
+
+    /// Applies a verified store notification once: the transaction it reports is updated for the user who owns it
+    /// (a renewal adds the new transaction, a refund marks it refunded), and a refunded key pack is clawed back, in
+    /// one transaction with the record that the event was applied.
+    public func applyStoreEvent(source: String, eventId: String, update: TransactionInfo?)
+        async throws(LedgerError) -> StoreEventOutcome
+    {
+        guard !source.isEmpty, !eventId.isEmpty else { throw LedgerError(.invalidInput, "an event needs an id") }
+        let keyOwner: String? = try await transaction(locking: []) { connection in
+            guard let update else { return nil }
+            return try await connection.rows(
+                "SELECT user_id FROM redemptions WHERE store = ? AND transaction_id = ?",
+                update.store.rawValue.sql,
+                update.transactionId.sql
+            ).first?["user_id"]?.text
+        }
+        let now = now
+        return try await transaction(locking: keyOwner.map { [$0] } ?? []) { connection in
+            let claimed = try await connection.rows(
+                """
+                INSERT INTO processed_events (source, event_id, processed_at) VALUES (?, ?, ?)
+                ON CONFLICT (source, event_id) DO NOTHING RETURNING event_id
+                """,
+                source.sql,
+                eventId.sql,
+                now.sql
+            )
+            guard !claimed.isEmpty else { return StoreEventOutcome(applied: false) }
+            guard let update else { return StoreEventOutcome(applied: true) }
+            let owner = try await Self.owner(connection, of: update)
+            if let owner { try await Self.upsert(connection, update, appUserId: owner, now: now) }
+            var refund: RefundOutcome?
+            if update.status == .refunded, keyOwner != nil {
+                refund = try await Self.applyRefund(
+                    connection,
+                    store: update.store.rawValue,
+                    transactionId: update.transactionId,
+                    now: now
+                )
+            }
+            return StoreEventOutcome(applied: true, appUserId: owner, refund: refund)
+        }
+    }
+
+    static func ensureSubscriber(_ connection: any LedgerConnection, _ appUserId: String, now: Date) async throws
+        -> Date
+    {
+        try await connection.execute(
+            "INSERT INTO subscribers (app_user_id, first_seen_at) VALUES (?, ?) ON CONFLICT (app_user_id) DO NOTHING",
+            appUserId.sql,
+            now.sql
+        )
+        let first = try await connection.rows(
+            "SELECT first_seen_at FROM subscribers WHERE app_user_id = ?",
+            appUserId.sql
+        ).first?["first_seen_at"]?.real
+        return Date(timeIntervalSince1970: first ?? now.timeIntervalSince1970)
+    }
+
+    /// Who owns a transaction: the user of the transaction itself or of its subscription (original transaction).
+    static func owner(_ connection: any LedgerConnection, of info: TransactionInfo) async throws -> String? {
+        let original = info.originalTransactionId ?? info.transactionId
+        return try await connection.rows(
+            """
+            SELECT app_user_id FROM subscriber_transactions
+            WHERE store = ? AND (transaction_id = ? OR transaction_id = ? OR original_transaction_id = ?)
+            ORDER BY updated_at LIMIT 1
+            """,
+            info.store.rawValue.sql,
+            info.transactionId.sql,
+            original.sql,
+            original.sql
+        ).first?["app_user_id"]?.text
+    }
+
+    static func upsert(_ connection: any LedgerConnection, _ info: TransactionInfo, appUserId: String, now: Date)
+        async throws
+    {
+        try await connection.execute(
+            """
+            INSERT INTO subscriber_transactions (store, transaction_id, app_user_id, original_transaction_id, info,
+                updated_at)
+            VALUES (?, ?, ?, ?, ?, ?)
+            ON CONFLICT (store, transaction_id) DO UPDATE SET info = excluded.info, updated_at = excluded.updated_at
+            """,
+            info.store.rawValue.sql,
+            info.transactionId.sql,
+            appUserId.sql,
+            (info.originalTransactionId ?? info.transactionId).sql,
+            try encodeInfo(info).sql,
+            now.sql
+        )
+    }
+
+    static func encodeInfo(_ info: TransactionInfo) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        encoder.dateEncodingStrategy = .millisecondsSince1970
+        return String(decoding: try encoder.encode(info), as: UTF8.self)
+    }
+
+    static func decodeInfo(_ text: String) throws -> TransactionInfo {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .millisecondsSince1970
+        return try decoder.decode(TransactionInfo.self, from: Data(text.utf8))
+    }
+}
+
+extension LedgerStore {
+    /// A recorded transaction, if any user posted it.
+    public func storedTransaction(store: Store, transactionId: String) async throws(LedgerError) -> TransactionInfo? {
+        try await transaction(locking: []) { connection in
+            try await connection.rows(
+                "SELECT info FROM subscriber_transactions WHERE store = ? AND transaction_id = ?",
+                store.rawValue.sql,
+                transactionId.sql
+            ).first?["info"]?.text.map { try Self.decodeInfo($0) }
+        }
+    }
+}
