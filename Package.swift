@@ -42,6 +42,7 @@ let package = Package(
         .target(
             name: "OpenCatConformance",
             dependencies: [
+                "OpenCatServer",
                 .product(name: "ChippiPayClient", package: "ChippiPayClient"),
                 .product(name: "StarknetCrypto", package: "ChippiPayClient"),
                 .product(name: "Logging", package: "swift-log"),

@@ -115,7 +115,7 @@ public struct ConformanceSuite: Sendable {
     /// (the one list `opencat conformance` and the tests read).
     public static let sections: [(name: String, title: String, adapter: ConformanceAdapterFactory)] = [
         ("keyserver", "Key server", .keyServer), ("llmkeys", "LLM keys", .llmKeys),
-        ("chippipay", "ChippiPay", .chippiPay),
+        ("chippipay", "ChippiPay", .chippiPay), ("server", "Reference server", .server),
     ]
 
     /// The suite of each section of a fixtures folder that has one, by folder name.

@@ -46,11 +46,16 @@ public struct BearerTokens: Sendable {
         self.init(users: tokens.map { ServerUser(userId: $0.value, token: $0.key) })
     }
 
-    /// Reads a users file: a JSON array of ``ServerUser``.
+    /// Reads a users file: a JSON array of ``ServerUser``, or `{"<token>": "<user id>"}` (quick starts).
     public init(file: URL) throws(ServerConfigurationError) {
-        do {
-            self.init(users: try JSONDecoder().decode([ServerUser].self, from: Data(contentsOf: file)))
-        } catch {
+        guard let data = try? Data(contentsOf: file) else {
+            throw ServerConfigurationError("\(file.path) cannot be read")
+        }
+        if let users = try? JSONDecoder().decode([ServerUser].self, from: data) {
+            self.init(users: users)
+        } else if let tokens = try? JSONDecoder().decode([String: String].self, from: data) {
+            self.init(tokens)
+        } else {
             throw ServerConfigurationError("\(file.lastPathComponent) is not a JSON array of users")
         }
     }

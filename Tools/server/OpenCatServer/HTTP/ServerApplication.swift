@@ -83,6 +83,15 @@ public struct OpenCatServerApplication: Sendable {
         )
     }
 
+    /// Serves on an address until the task is cancelled (or SIGTERM / SIGINT).
+    public func run(
+        host: String = "127.0.0.1",
+        port: Int,
+        onServerRunning: @escaping @Sendable (Int) -> Void = { _ in }
+    ) async throws {
+        try await application(host: host, port: port, onServerRunning: onServerRunning).runService()
+    }
+
     // MARK: Helpers
 
     /// A refusal, as a response: the routes throw it from deep inside and answer it in one place.

@@ -38,12 +38,22 @@ public struct KeyServerError: Error, Hashable, Sendable, CustomStringConvertible
     public var status: Int?
     /// The server's own error code (`insufficient_balance`, …).
     public var serverCode: String?
+    /// Why the store refused a purchase proof, when the server says: the shared StoreAdapters code
+    /// (`invalidProof`, `wrongApplication`, `notPaid`, …) from the error body's `reason`.
+    public var serverReason: String?
 
-    public init(_ code: Code, _ message: String, status: Int? = nil, serverCode: String? = nil) {
+    public init(
+        _ code: Code,
+        _ message: String,
+        status: Int? = nil,
+        serverCode: String? = nil,
+        serverReason: String? = nil
+    ) {
         self.code = code
         self.message = message
         self.status = status
         self.serverCode = serverCode
+        self.serverReason = serverReason
     }
 
     /// Whether trying later may succeed (what stays in the outbox).
@@ -62,10 +72,12 @@ public struct KeyServerError: Error, Hashable, Sendable, CustomStringConvertible
             struct Body: Decodable {
                 var code: String?
                 var message: String?
+                var reason: String?
             }
             var error: Body
         }
-        let serverCode = (try? JSONDecoder().decode(Envelope.self, from: body))?.error.code
+        let envelope = try? JSONDecoder().decode(Envelope.self, from: body)
+        let serverCode = envelope?.error.code
         let code: Code
         switch (status, serverCode) {
         case (_, "insufficient_balance"), (402, _): code = .insufficientBalance
@@ -77,7 +89,13 @@ public struct KeyServerError: Error, Hashable, Sendable, CustomStringConvertible
         case (500..., _): code = .serverUnavailable
         default: code = .malformedResponse
         }
-        return KeyServerError(code, "the key server answered HTTP \(status)", status: status, serverCode: serverCode)
+        return KeyServerError(
+            code,
+            "the key server answered HTTP \(status)",
+            status: status,
+            serverCode: serverCode,
+            serverReason: envelope?.error.reason.flatMap { $0.utf8.count <= 64 ? $0 : nil }
+        )
     }
 
     /// The error for a transport failure.
