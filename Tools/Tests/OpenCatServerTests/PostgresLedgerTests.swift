@@ -33,6 +33,15 @@ enum ServerTestPostgres {
         now: @escaping @Sendable () -> Date = { Date() },
         _ body: ([PostgresLedgerStore]) async throws -> T
     ) async throws -> T {
+        try await withDatabase(count, now: now) { _, stores in try await body(stores) }
+    }
+
+    /// A fresh database (its URL, for other processes) and `count` stores on it.
+    static func withDatabase<T>(
+        _ count: Int,
+        now: @escaping @Sendable () -> Date = { Date() },
+        _ body: (String, [PostgresLedgerStore]) async throws -> T
+    ) async throws -> T {
         let base = try url.get()
         let name = "ledger_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
         let admin = try PostgresLedgerStore.client(url: base, logger: logger)
@@ -48,7 +57,7 @@ enum ServerTestPostgres {
             for client in clients { group.addTask { await client.run() } }
             let stores = clients.map { PostgresLedgerStore(client: $0, logger: logger, now: now) }
             try await stores[0].migrate()
-            return try await body(stores)
+            return try await body(components.string!, stores)
         }
     }
 }

@@ -1,0 +1,158 @@
+import Foundation
+import HTTPTypes
+import OpenCatAsyncHTTPClient
+import OpenCatCore
+import OpenCatServer
+import Synchronization
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Two `opencat server serve` processes on one PostgreSQL database; one is killed (SIGKILL) while spends are in
+/// flight. Every spend it acknowledged is in the ledger; a client retrying the others on the surviving instance
+/// with the same idempotency keys gets each applied exactly once.
+struct InstanceKillTests {
+    static let users = 20
+    static let spends = 600
+
+    /// The `opencat` executable built next to the test bundle.
+    static var executable: URL {
+        var folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        while folder.pathExtension == "xctest" || folder.lastPathComponent == "MacOS"
+            || folder.lastPathComponent == "Contents"
+        {
+            folder.deleteLastPathComponent()
+        }
+        return folder.appendingPathComponent("opencat")
+    }
+
+    static func token(_ user: Int) -> String { "kill-test-token-\(user)-" + String(repeating: "k", count: 20) }
+
+    /// Starts an instance and returns it with the port it printed.
+    static func start(database: String, config: URL) throws -> (Process, Int) {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = ["server", "serve", "--port", "0", "--database", database, "--config", config.path]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        var line = ""
+        while !line.contains("\n") {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            line += String(decoding: chunk, as: UTF8.self)
+        }
+        guard let port = line.split(separator: ":").last.flatMap({ Int($0.prefix { $0.isNumber }) }) else {
+            process.terminate()
+            throw LedgerError(.storage, "the instance did not start: \(line)")
+        }
+        return (process, port)
+    }
+
+    struct Outcome: Sendable {
+        var index: Int
+        var entryId: String?
+    }
+
+    static func spend(_ index: Int, port: Int, transport: AsyncHTTPClientTransport) async -> Outcome {
+        let user = index % users
+        var request = HTTPRequest(
+            method: .post,
+            scheme: "http",
+            authority: "127.0.0.1:\(port)",
+            path: "/api/v1/wallet/spend"
+        )
+        request.headerFields[.authorization] = "Bearer \(token(user))"
+        request.headerFields[.contentType] = "application/json"
+        request.headerFields[HTTPField.Name("Idempotency-Key")!] = "kill-\(index)"
+        let body = Data(#"{"amount":1,"feature":"f","app":"a","userId":"user-\#(user)"}"#.utf8)
+        guard let response = try? await transport.send(request, body: body), response.head.status == .ok,
+            let object = try? JSONSerialization.jsonObject(with: response.body) as? [String: Any]
+        else { return Outcome(index: index, entryId: nil) }
+        return Outcome(index: index, entryId: object["transactionId"] as? String)
+    }
+
+    @Test func anInstanceKilledMidRequestLosesNothingItAcknowledged() async throws {
+        try await ServerTestPostgres.withDatabase(1) { url, stores in
+            let ledger = stores[0]
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("opencat-kill-\(UUID())")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let users = (0..<Self.users).map { ServerUser(userId: "user-\($0)", token: Self.token($0)) }
+            try JSONEncoder().encode(users).write(to: folder.appendingPathComponent("users.json"))
+            let config = folder.appendingPathComponent("server.json")
+            try Data(#"{"usersFile": "users.json"}"#.utf8).write(to: config)
+            for user in 0..<Self.users {
+                _ = try await ledger.redeem(
+                    store: "apple",
+                    transactionId: "seed-\(user)",
+                    userId: "user-\(user)",
+                    amount: 1_000,
+                    reference: nil
+                )
+            }
+            let (victim, victimPort) = try Self.start(database: url, config: config)
+            let (survivor, survivorPort) = try Self.start(database: url, config: config)
+            defer {
+                survivor.terminate()
+                survivor.waitUntilExit()
+            }
+            let transport = AsyncHTTPClientTransport()
+            let victimPID = victim.processIdentifier
+            let acknowledgedByVictim = Counter()
+            let outcomes = await withTaskGroup(of: (Outcome, Bool).self) { group in
+                for index in 0..<Self.spends {
+                    group.addTask {
+                        let onVictim = index % 2 == 0
+                        let outcome = await Self.spend(
+                            index,
+                            port: onVictim ? victimPort : survivorPort,
+                            transport: transport
+                        )
+                        if onVictim, outcome.entryId != nil,
+                            acknowledgedByVictim.value.add(1, ordering: .relaxed).newValue == 60
+                        {
+                            kill(victimPID, SIGKILL)
+                        }
+                        return (outcome, onVictim)
+                    }
+                }
+                var all: [(Outcome, Bool)] = []
+                for await outcome in group { all.append(outcome) }
+                return all
+            }
+            victim.waitUntilExit()
+            #expect(victim.terminationReason == .uncaughtSignal)
+            let failed = outcomes.filter { $0.0.entryId == nil }
+            #expect(!failed.isEmpty, "the kill interrupted some spends")
+            // Everything acknowledged, by either instance, is in the ledger.
+            var entries: [String: LedgerEntry] = [:]
+            for user in 0..<Self.users {
+                for entry in try await ledger.entries(of: "user-\(user)", limit: 1_000) { entries[entry.id] = entry }
+            }
+            for (outcome, _) in outcomes {
+                guard let id = outcome.entryId else { continue }
+                #expect(entries[id]?.userId == "user-\(outcome.index % Self.users)")
+            }
+            // The client retries what was not acknowledged on the surviving instance: each key applies once.
+            for (outcome, _) in failed {
+                let retried = await Self.spend(outcome.index, port: survivorPort, transport: transport)
+                #expect(retried.entryId != nil)
+            }
+            try await transport.shutdown()
+            for user in 0..<Self.users {
+                let spent = try await ledger.entries(of: "user-\(user)", limit: 1_000).filter { $0.kind == "spend" }
+                #expect(spent.count == Self.spends / Self.users)
+                #expect(try await ledger.balance(of: "user-\(user)") == 1_000 - Int64(Self.spends / Self.users))
+            }
+        }
+    }
+}
+
+/// A shared count.
+final class Counter: Sendable {
+    let value = Atomic<Int>(0)
+}
