@@ -207,6 +207,23 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .executableTarget(
+            name: "ServerBenchmark",
+            dependencies: [
+                "OpenCatServer",
+                .product(name: "KeyServerClient", package: "KeyServerClient"),
+                .product(name: "OpenCatCore", package: "OpenCatCore"),
+                .product(name: "OpenCatTesting", package: "OpenCatCore"),
+                .product(name: "OpenCatAsyncHTTPClient", package: "OpenCatCore"),
+                .product(name: "StoreAdapters", package: "StoreAdapters"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ],
+            path: "Tools/Benchmarks/ServerBenchmark",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
             name: "RestoreBenchmark",
             dependencies: [
                 .product(name: "OpenCatCore", package: "OpenCatCore"),

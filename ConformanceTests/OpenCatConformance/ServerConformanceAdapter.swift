@@ -61,6 +61,7 @@ public struct ServerConformanceAdapter: StoreAdapter {
     }
 
     static let bobToken = "conformance-second-user-token-7f3a9c"
+    static let buyer = "player-42"
 
     public func verify(_ proof: PurchaseProof) async throws -> VerifiedPurchase {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("opencat-server-\(UUID())")
@@ -74,8 +75,10 @@ public struct ServerConformanceAdapter: StoreAdapter {
         let issuer = credentials.licenseIssuer
         let settings = ServerSettings(
             users: BearerTokens(users: [
+                // The buyer's id is the purchaser the stores' recorded purchases name (the server binds Google,
+                // Stripe and PayPal purchases to the token's user).
                 ServerUser(
-                    userId: "ada",
+                    userId: Self.buyer,
                     email: "ada@example.com",
                     steamId: steamId,
                     token: credentials.keyServerToken.revealed
@@ -130,7 +133,7 @@ public struct ServerConformanceAdapter: StoreAdapter {
                     .purchaseKeyPack(storeProof, email: "ada@example.com", steamId: steamId)
             }
             let stored = try await storeInVault(result.licenses, url: url)
-            let balance = try await ledger.balance(of: "ada")
+            let balance = try await ledger.balance(of: Self.buyer)
             guard balance == keyPack.keys + keyPack.bonusKeys, stored.count == keyPack.licenses else {
                 throw StoreAdapterError(.malformedResponse, store: store, "the wallet or the licenses do not match")
             }
@@ -170,7 +173,7 @@ public struct ServerConformanceAdapter: StoreAdapter {
         let sdk = try OpenCat.configureWithServer(
             serverURL: url,
             apiKey: credentials.openCatAPIKey.revealed,
-            appUserId: "ada",
+            appUserId: Self.buyer,
             storeClient: storeClient,
             options: .init(
                 cacheDirectory: folder,

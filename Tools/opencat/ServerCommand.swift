@@ -33,14 +33,24 @@ struct ServerServe: AsyncParsableCommand {
     )
 
     @Option(name: .customLong("port"), help: "The port (0: any free port).") var port = 8080
-    @Option(name: .customLong("database"), help: "sqlite:PATH or postgres://user:password@host:port/database")
+    @Option(
+        name: .customLong("database"),
+        help: "sqlite:PATH, postgres://user:password@host:port/database, or env:NAME (the URL in that variable)"
+    )
     var database = "sqlite:opencat-server.sqlite"
     @Option(name: .customLong("config"), help: "The server configuration (JSON).") var config: String?
     @Option(name: .customLong("tokens"), help: "A JSON file of bearer tokens → user ids (wallet only).")
     var tokens: String?
 
+    /// The database URL: `env:NAME` reads it from the environment, so a password never appears in `ps`.
+    var databaseURL: String {
+        guard database.hasPrefix("env:") else { return database }
+        return ProcessInfo.processInfo.environment[String(database.dropFirst(4))] ?? ""
+    }
+
     func validate() throws {
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be 0…65535") }
+        let database = databaseURL
         guard
             (database.hasPrefix("sqlite:") && database.count > 7) || database.hasPrefix("postgres://")
                 || database.hasPrefix("postgresql://")
@@ -97,6 +107,7 @@ struct ServerServe: AsyncParsableCommand {
                 logger: logger
             )
         }
+        let database = databaseURL
         if database.hasPrefix("sqlite:") {
             let path = String(database.dropFirst(7))
             try await serve(make(try SQLiteLedgerStore(fileURL: URL(fileURLWithPath: path)), "sqlite"))

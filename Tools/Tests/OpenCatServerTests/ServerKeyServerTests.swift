@@ -446,4 +446,62 @@ struct ServerKeyServerTests {
             _ = try verifier.verify(minted[0].license, at: clock.now)
         }
     }
+
+    @Test(arguments: Backend.allCases)
+    func aRefundBeforeAnyRedemptionMeansTheOldProofNeverRedeems(_ backend: Backend) async throws {
+        try await withServer(backend) { fixture, urls in
+            let ada = client(urls[0], user: 1)
+            // The pre-refund JWS still verifies offline as paid; the refund notification arrives first.
+            let paid = fixture.appleTransaction(id: "4000000000000400")
+            let refunded = fixture.appleTransaction(
+                id: "4000000000000400",
+                revoked: ServerFixture.signedDate.addingTimeInterval(-1)
+            )
+            let body = try fixture.appleNotification(type: "REFUND", uuid: "uuid-refund-400", transaction: refunded)
+            var request = HTTPRequest(
+                method: .post,
+                scheme: "http",
+                authority: "127.0.0.1:\(urls[0].port!)",
+                path: "/v1/notifications/apple"
+            )
+            request.headerFields[.contentType] = "application/json"
+            #expect(try await Self.transport.send(request, body: body).head.status == .ok)
+            let refusal = await keyServerError {
+                try await ada.purchaseKeyPack(
+                    PurchaseProof(store: .apple, kind: .appleSignedTransaction, token: Secret(paid)),
+                    email: "user1@example.com"
+                )
+            }
+            #expect(refusal?.serverCode == "refunded")
+            #expect(try await ada.walletBalance(userId: "user-1").balance == 0)
+        }
+    }
+
+    @Test(arguments: Backend.allCases)
+    func idsWithReservedCharactersArePercentDecoded(_ backend: Backend) async throws {
+        try await withServer(backend) { fixture, urls in
+            let odd = client(urls[0], user: 119)
+            let user = ServerFixture.users[119].userId
+            #expect(user.contains("@") && user.contains(":"))
+            let wallet = try await odd.walletBalance(userId: user)
+            let history = try await odd.walletHistory(userId: user)
+            let unlocked = try await odd.unlockedFeatures(appId: "voiceuwu", userId: user)
+            #expect(wallet.balance == 0 && wallet.userId == user)
+            #expect(history.isEmpty && unlocked.isEmpty)
+        }
+    }
+
+    @Test func anIdempotencyKeyReusedForAnotherAppIsAConflictNotAFreeUnlock() async throws {
+        let clock = TestClock(ServerFixture.signedDate)
+        try await Backend.sqlite.withStores(now: { clock.now }) { stores in
+            let ledger = stores[0]
+            _ = try await ledger.redeem(store: "apple", transactionId: "t", userId: "u", amount: 10, reference: nil)
+            _ = try await ledger.unlock(userId: "u", app: "a", feature: "pro", cost: 3, idempotencyKey: "k")
+            await #expect(throws: LedgerError.self) {
+                try await ledger.unlock(userId: "u", app: "b", feature: "pro", cost: 3, idempotencyKey: "k")
+            }
+            #expect(try await ledger.unlockedFeatures(of: "u") == ["a": ["pro"]])
+            #expect(try await ledger.balance(of: "u") == 7)
+        }
+    }
 }

@@ -77,7 +77,7 @@ struct ServerOpenCatAPITests {
                 var stolen = receipt
                 stolen["appUserId"] = "app-user-2"
                 let (stolenStatus, stolenAnswer) = try await post(client, "/v1/receipts", stolen)
-                #expect(stolenStatus == .conflict)
+                #expect(stolenStatus == .unprocessableContent)
                 #expect((stolenAnswer["error"] as? [String: Any])?["code"] as? String == "receipt_in_use")
                 // A forged or cross-app proof is refused with the shared code.
                 var forged = receipt
@@ -149,6 +149,17 @@ struct ServerOpenCatAPITests {
                 ) { response in #expect(response.status == .ok) }
                 let (_, afterRefund) = try await get(client, "/v1/subscribers/app-user-1")
                 #expect(transactions(afterRefund).first?["status"] as? String == "refunded")
+
+                // The pre-refund proof posted again cannot revive the refunded transaction.
+                let oldProof: [String: Any] = [
+                    "appUserId": "app-user-1", "store": "apple", "kind": "appleSignedTransaction",
+                    "proof": renewal,
+                ]
+                let (revivedStatus, revived) = try await post(client, "/v1/receipts", oldProof)
+                #expect(revivedStatus == .unprocessableContent)
+                #expect((revived["error"] as? [String: Any])?["code"] as? String == "refunded")
+                let (_, stillRefunded) = try await get(client, "/v1/subscribers/app-user-1")
+                #expect(transactions(stillRefunded).first?["status"] as? String == "refunded")
 
                 // A user never seen is created empty; offerings answer with the server's clock.
                 let (_, fresh) = try await get(client, "/v1/subscribers/app-user-9")

@@ -59,9 +59,10 @@ struct ServerFixture {
     let server: OpenCatServerApplication
     let ledger: any LedgerStore
 
+    /// user-0 … user-118, and user 119 with characters clients percent-encode in paths.
     static let users: [ServerUser] = (0..<120).map { index in
         ServerUser(
-            userId: "user-\(index)",
+            userId: index == 119 ? "ada:119@example.com|x" : "user-\(index)",
             email: "user\(index)@example.com",
             steamId: String(76_561_198_000_000_000 + UInt64(index)),
             token: token(index)

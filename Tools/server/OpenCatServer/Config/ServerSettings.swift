@@ -158,6 +158,10 @@ public struct ServerSettings: Sendable {
     public var openCat: OpenCatAPISettings?
     /// The shared token Google's Pub/Sub push subscription sends as `?token=` (RTDN).
     public var googlePushToken: String?
+    /// Whether a Google, Stripe or PayPal purchase must name its buyer (the token's user id, in Google's obfuscated
+    /// account id, Stripe's `app_user_id` metadata or PayPal's `custom_id`): their order and payment ids are not
+    /// secrets, so without it whoever posts an id first gets the keys. On by default.
+    public var bindPurchases: Bool = true
 
     public init(
         users: BearerTokens,

@@ -19,6 +19,9 @@ extension OpenCatServerApplication {
         var userEmail: String?
     }
 
+    /// The most packs one store transaction may carry (its keys and licenses are minted in one go).
+    static let maximumQuantity = 100
+
     struct PurchaseAnswer: Encodable {
         var keysAdded: Int64
         var bonusKeys: Int64
@@ -65,7 +68,7 @@ extension OpenCatServerApplication {
             guard steamId.count <= 20, steamId.allSatisfy(\.isASCII), UInt64(steamId) != nil else {
                 throw Refusal(.badRequest, "invalid_input", "a Steam id is a 64-bit number")
             }
-            if let own = user.steamId, own != steamId {
+            guard user.steamId == steamId else {
                 throw Refusal(.forbidden, "forbidden", "a purchase credits the token's own Steam account")
             }
             proof = PurchaseProof(
@@ -79,6 +82,10 @@ extension OpenCatServerApplication {
         if platform != "steam", let email = body.userEmail, let own = user.email, own.lowercased() != email.lowercased()
         {
             throw Refusal(.forbidden, "forbidden", "a purchase credits the token's own account")
+        }
+        // Order and payment ids are not secrets: the store must say the purchase was made for this user.
+        if settings.bindPurchases, ["google", "stripe", "paypal"].contains(platform) {
+            proof.expectedPurchaser = user.userId
         }
         let purchase: VerifiedPurchase
         do { purchase = try await adapter.verify(proof) } catch { throw Self.refusal(error) }
@@ -98,7 +105,15 @@ extension OpenCatServerApplication {
                 reason: StoreAdapterError.Code.productMismatch.rawValue
             )
         }
-        let quantity = Int64(max(purchase.quantity, 1))
+        guard (1...Self.maximumQuantity).contains(purchase.quantity) else {
+            throw Refusal(
+                .unprocessableContent,
+                "invalid_receipt",
+                "the purchase's quantity is outside 1…\(Self.maximumQuantity)",
+                reason: StoreAdapterError.Code.invalidProof.rawValue
+            )
+        }
+        let quantity = Int64(purchase.quantity)
         var licenses: [LicenseRecord] = []
         if let keyring = settings.keyring, pack.licenses > 0 {
             let minted = try keyring.mint(

@@ -89,7 +89,7 @@ extension OpenCatServerApplication {
         }
         router.get("/api/v1/wallet/history/:userId") { request, context in
             await answer {
-                let user = try authorize(request, context.parameters.get("userId"))
+                let user = try authorize(request, context.decoded("userId"))
                 let entries = try await ledger.entries(of: user.userId, limit: 1_000).reversed().map { entry in
                     HistoryItem(
                         kind: entry.kind,
@@ -104,7 +104,7 @@ extension OpenCatServerApplication {
             }
         }
         router.get("/api/v1/wallet/:userId") { request, context in
-            await answer { try await wallet(try authorize(request, context.parameters.get("userId"))) }
+            await answer { try await wallet(try authorize(request, context.decoded("userId"))) }
         }
         router.post("/api/v1/wallet/sync") { request, _ in
             await answer {
@@ -138,7 +138,7 @@ extension OpenCatServerApplication {
         router.get("/api/v1/apps/:appId/features") { request, context in
             await answer {
                 _ = try authenticate(request)
-                let appId = context.parameters.get("appId") ?? ""
+                let appId = context.decoded("appId") ?? ""
                 guard let features = settings.apps[appId] else {
                     throw Refusal(.notFound, "not_found", "no such app")
                 }
@@ -157,7 +157,7 @@ extension OpenCatServerApplication {
                 let key = try idempotencyKey(request)
                 let body = try await decode(UnlockBody.self, request)
                 let user = try authorize(request, body.userId)
-                let appId = context.parameters.get("appId") ?? ""
+                let appId = context.decoded("appId") ?? ""
                 guard let feature = settings.apps[appId]?.first(where: { $0.id == body.featureId }) else {
                     throw Refusal(.notFound, "not_found", "no such feature")
                 }
@@ -181,8 +181,8 @@ extension OpenCatServerApplication {
         }
         router.get("/api/v1/apps/:appId/unlocked/:userId") { request, context in
             await answer {
-                let user = try authorize(request, context.parameters.get("userId"))
-                let appId = context.parameters.get("appId") ?? ""
+                let user = try authorize(request, context.decoded("userId"))
+                let appId = context.decoded("appId") ?? ""
                 let features = try await ledger.unlockedFeatures(of: user.userId)[appId] ?? []
                 return Self.json(.ok, ["features": features])
             }
@@ -252,7 +252,7 @@ extension OpenCatServerApplication {
         router.get("/api/v1/keys/email/:email") { request, context in
             await answer {
                 let user = try authenticate(request)
-                let email = (context.parameters.get("email") ?? "").removingPercentEncoding ?? ""
+                let email = context.decoded("email") ?? ""
                 try await limitSync(user)
                 guard let own = user.email, own.lowercased() == email.lowercased() else {
                     throw Refusal(.forbidden, "forbidden", "keys sync for the token's own account only")
@@ -264,7 +264,7 @@ extension OpenCatServerApplication {
             await answer {
                 let user = try authenticate(request)
                 try await limitSync(user)
-                guard let own = user.steamId, own == context.parameters.get("steamId") else {
+                guard let own = user.steamId, own == context.decoded("steamId") else {
                     throw Refusal(.forbidden, "forbidden", "keys sync for the token's own account only")
                 }
                 return try await keySync(user, email: user.email ?? "")

@@ -78,8 +78,18 @@ extension OpenCatServerApplication {
                         signatureHeader: request.headers[HTTPField.Name("Stripe-Signature")!]
                     )
                 } catch { throw Self.notificationRefusal(error) }
-                let purchase: VerifiedPurchase?
-                do { purchase = try await stripe.purchase(for: event) } catch { throw Self.notificationRefusal(error) }
+                var purchase: VerifiedPurchase?
+                do {
+                    purchase = try await stripe.purchase(for: event)
+                    // A refund or a dispute of a one-time payment: the PaymentIntent is read again (refunded).
+                    if purchase == nil, [.chargeRefunded, .chargeDisputeCreated].contains(event.type),
+                        let intent = Self.string(in: event.data.object, path: ["payment_intent"])
+                    {
+                        purchase = try await stripe.verify(
+                            PurchaseProof(store: .stripe, kind: .stripePaymentIntent, token: Secret(intent))
+                        )
+                    }
+                } catch { throw Self.notificationRefusal(error) }
                 return try await apply(source: "stripe", eventId: event.id, purchase)
             }
         }
@@ -93,8 +103,18 @@ extension OpenCatServerApplication {
                 do { event = try await verifier.verify(rawEvent: body, headers: request.headers) } catch {
                     throw Self.notificationRefusal(error)
                 }
-                let purchase: VerifiedPurchase?
-                do { purchase = try await paypal.purchase(for: event) } catch { throw Self.notificationRefusal(error) }
+                var purchase: VerifiedPurchase?
+                do {
+                    purchase = try await paypal.purchase(for: event)
+                    // A refunded or reversed capture of an order: the order is read again.
+                    if purchase == nil, event.eventType.hasPrefix("PAYMENT.CAPTURE."), let resource = event.resource,
+                        let order = Self.string(in: resource, path: ["supplementary_data", "related_ids", "order_id"])
+                    {
+                        purchase = try await paypal.verify(
+                            PurchaseProof(store: .paypal, kind: .paypalOrder, token: Secret(order))
+                        )
+                    }
+                } catch { throw Self.notificationRefusal(error) }
                 return try await apply(source: "paypal", eventId: event.id, purchase)
             }
         }
@@ -152,10 +172,11 @@ extension OpenCatServerApplication {
                     since: clock().addingTimeInterval(-30 * 86_400),
                     pageLimit: 10
                 )
-                guard listed.contains(where: { $0.purchaseToken == voided.purchaseToken || $0.orderId == orderId })
-                else {
+                // The order id comes from Google's own list, matched on the purchase token.
+                guard let entry = listed.first(where: { $0.purchaseToken == voided.purchaseToken }) else {
                     throw Refusal(.badRequest, "invalid_notification", "Google does not list that purchase as voided")
                 }
+                let orderId = entry.orderId ?? orderId
                 var info =
                     try await ledger.storedTransaction(store: .google, transactionId: orderId)
                     ?? TransactionInfo(
@@ -210,6 +231,13 @@ extension OpenCatServerApplication {
             }
         }
         return Refusal(.badRequest, "invalid_notification", "the notification failed verification")
+    }
+
+    /// A string member of a JSON object, by path.
+    static func string(in json: Data, path: [String]) -> String? {
+        var value: Any? = try? JSONSerialization.jsonObject(with: json)
+        for key in path { value = (value as? [String: Any])?[key] }
+        return value as? String
     }
 
     static func constantTimeEqual(_ lhs: String, _ rhs: String) -> Bool {

@@ -45,7 +45,7 @@ extension OpenCatServerApplication {
         router.get("/v1/subscribers/:appUserId") { request, context in
             await answer {
                 let api = try openCatAPI(request)
-                return try await subscriber(appUserId: context.parameters.get("appUserId") ?? "", api)
+                return try await subscriber(appUserId: context.decoded("appUserId") ?? "", api)
             }
         }
         router.post("/v1/receipts") { request, _ in
@@ -60,7 +60,7 @@ extension OpenCatServerApplication {
                 else {
                     throw Refusal(.unprocessableContent, "invalid_receipt", "this server does not verify that proof")
                 }
-                let proof = PurchaseProof(
+                var proof = PurchaseProof(
                     store: Store(rawValue: body.store),
                     kind: PurchaseProof.Kind(rawValue: body.kind),
                     token: Secret(try field(body.proof)),
@@ -68,6 +68,9 @@ extension OpenCatServerApplication {
                     transactionId: body.transactionId,
                     context: body.context ?? [:]
                 )
+                if settings.bindPurchases, ["google", "stripe", "paypal"].contains(body.store) {
+                    proof.expectedPurchaser = body.appUserId
+                }
                 let purchase: VerifiedPurchase
                 do { purchase = try await adapter.verify(proof) } catch { throw Self.refusal(error) }
                 if let productId = body.productId, productId != purchase.productId {

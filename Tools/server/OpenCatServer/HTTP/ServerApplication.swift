@@ -173,8 +173,10 @@ public struct OpenCatServerApplication: Sendable {
     static func error(_ error: LedgerError) -> Response {
         switch error.code {
         case .insufficientBalance: Self.error(HTTPResponse.Status(code: 402), error.code.rawValue, error.message)
-        case .alreadyRedeemed, .idempotencyConflict, .ownedByAnotherUser:
+        case .alreadyRedeemed, .idempotencyConflict:
             Self.error(.conflict, error.code.rawValue, error.message)
+        // Final verdicts on a proof: the SDK drops it from its outbox (409 would be retried).
+        case .ownedByAnotherUser, .refunded: Self.error(.unprocessableContent, error.code.rawValue, error.message)
         case .invalidInput: Self.error(.unprocessableContent, error.code.rawValue, error.message)
         case .notFound: Self.error(.notFound, error.code.rawValue, error.message)
         default: Self.error(.serviceUnavailable, "unavailable", "the server could not complete the request")
@@ -206,5 +208,12 @@ public struct OpenCatServerApplication: Sendable {
                 reason: error.code.rawValue
             )
         }
+    }
+}
+
+extension BasicRequestContext {
+    /// A path parameter, percent-decoded (clients encode `@`, `:`, `|`, … in path segments).
+    func decoded(_ name: String) -> String? {
+        parameters.get(name).flatMap { $0.removingPercentEncoding }
     }
 }

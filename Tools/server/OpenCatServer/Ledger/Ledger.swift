@@ -52,6 +52,8 @@ public struct LedgerError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let storage = Code(rawValue: "storage")
         /// The store transaction belongs to another user of the OpenCat API.
         public static let ownedByAnotherUser = Code(rawValue: "receipt_in_use")
+        /// The store refunded the transaction: it can no longer be redeemed.
+        public static let refunded = Code(rawValue: "refunded")
         /// Nothing is known under that id (a recipient's email, a transaction).
         public static let notFound = Code(rawValue: "not_found")
     }

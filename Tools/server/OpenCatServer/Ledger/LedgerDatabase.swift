@@ -158,6 +158,18 @@ enum LedgerSchema {
                     """,
                 ]
             ),
+            (
+                "v3",
+                [
+                    // Store transactions refunded, whether or not they were redeemed yet: a refunded proof (an old
+                    // App Store JWS verifies offline as paid) can never be redeemed afterwards.
+                    """
+                    CREATE TABLE store_refunds (
+                        store TEXT NOT NULL, transaction_id TEXT NOT NULL, refunded_at \(real) NOT NULL,
+                        PRIMARY KEY (store, transaction_id))
+                    """
+                ]
+            ),
         ]
     }
 }

@@ -239,7 +239,8 @@ extension LedgerStore {
             idempotencyKey.sql
         ).first {
             let earlier = entry(row)
-            guard earlier.amount == -amount, earlier.kind == kind, earlier.reference == reference else {
+            guard earlier.amount == -amount, earlier.kind == kind, earlier.reference == reference, earlier.app == app
+            else {
                 throw LedgerError(.idempotencyConflict, "the idempotency key was used for another operation")
             }
             return SpendOutcome(entry: earlier, balance: try await balance(connection, userId), replayed: true)

@@ -81,7 +81,14 @@ extension LedgerStore {
             throw LedgerError(.invalidInput, "a redemption needs a store, a transaction, a user and keys")
         }
         let now = now
-        return try await transaction(locking: []) { connection in
+        return try await transaction(locking: [Self.transactionLock(store, transactionId)]) { connection in
+            if try await !connection.rows(
+                "SELECT 1 AS refunded FROM store_refunds WHERE store = ? AND transaction_id = ?",
+                store.sql,
+                transactionId.sql
+            ).isEmpty {
+                throw LedgerError(.refunded, "the store refunded this transaction")
+            }
             let entry = LedgerEntry(
                 id: Self.newEntryId(),
                 userId: userId,
@@ -170,7 +177,7 @@ extension LedgerStore {
         }
         guard let owner else { throw LedgerError(.notFound, "this store transaction was never redeemed") }
         let now = now
-        return try await transaction(locking: [owner]) { connection in
+        return try await transaction(locking: [owner, Self.transactionLock(store, transactionId)]) { connection in
             guard
                 let outcome = try await Self.applyRefund(
                     connection,
@@ -198,6 +205,12 @@ extension LedgerStore {
         guard let row = rows.first, let owner = row["user_id"]?.text, let granted = row["amount"]?.integer else {
             return nil
         }
+        try await connection.execute(
+            "INSERT INTO store_refunds (store, transaction_id, refunded_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
+            store.sql,
+            transactionId.sql,
+            now.sql
+        )
         if (row["refunded_at"] ?? .null) != .null {
             return RefundOutcome(userId: owner, clawedBack: 0, revokedLicenses: 0, alreadyApplied: true)
         }
@@ -216,8 +229,8 @@ extension LedgerStore {
             store.sql,
             transactionId.sql
         ).count
-        let balance = try await balance(connection, owner)
-        let clawback = min(granted, max(balance, 0))
+        let held = try await balance(connection, owner)
+        let clawback = min(granted, max(held, 0))
         if clawback > 0 {
             try await insert(
                 connection,
@@ -225,6 +238,30 @@ extension LedgerStore {
                     id: newEntryId(),
                     userId: owner,
                     amount: -clawback,
+                    kind: "refund",
+                    reference: "\(store):\(transactionId)",
+                    createdAt: now
+                ),
+                idempotencyKey: "refund:\(store):\(transactionId)"
+            )
+        }
+        // The pack's gift to the community pool goes back too, as far as the pool still holds it.
+        let gifted = try await connection.integer(
+            """
+            SELECT CAST(COALESCE(SUM(amount), 0) AS BIGINT) FROM ledger_entries
+            WHERE user_id = ? AND idempotency_key = ?
+            """,
+            communityPoolAccount.sql,
+            "redeem:\(store):\(transactionId)".sql
+        )
+        let poolClawback = min(gifted, max(try await balance(connection, communityPoolAccount), 0))
+        if poolClawback > 0 {
+            try await insert(
+                connection,
+                LedgerEntry(
+                    id: newEntryId(),
+                    userId: communityPoolAccount,
+                    amount: -poolClawback,
                     kind: "refund",
                     reference: "\(store):\(transactionId)",
                     createdAt: now
@@ -272,4 +309,6 @@ extension LedgerStore {
         return RedemptionOutcome(entry: entry(row), licenses: licenses, communityKeys: community, replayed: true)
     }
 
+    /// The lock a redemption and a refund of one store transaction share.
+    static func transactionLock(_ store: String, _ transactionId: String) -> String { "tx:\(store):\(transactionId)" }
 }

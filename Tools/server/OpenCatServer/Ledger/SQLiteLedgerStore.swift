@@ -54,19 +54,24 @@ public final class SQLiteLedgerStore: LedgerStore, Sendable {
     private func run<T: Sendable>(_ body: @Sendable (any LedgerConnection) async throws -> T) async -> Result<
         T, LedgerError
     > {
-        do {
-            try await database.writeWithoutTransaction { db in try db.execute(sql: "BEGIN IMMEDIATE") }
-        } catch {
+        // BEGIN, COMMIT and ROLLBACK run synchronously: GRDB's async accesses throw on a cancelled task, and a
+        // transaction must never be left open behind the lock.
+        let database = database
+        let control: @Sendable (String) throws -> Void = { sql in
+            try database.writeWithoutTransaction { db in
+                if sql == "BEGIN IMMEDIATE", db.isInsideTransaction { try db.execute(sql: "ROLLBACK") }
+                if sql != "ROLLBACK" || db.isInsideTransaction { try db.execute(sql: sql) }
+            }
+        }
+        do { try control("BEGIN IMMEDIATE") } catch {
             return .failure(LedgerError(.storage, "the SQLite ledger is unavailable"))
         }
         do {
             let result = try await body(Connection(database: database))
-            try await database.writeWithoutTransaction { db in try db.execute(sql: "COMMIT") }
+            try control("COMMIT")
             return .success(result)
         } catch {
-            _ = try? await database.writeWithoutTransaction { db in
-                if db.isInsideTransaction { try db.execute(sql: "ROLLBACK") }
-            }
+            try? control("ROLLBACK")
             if let error = error as? LedgerError { return .failure(error) }
             return .failure(LedgerError(.storage, "the ledger transaction failed"))
         }

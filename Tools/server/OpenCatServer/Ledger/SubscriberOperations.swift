@@ -34,59 +34,116 @@ extension LedgerStore {
     }
 
     /// Records a verified transaction for a user: a transaction (or its subscription) belongs to the first user
-    /// that posted it, and posting it again updates it.
+    /// that posted it, and posting it again updates it — but never out of `refunded`, so an old proof cannot revive
+    /// a refunded purchase.
     public func record(_ info: TransactionInfo, appUserId: String) async throws(LedgerError) {
         let now = now
-        try await transaction(locking: []) { connection in
+        try await transaction(locking: [Self.subscriptionLock(info)]) { connection in
             _ = try await Self.ensureSubscriber(connection, appUserId, now: now)
             if let owner = try await Self.owner(connection, of: info), owner != appUserId {
                 throw LedgerError(.ownedByAnotherUser, "this store transaction belongs to another user")
+            }
+            if try await Self.isRefunded(connection, info), info.status != .refunded {
+                throw LedgerError(.refunded, "the store refunded this transaction")
+            }
+            if info.status == .refunded {
+                try await connection.execute(
+                    "INSERT INTO store_refunds (store, transaction_id, refunded_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
+                    info.store.rawValue.sql,
+                    info.transactionId.sql,
+                    now.sql
+                )
             }
             try await Self.upsert(connection, info, appUserId: appUserId, now: now)
         }
     }
 
     /// Applies a verified store notification once: the transaction it reports is updated for the user who owns it
-    /// (a renewal adds the new transaction, a refund marks it refunded), and a refunded key pack is clawed back, in
-    /// one transaction with the record that the event was applied.
+    /// (a renewal adds the new transaction, a refund marks it refunded), a refund is remembered even for a
+    /// transaction nobody redeemed yet (so it never can be), and a refunded key pack is clawed back — in one
+    /// transaction with the record that the event was applied.
     public func applyStoreEvent(source: String, eventId: String, update: TransactionInfo?)
         async throws(LedgerError) -> StoreEventOutcome
     {
         guard !source.isEmpty, !eventId.isEmpty else { throw LedgerError(.invalidInput, "an event needs an id") }
-        let keyOwner: String? = try await transaction(locking: []) { connection in
-            guard let update else { return nil }
-            return try await connection.rows(
-                "SELECT user_id FROM redemptions WHERE store = ? AND transaction_id = ?",
-                update.store.rawValue.sql,
-                update.transactionId.sql
-            ).first?["user_id"]?.text
-        }
-        let now = now
-        return try await transaction(locking: keyOwner.map { [$0] } ?? []) { connection in
-            let claimed = try await connection.rows(
-                """
-                INSERT INTO processed_events (source, event_id, processed_at) VALUES (?, ?, ?)
-                ON CONFLICT (source, event_id) DO NOTHING RETURNING event_id
-                """,
-                source.sql,
-                eventId.sql,
-                now.sql
-            )
-            guard !claimed.isEmpty else { return StoreEventOutcome(applied: false) }
-            guard let update else { return StoreEventOutcome(applied: true) }
-            let owner = try await Self.owner(connection, of: update)
-            if let owner { try await Self.upsert(connection, update, appUserId: owner, now: now) }
-            var refund: RefundOutcome?
-            if update.status == .refunded, keyOwner != nil {
-                refund = try await Self.applyRefund(
-                    connection,
-                    store: update.store.rawValue,
-                    transactionId: update.transactionId,
-                    now: now
-                )
+        // The key pack's owner is locked too (a claw-back lowers their balance); if a redemption lands between
+        // reading the owner and taking the locks, the transaction starts over with the new owner.
+        for _ in 0..<3 {
+            let keyOwner = try await redemptionOwner(update)
+            var locks = keyOwner.map { [$0] } ?? []
+            if let update {
+                locks += [
+                    Self.subscriptionLock(update), Self.transactionLock(update.store.rawValue, update.transactionId),
+                ]
             }
-            return StoreEventOutcome(applied: true, appUserId: owner, refund: refund)
+            let now = now
+            let outcome: StoreEventOutcome? = try await transaction(locking: locks) { connection in
+                if let update, try await Self.redemptionOwner(connection, update) != keyOwner { return nil }
+                let claimed = try await connection.rows(
+                    """
+                    INSERT INTO processed_events (source, event_id, processed_at) VALUES (?, ?, ?)
+                    ON CONFLICT (source, event_id) DO NOTHING RETURNING event_id
+                    """,
+                    source.sql,
+                    eventId.sql,
+                    now.sql
+                )
+                guard !claimed.isEmpty else { return StoreEventOutcome(applied: false) }
+                guard let update else { return StoreEventOutcome(applied: true) }
+                let owner = try await Self.owner(connection, of: update)
+                let refunded = try await Self.isRefunded(connection, update)
+                if let owner, !refunded || update.status == .refunded {
+                    try await Self.upsert(connection, update, appUserId: owner, now: now)
+                }
+                var refund: RefundOutcome?
+                if update.status == .refunded {
+                    try await connection.execute(
+                        """
+                        INSERT INTO store_refunds (store, transaction_id, refunded_at) VALUES (?, ?, ?)
+                        ON CONFLICT DO NOTHING
+                        """,
+                        update.store.rawValue.sql,
+                        update.transactionId.sql,
+                        now.sql
+                    )
+                    refund = try await Self.applyRefund(
+                        connection,
+                        store: update.store.rawValue,
+                        transactionId: update.transactionId,
+                        now: now
+                    )
+                }
+                return StoreEventOutcome(applied: true, appUserId: owner, refund: refund)
+            }
+            if let outcome { return outcome }
         }
+        throw LedgerError(.storage, "the transaction kept changing owner")
+    }
+
+    func redemptionOwner(_ update: TransactionInfo?) async throws(LedgerError) -> String? {
+        guard let update else { return nil }
+        return try await transaction(locking: []) { connection in try await Self.redemptionOwner(connection, update) }
+    }
+
+    static func redemptionOwner(_ connection: any LedgerConnection, _ info: TransactionInfo) async throws -> String? {
+        try await connection.rows(
+            "SELECT user_id FROM redemptions WHERE store = ? AND transaction_id = ?",
+            info.store.rawValue.sql,
+            info.transactionId.sql
+        ).first?["user_id"]?.text
+    }
+
+    static func isRefunded(_ connection: any LedgerConnection, _ info: TransactionInfo) async throws -> Bool {
+        try await !connection.rows(
+            "SELECT 1 AS refunded FROM store_refunds WHERE store = ? AND transaction_id = ?",
+            info.store.rawValue.sql,
+            info.transactionId.sql
+        ).isEmpty
+    }
+
+    /// The lock every write about one subscription (or one-time purchase) takes: its owner is decided once.
+    static func subscriptionLock(_ info: TransactionInfo) -> String {
+        "sub:\(info.store.rawValue):\(info.originalTransactionId ?? info.transactionId)"
     }
 
     static func ensureSubscriber(_ connection: any LedgerConnection, _ appUserId: String, now: Date) async throws
