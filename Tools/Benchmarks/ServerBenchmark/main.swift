@@ -224,7 +224,7 @@ if let reportPath {
         `POST /api/v1/keys/purchase/apple`, verified by StoreAdapters (ES256 with the x5c chain to the root), redeemed \
         once in the ledger with two Ed25519 licenses minted and stored. Spends: `POST /api/v1/wallet/spend` from 50 \
         users, each with its own idempotency key (balance check and entry in one transaction). \(connections) requests \
-        in flight from an AsyncHTTPClient in the same process; PostgreSQL 15 on loopback, a fresh database.
+        in flight from an AsyncHTTPClient in the same process; PostgreSQL 15 on loopback (the URL `bash Tools/ci/start-postgres.sh` prints), a fresh database.
 
         \(table)
         """
