@@ -114,6 +114,7 @@ let package = Package(
                 .product(name: "StoreAdapters", package: "StoreAdapters"),
                 .product(name: "KeyServerClient", package: "KeyServerClient"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

@@ -63,7 +63,7 @@ enum ServerTestPostgres {
 }
 
 struct PostgresLedgerTests {
-    @Test func twoInstancesSpendingConcurrentlyNeverOverdrawAndTheLedgerSums() async throws {
+    @Test func twoInstancesSpendingAndSharingConcurrentlyNeverOverdrawAndTheLedgerSums() async throws {
         try await ServerTestPostgres.withStores(2) { stores in
             let users = (0..<50).map { "user-\($0)" }
             for (index, user) in users.enumerated() {
@@ -79,6 +79,18 @@ struct PostgresLedgerTests {
                 for spend in 0..<1_000 {
                     group.addTask {
                         do {
+                            // Every fifth operation shares keys with another user: a move, the total unchanged.
+                            if spend % 5 == 0 {
+                                _ = try await stores[spend % 2].transfer(
+                                    from: users[spend % users.count],
+                                    to: users[(spend + 7) % users.count],
+                                    amount: Int64(1 + spend % 2),
+                                    kind: "share",
+                                    receivedKind: "received",
+                                    idempotencyKey: "share-\(spend % 150)"
+                                )
+                                return 0
+                            }
                             let outcome = try await stores[spend % 2].spend(
                                 userId: users[spend % users.count],
                                 amount: Int64(1 + spend % 3),
@@ -100,13 +112,20 @@ struct PostgresLedgerTests {
                 return total
             }
             var sum: Int64 = 0
+            var shares = 0
+            var receipts = 0
             for user in users {
                 let balance = try await stores[1].balance(of: user)
                 #expect(balance >= 0)
-                #expect(try await stores[0].entries(of: user, limit: 1_000).reduce(0) { $0 + $1.amount } == balance)
+                let entries = try await stores[0].entries(of: user, limit: 1_000)
+                #expect(entries.reduce(0) { $0 + $1.amount } == balance)
+                shares += entries.filter { $0.kind == "share" }.count
+                receipts += entries.filter { $0.kind == "received" }.count
                 sum += balance
             }
             #expect(sum == 500 + spent && spent < 0)
+            // Each share applied once (150 distinct keys at most), each with exactly one receipt.
+            #expect(shares == receipts && shares > 0 && shares <= 150)
         }
     }
 

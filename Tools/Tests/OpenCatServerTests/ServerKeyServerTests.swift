@@ -22,11 +22,14 @@ struct ServerKeyServerTests {
         _ backend: Backend,
         instances: Int = 1,
         syncLimit: RateLimit? = nil,
+        clock: TestClock = TestClock(ServerFixture.signedDate),
+        configure: ((any LedgerStore, TestClock) throws -> ServerFixture)? = nil,
         _ body: (ServerFixture, [URL]) async throws -> Void
     ) async throws {
-        let clock = TestClock(ServerFixture.signedDate)
         try await backend.withStores(instances, now: { clock.now }) { stores in
-            let fixtures = try stores.map { try ServerFixture(ledger: $0, clock: clock, syncLimit: syncLimit) }
+            let fixtures = try stores.map { ledger in
+                try configure?(ledger, clock) ?? ServerFixture(ledger: ledger, clock: clock, syncLimit: syncLimit)
+            }
             try await withThrowingTaskGroup(of: Void.self) { group in
                 var urls: [URL] = []
                 for fixture in fixtures {
@@ -502,6 +505,42 @@ struct ServerKeyServerTests {
             }
             #expect(try await ledger.unlockedFeatures(of: "u") == ["a": ["pro"]])
             #expect(try await ledger.balance(of: "u") == 7)
+        }
+    }
+
+    @Test func noSecretReachesTheLogs() async throws {
+        let capture = LogCapture()
+        var logger = capture.logger("tests.server")
+        logger.logLevel = .trace
+        try await withServer(
+            .sqlite,
+            configure: { ledger, clock in try ServerFixture(ledger: ledger, clock: clock, logger: logger) }
+        ) { fixture, urls in
+            let ada = client(urls[0], user: 1)
+            let transaction = fixture.appleTransaction(id: "4000000000000500")
+            let bought = try await ada.purchaseKeyPack(
+                PurchaseProof(store: .apple, kind: .appleSignedTransaction, token: Secret(transaction)),
+                email: "user1@example.com"
+            )
+            _ = await keyServerError {
+                try await ada.purchaseKeyPack(
+                    PurchaseProof(
+                        store: .apple,
+                        kind: .appleSignedTransaction,
+                        token: Secret(fixture.appleTransaction(id: "4000000000000501", signer: fixture.otherCA))
+                    ),
+                    email: "user1@example.com"
+                )
+            }
+            _ = await keyServerError { try await client(urls[0], user: 2).walletBalance(userId: "user-1") }
+            #expect(capture.contains("key pack redeemed"))
+            let secrets =
+                [transaction, ServerFixture.token(1), ServerFixture.token(2)]
+                + bought.licenses.flatMap { [$0.license.rawValue, $0.keyValue.description] }
+            for secret in secrets {
+                #expect(!capture.text.contains(secret))
+                #expect(!capture.text.contains(String(secret.prefix(24))))
+            }
         }
     }
 }

@@ -75,8 +75,16 @@ struct ServerFixture {
     static let ca: MockAppleCA = try! MockAppleCA()
     static let otherCA: MockAppleCA = try! MockAppleCA()
 
-    init(ledger: any LedgerStore, clock: TestClock, keyring: LicenseKeyring? = nil, syncLimit: RateLimit? = nil) throws
-    {
+    init(
+        ledger: any LedgerStore,
+        clock: TestClock,
+        keyring: LicenseKeyring? = nil,
+        syncLimit: RateLimit? = nil,
+        stores: [any StoreAdapter] = [],
+        stripeWebhooks: StripeWebhookVerifier? = nil,
+        googlePushToken: String? = nil,
+        logger: Logger = Logger(label: "tests.server", factory: { _ in SwiftLogNoOpLogHandler() })
+    ) throws {
         self.ca = Self.ca
         self.otherCA = Self.otherCA
         self.clock = clock
@@ -98,7 +106,7 @@ struct ServerFixture {
         )
         var offerings = Offerings(currentOfferingId: nil, all: [:])
         offerings.currentOfferingId = "default"
-        let settings = ServerSettings(
+        var settings = ServerSettings(
             users: BearerTokens(users: Self.users),
             keyPacks: [Self.packProduct: KeyPack(keys: 10, bonusKeys: 2, communityKeys: 1, plan: "L2", licenses: 2)],
             apps: ["voiceuwu": [FeatureSetting(id: "echo", name: "Echo", cost: 3)]],
@@ -110,12 +118,14 @@ struct ServerFixture {
                 offerings: offerings
             )
         )
+        settings.googlePushToken = googlePushToken
         server = OpenCatServerApplication(
             ledger: ledger,
             settings: settings,
-            adapters: [apple],
+            adapters: [apple] + stores,
+            stripeWebhooks: stripeWebhooks,
             databaseKind: "test",
-            logger: Logger(label: "tests.server", factory: { _ in SwiftLogNoOpLogHandler() }),
+            logger: logger,
             now: { clock.now }
         )
     }

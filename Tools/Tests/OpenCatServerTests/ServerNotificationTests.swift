@@ -1,0 +1,226 @@
+import Crypto
+import Foundation
+import HTTPTypes
+import KeyServerClient
+import OpenCatAsyncHTTPClient
+import OpenCatCore
+import OpenCatServer
+import OpenCatTesting
+import StoreAdapters
+import Testing
+import _CryptoExtras
+
+/// Stripe and Google notifications end to end: a key pack bought through KeyServerClient, then the store's signed
+/// (Stripe) or pushed (Google RTDN) notice of its refund, verified, re-read from the store, applied once.
+@Suite(.serialized)
+struct ServerNotificationTests {
+    let keys = ServerKeyServerTests()
+    static let stripeSecret = Secret("whsec_servertests0123456789abcdefghij")
+    static let pushToken = "push-token-0123456789abcdef"
+
+    static func paymentIntent(refunded: Bool) -> Data {
+        let amountRefunded = refunded ? 500 : 0
+        return Data(
+            """
+            {"id":"pi_keys001","object":"payment_intent","amount":500,"amount_capturable":0,"amount_received":500,
+            "capture_method":"automatic","created":1789990000,"currency":"usd","livemode":true,
+            "metadata":{"product_id":"\(ServerFixture.packProduct)","app_user_id":"user-1"},
+            "payment_method_types":["card"],"status":"succeeded",
+            "latest_charge":{"id":"ch_keys001","object":"charge","amount":500,"amount_captured":500,
+            "amount_refunded":\(amountRefunded),"captured":true,"currency":"usd","paid":true,"refunded":\(refunded),
+            "status":"succeeded","payment_intent":"pi_keys001"}}
+            """.utf8
+        )
+    }
+
+    func post(_ url: URL, _ path: String, _ body: Data, headers: [String: String] = [:]) async throws -> (Int, String) {
+        var request = HTTPRequest(method: .post, scheme: "http", authority: "127.0.0.1:\(url.port!)", path: path)
+        request.headerFields[.contentType] = "application/json"
+        for (name, value) in headers { request.headerFields[HTTPField.Name(name)!] = value }
+        let response = try await ServerKeyServerTests.transport.send(request, body: body)
+        return (response.head.status.code, String(decoding: response.body, as: UTF8.self))
+    }
+
+    @Test(arguments: Backend.allCases)
+    func aStripeChargeRefundClawsTheKeysBackOnce(_ backend: Backend) async throws {
+        let clock = TestClock(ServerFixture.signedDate)
+        let stripeAPI = ScriptedTransport()
+        stripeAPI.on(
+            .get,
+            "/v1/payment_intents/pi_keys001",
+            times: 1,
+            reply: .response(status: 200, body: Self.paymentIntent(refunded: false))
+        )
+        stripeAPI.on(
+            .get,
+            "/v1/payment_intents/pi_keys001",
+            reply: .response(status: 200, body: Self.paymentIntent(refunded: true))
+        )
+        let stripe = StripeAdapter(
+            configuration: .init(
+                secretKey: Secret("sk_test_servertests"),
+                baseURL: URL(string: "https://api.stripe.test")!,
+                httpClient: HTTPClient(transport: stripeAPI, clock: clock.manual)
+            )
+        )
+        let webhooks = try StripeWebhookVerifier(secret: Self.stripeSecret, clock: clock.manual)
+        try await keys.withServer(
+            backend,
+            clock: clock,
+            configure: { ledger, clock in
+                try ServerFixture(ledger: ledger, clock: clock, stores: [stripe], stripeWebhooks: webhooks)
+            }
+        ) { fixture, urls in
+            let ada = keys.client(urls[0], user: 1)
+            let bought = try await ada.purchaseKeyPack(
+                PurchaseProof(store: .stripe, kind: .stripePaymentIntent, token: Secret("pi_keys001")),
+                email: "user1@example.com"
+            )
+            #expect(bought.keysAdded == 10)
+            #expect(try await ada.walletBalance(userId: "user-1").balance == 12)
+
+            let created = Int(clock.now.timeIntervalSince1970)
+            let event = Data(
+                """
+                {"id":"evt_refund_1","object":"event","type":"charge.refunded","created":\(created),"livemode":true,
+                "api_version":"2024-06-20","data":{"object":{"id":"ch_keys001","object":"charge",
+                "payment_intent":"pi_keys001","refunded":true,"amount_refunded":500}}}
+                """.utf8
+            )
+            let mac = HMAC<SHA256>.authenticationCode(
+                for: Data("\(created).".utf8) + event,
+                using: SymmetricKey(data: Data(Self.stripeSecret.revealed.utf8))
+            )
+            let signature = "t=\(created),v1=" + mac.map { String(format: "%02x", $0) }.joined()
+            let forged = try await post(
+                urls[0],
+                "/v1/notifications/stripe",
+                event,
+                headers: ["Stripe-Signature": "t=\(created),v1=" + String(repeating: "0", count: 64)]
+            )
+            #expect(forged.0 == 400)
+            #expect(try await ada.walletBalance(userId: "user-1").balance == 12)
+            for applied in [true, false] {
+                let answer = try await post(
+                    urls[0],
+                    "/v1/notifications/stripe",
+                    event,
+                    headers: ["Stripe-Signature": signature]
+                )
+                #expect(answer.0 == 200)
+                #expect(answer.1.contains("\"applied\":\(applied)"))
+            }
+            #expect(try await ada.walletBalance(userId: "user-1").balance == 0)
+            #expect(try await ada.keys(email: "user1@example.com").availableKeys.isEmpty)
+            #expect(try await ada.communityPool().totalKeys == 0)
+        }
+    }
+
+    @Test(arguments: Backend.allCases)
+    func aGoogleVoidedPurchasePushIsConfirmedWithGoogleThenApplied(_ backend: Backend) async throws {
+        let clock = TestClock(ServerFixture.signedDate)
+        let play = ScriptedTransport()
+        play.on(
+            .post,
+            "/token",
+            reply: .response(
+                status: 200,
+                body: Data(#"{"access_token":"ya29.test","expires_in":3600,"token_type":"Bearer"}"#.utf8)
+            )
+        )
+        let purchaseMillis = Int64(ServerFixture.signedDate.timeIntervalSince1970 * 1000) - 60_000
+        play.on(
+            .get,
+            "/androidpublisher/v3/applications/dev.opencat.server.tests/purchases/products/",
+            reply: .response(
+                status: 200,
+                body: Data(
+                    """
+                    {"kind":"androidpublisher#productPurchase","purchaseTimeMillis":"\(purchaseMillis)","purchaseState":0,
+                    "consumptionState":0,"orderId":"GPA.1111-2222-3333-44444","acknowledgementState":1,
+                    "productId":"\(ServerFixture.packProduct)","quantity":1,"obfuscatedExternalAccountId":"user-1"}
+                    """.utf8
+                )
+            )
+        )
+        play.on(
+            .get,
+            "/androidpublisher/v3/applications/dev.opencat.server.tests/purchases/voidedpurchases",
+            reply: .response(
+                status: 200,
+                body: Data(
+                    """
+                    {"voidedPurchases":[{"kind":"androidpublisher#voidedPurchase","purchaseToken":"play-token-1",
+                    "orderId":"GPA.1111-2222-3333-44444","purchaseTimeMillis":"\(purchaseMillis)",
+                    "voidedTimeMillis":"\(purchaseMillis + 30_000)","voidedSource":0,"voidedReason":1}]}
+                    """.utf8
+                )
+            )
+        )
+        let rsa = try _RSA.Signing.PrivateKey(keySize: .bits2048)
+        let google = GooglePlayAdapter(
+            configuration: try .init(
+                packageName: "dev.opencat.server.tests",
+                serviceAccount: GoogleServiceAccount(
+                    privateKeyId: "test",
+                    privateKey: Secret(rsa.pemRepresentation),
+                    clientEmail: "server-tests@example.iam.gserviceaccount.com",
+                    tokenURI: URL(string: "https://play.test/token")!
+                ),
+                baseURL: URL(string: "https://play.test")!,
+                tokenURL: URL(string: "https://play.test/token")!,
+                httpClient: HTTPClient(transport: play, clock: clock.manual),
+                acknowledge: false
+            )
+        )
+        try await keys.withServer(
+            backend,
+            clock: clock,
+            configure: { ledger, clock in
+                try ServerFixture(ledger: ledger, clock: clock, stores: [google], googlePushToken: Self.pushToken)
+            }
+        ) { fixture, urls in
+            let ada = keys.client(urls[0], user: 1)
+            let bought = try await ada.purchaseKeyPack(
+                PurchaseProof(
+                    store: .google,
+                    kind: .googleProductPurchaseToken,
+                    token: Secret("play-token-1"),
+                    productId: ServerFixture.packProduct
+                ),
+                email: "user1@example.com"
+            )
+            #expect(bought.transactionId == "GPA.1111-2222-3333-44444")
+            // Bob cannot redeem Ada's purchase: it names her as the buyer.
+            let bob = await keys.keyServerError {
+                try await keys.client(urls[0], user: 2).purchaseKeyPack(
+                    PurchaseProof(
+                        store: .google,
+                        kind: .googleProductPurchaseToken,
+                        token: Secret("play-token-1"),
+                        productId: ServerFixture.packProduct
+                    ),
+                    email: "user2@example.com"
+                )
+            }
+            #expect(bob?.serverReason == "purchaserMismatch")
+
+            let notification = Data(
+                #"{"version":"1.0","packageName":"dev.opencat.server.tests","eventTimeMillis":"1790000000000","voidedPurchaseNotification":{"purchaseToken":"play-token-1","orderId":"GPA.1111-2222-3333-44444","productType":2,"refundType":1}}"#
+                    .utf8
+            )
+            let push = try JSONSerialization.data(withJSONObject: [
+                "message": ["data": notification.base64EncodedString(), "messageId": "136969346945"],
+                "subscription": "projects/opencat/subscriptions/rtdn",
+            ])
+            #expect(try await post(urls[0], "/v1/notifications/google?token=wrong", push).0 == 401)
+            for applied in [true, false] {
+                let answer = try await post(urls[0], "/v1/notifications/google?token=\(Self.pushToken)", push)
+                #expect(answer.0 == 200)
+                #expect(answer.1.contains("\"applied\":\(applied)"))
+            }
+            #expect(try await ada.walletBalance(userId: "user-1").balance == 0)
+            #expect(try await ada.keys(email: "user1@example.com").availableKeys.isEmpty)
+        }
+    }
+}
