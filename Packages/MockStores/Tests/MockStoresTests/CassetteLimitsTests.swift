@@ -134,4 +134,16 @@ struct CassetteLimitsTests {
         let server = MockStoreServer(port: 70000)
         await #expect(throws: MockStoreServerError.invalidPort(70000)) { try await server.start() }
     }
+
+    /// A cassette nested thousands deep is an error naming the file, not a stack overflow.
+    @Test(arguments: [600, 100_000])
+    func deeplyNestedCassettesAreRefused(depth: Int) {
+        let deep = String(repeating: "[", count: depth) + String(repeating: "]", count: depth)
+        let message = Self.error(
+            interaction:
+                #"{"request": {"method": "GET", "path": "/v1/x"}, "response": {"status": 200, "json": \#(deep)}}"#
+        )
+        #expect(message != nil)
+        #expect(throws: (any Error).self) { try JSONDecoder().decode(JSONValue.self, from: Data(deep.utf8)) }
+    }
 }

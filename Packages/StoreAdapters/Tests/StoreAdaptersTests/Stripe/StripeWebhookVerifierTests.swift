@@ -179,6 +179,19 @@ struct StripeWebhookVerifierTests {
         #expect(rejection(header: header)?.code == .malformedHeader)
     }
 
+    /// Limits on hostile headers and payloads: bounded work, a clear error, never a trap.
+    @Test func oversizedHeadersAndPayloadsAreRefusedBeforeAnyHashing() {
+        let valid = Self.header()
+        let manySignatures = valid + String(repeating: ",v1=00", count: 40)
+        #expect(rejection(header: manySignatures)?.code == .malformedHeader)
+        let long = valid + ",junk=" + String(repeating: "a", count: 5_000)
+        #expect(rejection(header: long)?.code == .malformedHeader)
+        let huge = Data(repeating: UInt8(ascii: " "), count: StripeWebhookVerifier.maximumPayloadBytes + 1)
+        #expect(rejection(payload: huge, header: Self.header(huge))?.code == .malformedPayload)
+        // Two secrets' signatures (a rolling secret) and unknown elements stay well inside the limits.
+        #expect(rejection(header: valid + ",v1=" + String(repeating: "0", count: 64) + ",v0=abc") == nil)
+    }
+
     @Test func headerElementsMayCarrySpacesAndUnknownSchemes() {
         let header = " t=\(Self.signedAt) , v1=\(Self.signature(Self.payload).uppercased()) , v2=zzz, junk"
         #expect(rejection(header: header) == nil)

@@ -32,10 +32,21 @@ extension PayPal {
         /// For a `sale` resource (`PAYMENT.SALE.*`): the subscription it paid (`billing_agreement_id`), if any.
         public var saleSubscriptionId: String?
 
+        /// The largest event read (PayPal's events are kilobytes).
+        public static let maximumPayloadBytes = 4 * 1024 * 1024
+
         /// Reads an event from its JSON payload.
         /// - Parameter payload: the request body, byte for byte.
         /// - Throws: `DecodingError` if it is not an event.
         public init(payload: Data) throws {
+            guard payload.count <= Self.maximumPayloadBytes else {
+                throw DecodingError.dataCorrupted(
+                    .init(
+                        codingPath: [],
+                        debugDescription: "the event is larger than \(Self.maximumPayloadBytes) bytes"
+                    )
+                )
+            }
             let envelope = try JSONDecoder().decode(Envelope.self, from: payload)
             self.id = envelope.id
             self.eventType = envelope.eventType

@@ -5,6 +5,11 @@ import Foundation
 /// See <https://docs.stripe.com/webhooks#verify-manually>. Elements of other schemes (`v0`) and unknown elements
 /// are ignored, as Stripe's own libraries do.
 struct StripeSignatureHeader: Sendable, Hashable {
+    /// The longest header read (bytes).
+    static let maximumLength = 4_096
+    /// The most comma-separated elements read.
+    static let maximumElements = 32
+
     /// The signing time, in seconds since 1970.
     var timestamp: Int64
     /// Every `v1` signature, as written (hex).
@@ -16,9 +21,24 @@ struct StripeSignatureHeader: Sendable, Hashable {
         guard let header, !header.allSatisfy(\.isWhitespace) else {
             throw StripeWebhookError(.missingHeader, "no Stripe-Signature header")
         }
+        // Stripe sends a timestamp and a signature per active secret (two while rolling one): these bounds leave
+        // room and stop a hostile header from costing work.
+        guard header.utf8.count <= Self.maximumLength else {
+            throw StripeWebhookError(
+                .malformedHeader,
+                "the Stripe-Signature header is longer than \(Self.maximumLength) bytes"
+            )
+        }
         var timestamp: Int64?
         var signatures: [String] = []
-        for element in header.split(separator: ",") {
+        let elements = header.split(separator: ",")
+        guard elements.count <= Self.maximumElements else {
+            throw StripeWebhookError(
+                .malformedHeader,
+                "the Stripe-Signature header has more than \(Self.maximumElements) elements"
+            )
+        }
+        for element in elements {
             guard let equals = element.firstIndex(of: "=") else { continue }
             let key = element[..<equals].trimmingCharacters(in: .whitespaces)
             let value = element[element.index(after: equals)...].trimmingCharacters(in: .whitespaces)

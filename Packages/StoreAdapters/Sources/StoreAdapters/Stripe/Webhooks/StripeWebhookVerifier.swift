@@ -144,7 +144,13 @@ public struct StripeWebhookVerifier: Sendable {
         }
     }
 
+    /// The largest webhook payload read (Stripe's events are kilobytes; an expanded object stays far below this).
+    public static let maximumPayloadBytes = 4 * 1024 * 1024
+
     private func checkSignature(payload: Data, signatureHeader: String?, now: Date) throws(StripeWebhookError) -> Date {
+        guard payload.count <= Self.maximumPayloadBytes else {
+            throw StripeWebhookError(.malformedPayload, "the payload is larger than \(Self.maximumPayloadBytes) bytes")
+        }
         let header = try StripeSignatureHeader(parsing: signatureHeader)
         var signedPayload = Data("\(header.timestamp).".utf8)
         signedPayload.append(payload)

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# CI's fuzz smoke run: every target for SECONDS (default 15) on its seed corpus, after one build. Fails on any crash,
+# sanitizer report, leak or input slower than 1 s; prints one line per target.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+SECONDS_PER_TARGET="${1:-15}"
+TARGETS="apple-jws apple-notification stripe paypal google steam cassette license starknet-rpc"
+swift build --package-path Tools/fuzz --scratch-path .build-fuzz -c release \
+  -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library 2>&1 \
+  | grep -vE '^\[[0-9]+/[0-9]+\]|^(Building|Compiling|Write|Fetching|Computing|Creating|Working copy)' || true
+[ -x .build-fuzz/release/OpenCatFuzz ] || { echo "smoke: the fuzz build failed"; exit 1; }
+status=0
+for target in $TARGETS; do
+  log=".build-fuzz/smoke-$target.log"
+  if OPENCAT_FUZZ_SKIP_BUILD=1 bash Tools/fuzz/run.sh "$target" "$SECONDS_PER_TARGET" >"$log" 2>&1; then
+    runs=$(grep -E '^stat::number_of_executed_units' "$log" | awk '{print $2}')
+    echo "smoke: $target ok, ${runs:-?} inputs in ${SECONDS_PER_TARGET}s"
+  else
+    status=1
+    echo "smoke: $target FAILED"
+    grep -E 'ERROR|SUMMARY|Test unit written|ALARM|panic|Fatal' "$log" | head -20
+  fi
+done
+exit $status
