@@ -12,33 +12,39 @@ TARGET="${1:?usage: Tools/fuzz/run.sh TARGET SECONDS [libFuzzer flags]}"
 SECONDS_TO_RUN="${2:?usage: Tools/fuzz/run.sh TARGET SECONDS [libFuzzer flags]}"
 shift 2
 TARGETS="apple-jws apple-notification stripe paypal google steam cassette license starknet-rpc"
-if [ "$TARGET" = all ]; then
-  for target in $TARGETS; do "$0" "$target" "$SECONDS_TO_RUN" "$@"; done
-  exit 0
-fi
-case " $TARGETS " in *" $TARGET "*) ;; *) echo "unknown target $TARGET (one of: $TARGETS)" >&2; exit 64 ;; esac
-
 SCRATCH="$ROOT/.build-fuzz"
 BIN="$SCRATCH/release/OpenCatFuzz"
 if [ -z "${OPENCAT_FUZZ_SKIP_BUILD:-}" ]; then
-  swift build --package-path Tools/fuzz --scratch-path "$SCRATCH" -c release \
+  if ! swift build --package-path Tools/fuzz --scratch-path "$SCRATCH" -c release \
     -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library 2>&1 \
-    | grep -vE '^\[[0-9]+/[0-9]+\]|^(Building|Compiling|Write|Fetching|Computing|Creating|Working copy)' || true
-  [ -x "$BIN" ] || { echo "fuzz build failed" >&2; exit 1; }
+    | { grep -vE '^\[[0-9]+/[0-9]+\]|^(Building|Compiling|Write|Fetching|Computing|Creating|Working copy)' || true; }; then
+    echo "fuzz build failed" >&2; exit 1
+  fi
 fi
+if [ "$TARGET" = all ]; then
+  status=0
+  for target in $TARGETS; do OPENCAT_FUZZ_SKIP_BUILD=1 "$0" "$target" "$SECONDS_TO_RUN" "$@" || status=1; done
+  exit $status
+fi
+case " $TARGETS " in *" $TARGET "*) ;; *) echo "unknown target $TARGET (one of: $TARGETS)" >&2; exit 64 ;; esac
 
 CORPUS="$SCRATCH/corpus/$TARGET"
 ARTIFACTS="$SCRATCH/artifacts/$TARGET"
 mkdir -p "$ARTIFACTS"
 export OPENCAT_FUZZ_TARGET="$TARGET"
 export OPENCAT_FUZZ_APPLE_ROOT="$SCRATCH/corpus/$TARGET.root.der"
+# Seeds on first use (into a temporary folder, moved into place once complete); the App Store targets' corpus is
+# only valid with the root written beside it, so a missing root means new seeds.
+if [ -d "$CORPUS" ] && [[ "$TARGET" == apple-* ]] && [ ! -f "$OPENCAT_FUZZ_APPLE_ROOT" ]; then rm -rf "$CORPUS"; fi
 if [ ! -d "$CORPUS" ]; then
-  OPENCAT_FUZZ_SEEDS="$CORPUS" OPENCAT_FUZZ_REPOSITORY="$ROOT" "$BIN"
+  rm -rf "$CORPUS.seeding"
+  OPENCAT_FUZZ_SEEDS="$CORPUS.seeding" OPENCAT_FUZZ_REPOSITORY="$ROOT" "$BIN"
+  mv "$CORPUS.seeding" "$CORPUS"
 fi
 DICT="Tools/fuzz/dictionaries/$TARGET.dict"
 [ -f "$DICT" ] || DICT="Tools/fuzz/dictionaries/json.dict"
-export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1}"
-export LSAN_OPTIONS="${LSAN_OPTIONS:-suppressions=$ROOT/Tools/fuzz/lsan.supp:print_suppressions=0}"
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=1:allocator_may_return_null=1"
+export LSAN_OPTIONS="${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=$ROOT/Tools/fuzz/lsan.supp:print_suppressions=0"
 echo "fuzz: $TARGET for ${SECONDS_TO_RUN}s, corpus $(ls "$CORPUS" | wc -l) files, dictionary $DICT"
 exec "$BIN" "$CORPUS" -max_total_time="$SECONDS_TO_RUN" -timeout=1 -rss_limit_mb=2048 -dict="$DICT" \
   -artifact_prefix="$ARTIFACTS/" -print_final_stats=1 "$@"

@@ -19,6 +19,12 @@ let harness: Harness = {
     if let path = environment["OPENCAT_FUZZ_APPLE_ROOT"], let der = FileManager.default.contents(atPath: path) {
         root = try? Certificate(derEncoded: Array(der))
     }
+    if [.appleJWS, .appleNotification].contains(target), root == nil {
+        FileHandle.standardError.write(
+            Data("\(target.rawValue) needs OPENCAT_FUZZ_APPLE_ROOT (run.sh writes it)\n".utf8)
+        )
+        exit(70)
+    }
     do { return try Harness(target: target, appleRoot: root) } catch {
         FileHandle.standardError.write(Data("the harness cannot start: \(error)\n".utf8))
         exit(70)
@@ -92,10 +98,14 @@ public func fuzzMain(
 final class InlineTaskExecutor: TaskExecutor, @unchecked Sendable {
     static let shared = InlineTaskExecutor()
     private let jobs = Mutex<[UnownedJob]>([])
+    /// Signalled per job enqueued: the draining thread sleeps on it while a job is due from elsewhere (a wake-up
+    /// hint only; the queue is the truth).
+    private let available = DispatchSemaphore(value: 0)
 
     func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
         jobs.withLock { $0.append(job) }
+        available.signal()
     }
 
     func run(_ operation: @escaping @Sendable () async -> Void) {
@@ -111,8 +121,8 @@ final class InlineTaskExecutor: TaskExecutor, @unchecked Sendable {
             } else if finished.isSet {
                 return
             } else {
-                // A job is due from elsewhere (a timer): wait for it without spinning hard.
-                sched_yield()
+                // A job is due from another thread (a task that did not inherit this executor).
+                _ = available.wait(timeout: .now() + .milliseconds(1))
             }
         }
     }

@@ -43,28 +43,37 @@ final class FuzzTransport: HTTPTransport {
     func send(_ request: HTTPRequest, body _: Data?) async throws -> HTTPTransportResponse {
         var headers = HTTPFields()
         headers[.contentType] = "application/json"
-        headers[.date] = "Tue, 14 Nov 2023 22:13:20 GMT"
+        headers[.date] = "Sun, 22 Nov 2026 12:00:00 GMT"
         let path = request.path ?? ""
         if path.hasSuffix("/token") || path.hasSuffix("/oauth2/token") {
             let token = Data(#"{"access_token":"fuzz-token","token_type":"Bearer","expires_in":3600}"#.utf8)
             return HTTPTransportResponse(head: HTTPResponse(status: .ok, headerFields: headers), body: token)
         }
-        return HTTPTransportResponse(
-            head: HTTPResponse(status: .ok, headerFields: headers),
-            body: body.withLock { $0 }
-        )
+        // The last byte of the answer picks an error status now and then, so error mapping is fuzzed too.
+        let answer = body.withLock { $0 }
+        let statuses: [HTTPResponse.Status] = [
+            .badRequest, .unauthorized, .notFound, .gone, .tooManyRequests, .internalServerError,
+        ]
+        let status = answer.last.map { $0 >= 0xFA ? statuses[Int($0 - 0xFA)] : .ok } ?? .ok
+        return HTTPTransportResponse(head: HTTPResponse(status: status, headerFields: headers), body: answer)
     }
 }
 
 /// Everything a target needs, made once per process.
 struct Harness: Sendable {
-    static let signedDate = Date(timeIntervalSince1970: 1_700_000_000)
+    /// The harness's "now": a minute after the App Store fixtures' latest signing date (2026-11-22T12:00:00Z), so
+    /// their payloads pass the signed-date window and reach chain validation and decoding.
+    static let signedDate = Date(timeIntervalSince1970: 1_795_348_800)
+    /// When the Stripe verifier checks a signature's age.
+    static let now = signedDate.addingTimeInterval(10)
     static let stripeSecret = Secret("whsec_fuzzing0123456789abcdefghijklmnop")
     static let licenseKey = try! Curve25519.Signing.PrivateKey(rawRepresentation: Data(repeating: 7, count: 32))
 
     let target: FuzzTarget
     let transport = FuzzTransport()
     let apple: AppleStoreAdapter?
+    /// Signs fuzzed payloads (the App Store targets' odd mode), so mutations reach the payload decoders.
+    let signer: MockAppleCA
     let stripe: StripeAdapter
     let stripeWebhooks: StripeWebhookVerifier
     let paypal: PayPalAdapter
@@ -76,6 +85,8 @@ struct Harness: Sendable {
 
     init(target: FuzzTarget, appleRoot: Certificate?) throws {
         self.target = target
+        signer = try MockAppleCA()
+        let signerRoot = signer.rootCertificate
         let http = OpenCatCore.HTTPClient(
             transport: transport,
             retryPolicy: RetryPolicy(maxAttempts: 1, jitter: .none),
@@ -85,7 +96,7 @@ struct Harness: Sendable {
             AppleStoreAdapter(
                 configuration: .init(
                     bundleId: "dev.opencat.fuzz",
-                    rootCertificates: [root],
+                    rootCertificates: [root, signerRoot],
                     environment: nil,
                     validationTime: .signedDate,
                     httpClient: http
@@ -143,7 +154,19 @@ struct Harness: Sendable {
                 httpClient: http
             )
         )
-        loader = FixtureLoader(appleCA: try MockAppleCA(), variables: [:])
+        // Every placeholder the committed cassettes use, with dummy values: loading goes past substitution.
+        var variables: [String: String] = [:]
+        for name in [
+            "apple.issuerId", "apple.keyId", "apple.privateKey", "apple.wrongPrivateKey", "google.clientEmail",
+            "google.accessToken", "google.wrongPrivateKey", "stripe.secretKey", "stripe.wrongSecretKey",
+            "paypal.clientId", "paypal.clientSecret", "paypal.wrongClientSecret", "paypal.accessToken",
+            "steam.publisherKey", "steam.wrongPublisherKey", "keyserver.token", "keyserver.wrongToken",
+            "llmkeys.token", "llmkeys.wrongToken", "opencat.apiKey", "chippipay.apiKey", "chippipay.secretKey",
+            "chippipay.wrongApiKey", "keyserver.license.forged", "keyserver.license.mine", "keyserver.license.new",
+        ] {
+            variables[name] = "fuzz-" + name
+        }
+        loader = FixtureLoader(appleCA: signer, variables: variables)
         licenses = LicenseVerifier(keys: ["fuzz": Self.licenseKey.publicKey])
         rpc = StarknetRPCClient(url: URL(string: "https://starknet.fuzz/rpc")!, http: http)
     }
@@ -169,29 +192,44 @@ struct Harness: Sendable {
     func run(_ data: Data) async {
         switch target {
         case .appleJWS:
-            guard let apple, let text = String(data: data, encoding: .utf8) else { return }
-            _ = try? await apple.verify(
-                PurchaseProof(store: .apple, kind: .appleSignedTransaction, token: Secret(text))
-            )
+            // Mode even: the input is a JWS. Odd: the input is a payload signed here, so mutations reach decoding.
+            guard let apple, let (mode, rest) = split(data) else { return }
+            let jws = mode % 2 == 0 ? String(decoding: rest, as: UTF8.self) : signer.signJWS(payload: rest)
+            _ = try? await apple.verify(PurchaseProof(store: .apple, kind: .appleSignedTransaction, token: Secret(jws)))
         case .appleNotification:
-            _ = try? await apple?.verifyNotification(body: data)
+            guard let apple, let (mode, rest) = split(data) else { return }
+            if mode % 2 == 0 {
+                _ = try? await apple.verifyNotification(body: rest)
+            } else {
+                _ = try? await apple.verifyNotification(signedPayload: Secret(signer.signJWS(payload: rest)))
+            }
         case .stripe:
             guard let (mode, rest) = split(data) else { return }
-            if mode % 2 == 0 {
+            switch mode % 4 {
+            case 0:
                 // The first line is the Stripe-Signature header, the rest the payload.
                 let parts = rest.split(separator: UInt8(ascii: "\n"), maxSplits: 1, omittingEmptySubsequences: false)
                 let header = parts.first.map { String(decoding: $0, as: UTF8.self) }
                 let payload = parts.count > 1 ? Data(parts[1]) : Data()
+                _ = try? stripeWebhooks.verify(payload: payload, signatureHeader: header, now: Self.now)
+            case 1:
+                // A payload signed here: mutations reach the event parser.
                 _ = try? stripeWebhooks.verify(
-                    payload: payload,
-                    signatureHeader: header,
-                    now: Self.signedDate.addingTimeInterval(10)
+                    payload: rest,
+                    signatureHeader: Self.stripeSignature(rest),
+                    now: Self.now
                 )
-            } else {
+            case 2:
                 await adapter(
                     stripe,
                     rest,
                     PurchaseProof(store: .stripe, kind: .stripePaymentIntent, token: Secret("pi_fuzz"))
+                )
+            default:
+                await adapter(
+                    stripe,
+                    rest,
+                    PurchaseProof(store: .stripe, kind: .stripeSubscription, token: Secret("sub_fuzz"))
                 )
             }
         case .paypal:
@@ -206,14 +244,14 @@ struct Harness: Sendable {
                 )
             }
         case .google:
-            guard let (mode, rest) = split(data) else { return }
+            guard let google, let (mode, rest) = split(data) else { return }
             let kind: PurchaseProof.Kind =
                 mode % 2 == 0 ? .googleProductPurchaseToken : .googleSubscriptionPurchaseToken
-            guard let google else { return }
+            let product = mode % 2 == 0 ? "dev.opencat.auralogic.gems500" : nil
             await adapter(
                 google,
                 rest,
-                PurchaseProof(store: .google, kind: kind, token: Secret("fuzz-token"), productId: "dev.opencat.gems")
+                PurchaseProof(store: .google, kind: kind, token: Secret("fuzz-token"), productId: product)
             )
         case .steam:
             await adapter(
@@ -240,6 +278,16 @@ struct Harness: Sendable {
         }
     }
 
+    /// A correct `Stripe-Signature` for a payload, signed 5 s before the harness's time.
+    static func stripeSignature(_ payload: Data) -> String {
+        let timestamp = Int64(signedDate.timeIntervalSince1970) - 5
+        let mac = HMAC<SHA256>.authenticationCode(
+            for: Data("\(timestamp).".utf8) + payload,
+            using: SymmetricKey(data: Data(stripeSecret.revealed.utf8))
+        )
+        return "t=\(timestamp),v1=" + mac.map { String(format: "%02x", $0) }.joined()
+    }
+
     func adapter(_ adapter: any StoreAdapter, _ body: Data, _ proof: PurchaseProof) async {
         transport.body.withLock { $0 = body }
         _ = try? await adapter.verify(proof)
@@ -250,7 +298,7 @@ struct Harness: Sendable {
     /// The first byte chooses a mode; the rest is the input.
     func split(_ data: Data) -> (UInt8, Data)? {
         guard let first = data.first else { return nil }
-        return (first, data.dropFirst())
+        return (first, Data(data.dropFirst()))
     }
 }
 
@@ -263,6 +311,9 @@ final class FuzzClock: WallClock, Sendable {
     var currentDate: Date { Harness.signedDate }
 
     func sleep(until deadline: Instant, tolerance: Duration?) async throws {
+        // A deadline already passed returns at once; any other sleep lasts until its task is cancelled (the HTTP
+        // attempt's timer always is, and the harness retries nothing).
+        guard deadline > now else { return }
         let waiter = Mutex<CheckedContinuation<Void, any Error>?>(nil)
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in

@@ -57,8 +57,10 @@ struct SeedWriter {
     mutating func writeSeeds(for target: FuzzTarget) throws {
         switch target {
         case .appleJWS, .appleNotification:
+            // The first byte is the mode: 0, a signed JWS (or notification body); 1, a payload the harness signs.
             let ca = try MockAppleCA()
             if let appleRootPath { try ca.rootCertificateDER.write(to: URL(fileURLWithPath: appleRootPath)) }
+            let signedAt = Int64(Harness.signedDate.timeIntervalSince1970 - 60) * 1000
             for cassette in cassettes("apple") {
                 let config = cassette["config"] as? [String: Any] ?? [:]
                 for (_, payload) in config["signedPayloads"] as? [String: Any] ?? [:] {
@@ -66,40 +68,41 @@ struct SeedWriter {
                     if object["bundleId"] != nil { object["bundleId"] = "dev.opencat.fuzz" }
                     let jws = ca.signJWS(payload: Self.json(object))
                     if target == .appleJWS {
-                        try write(Data(jws.utf8))
+                        try write(Data([0]) + Data(jws.utf8))
+                        try write(Data([1]) + Self.json(object))
                         continue
                     }
                     guard object["transactionId"] != nil else { continue }
                     for type in ["DID_RENEW", "REFUND", "SUBSCRIBED", "EXPIRED"] {
                         let notification = Self.json([
                             "notificationType": type, "notificationUUID": UUID().uuidString, "version": "2.0",
-                            "signedDate": 1_700_000_000_000,
+                            "signedDate": signedAt,
                             "data": [
                                 "bundleId": "dev.opencat.fuzz", "environment": "Production",
                                 "signedTransactionInfo": jws,
                             ],
                         ])
-                        try write(Self.json(["signedPayload": ca.signJWS(payload: notification)]))
+                        try write(Data([0]) + Self.json(["signedPayload": ca.signJWS(payload: notification)]))
+                        try write(Data([1]) + notification)
                     }
                 }
             }
         case .stripe:
+            // Modes: 0, header line and payload; 1, an event the harness signs; 2, a PaymentIntent; 3, a subscription.
             let intents = responses("stripe", pathContaining: "/v1/payment_intents/")
             let subscriptions = responses("stripe", pathContaining: "/v1/subscriptions/")
-            for object in intents + subscriptions {
+            for (index, object) in (intents + subscriptions).enumerated() {
+                let isIntent = index < intents.count
                 let event = Self.json([
-                    "id": "evt_fuzz", "object": "event", "type": "payment_intent.succeeded", "created": 1_700_000_000,
-                    "livemode": false, "api_version": "2024-06-20",
+                    "id": "evt_fuzz_\(index)", "object": "event",
+                    "type": isIntent ? "payment_intent.succeeded" : "customer.subscription.updated",
+                    "created": Int64(Harness.signedDate.timeIntervalSince1970) - 5, "livemode": false,
+                    "api_version": "2024-06-20",
                     "data": ["object": (try? JSONSerialization.jsonObject(with: object)) ?? [:]],
                 ])
-                let timestamp = "1700000000"
-                let mac = HMAC<SHA256>.authenticationCode(
-                    for: Data((timestamp + ".").utf8) + event,
-                    using: SymmetricKey(data: Data(Harness.stripeSecret.revealed.utf8))
-                )
-                let header = "t=\(timestamp),v1=" + mac.map { String(format: "%02x", $0) }.joined()
-                try write(Data([0]) + Data((header + "\n").utf8) + event)
-                try write(Data([1]) + object)
+                try write(Data([0]) + Data((Harness.stripeSignature(event) + "\n").utf8) + event)
+                try write(Data([1]) + event)
+                try write(Data([isIntent ? 2 : 3]) + object)
             }
         case .paypal:
             let orders = responses("paypal", pathContaining: "/v2/checkout/orders/")
@@ -120,7 +123,7 @@ struct SeedWriter {
                 try write(Data([1]) + body)
             }
         case .steam:
-            for body in responses("steam", pathContaining: "/ISteamMicroTxn/") { try write(body) }
+            for body in responses("steam", pathContaining: "/QueryTxn") { try write(body) }
         case .cassette:
             let enumerator = FileManager.default.enumerator(atPath: repository.appendingPathComponent("Fixtures").path)
             while let path = enumerator?.nextObject() as? String {
@@ -154,6 +157,7 @@ struct SeedWriter {
                 "starknet_chainId": 0, "starknet_getNonce": 1, "starknet_getTransactionReceipt": 2,
                 "starknet_getTransactionStatus": 3,
             ]
+            try write(Data([0]) + Data(#"{"jsonrpc":"2.0","id":1,"result":"0x534e5f4d41494e"}"#.utf8))
             for cassette in cassettes("chippipay") {
                 for interaction in cassette["interactions"] as? [[String: Any]] ?? [] {
                     let request = interaction["request"] as? [String: Any]
