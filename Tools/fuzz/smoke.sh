@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# CI's fuzz smoke run: every target for SECONDS (default 15) on its seed corpus, after one build. Fails on any crash,
+# CI's fuzz smoke run: every target for SECONDS (default 12) on its seed corpus, after one build. Fails on any crash,
 # sanitizer report, leak or input slower than 1 s; prints one line per target.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
