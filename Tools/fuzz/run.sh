@@ -11,16 +11,11 @@ ROOT="$PWD"
 TARGET="${1:?usage: Tools/fuzz/run.sh TARGET SECONDS [libFuzzer flags]}"
 SECONDS_TO_RUN="${2:?usage: Tools/fuzz/run.sh TARGET SECONDS [libFuzzer flags]}"
 shift 2
-TARGETS="apple-jws apple-notification stripe paypal google steam cassette license starknet-rpc"
-SCRATCH="$ROOT/.build-fuzz"
-BIN="$SCRATCH/release/OpenCatFuzz"
-if [ -z "${OPENCAT_FUZZ_SKIP_BUILD:-}" ]; then
-  if ! swift build --package-path Tools/fuzz --scratch-path "$SCRATCH" -c release \
-    -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library 2>&1 \
-    | { grep -vE '^\[[0-9]+/[0-9]+\]|^(Building|Compiling|Write|Fetching|Computing|Creating|Working copy)' || true; }; then
-    echo "fuzz build failed" >&2; exit 1
-  fi
-fi
+source Tools/fuzz/common.sh
+TARGETS="$FUZZ_TARGETS"
+SCRATCH="$FUZZ_SCRATCH"
+BIN="$FUZZ_BINARY"
+if [ -z "${OPENCAT_FUZZ_SKIP_BUILD:-}" ] && ! fuzz_build; then echo "fuzz build failed" >&2; exit 1; fi
 if [ "$TARGET" = all ]; then
   status=0
   for target in $TARGETS; do OPENCAT_FUZZ_SKIP_BUILD=1 "$0" "$target" "$SECONDS_TO_RUN" "$@" || status=1; done

@@ -4,15 +4,11 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 SECONDS_PER_TARGET="${1:-12}"
-TARGETS="apple-jws apple-notification stripe paypal google steam cassette license starknet-rpc"
-if ! swift build --package-path Tools/fuzz --scratch-path .build-fuzz -c release \
-  -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library 2>&1 \
-  | { grep -vE '^\[[0-9]+/[0-9]+\]|^(Building|Compiling|Write|Fetching|Computing|Creating|Working copy)' || true; }; then
-  echo "smoke: the fuzz build failed"; exit 1
-fi
+source Tools/fuzz/common.sh
+if ! fuzz_build; then echo "smoke: the fuzz build failed"; exit 1; fi
 started=$(date +%s)
 status=0
-for target in $TARGETS; do
+for target in $FUZZ_TARGETS; do
   log=".build-fuzz/smoke-$target.log"
   if OPENCAT_FUZZ_SKIP_BUILD=1 bash Tools/fuzz/run.sh "$target" "$SECONDS_PER_TARGET" >"$log" 2>&1; then
     runs=$(grep -E '^stat::number_of_executed_units' "$log" | awk '{print $2}')
