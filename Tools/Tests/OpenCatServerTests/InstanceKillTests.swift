@@ -90,8 +90,7 @@ struct InstanceKillTests {
                     store: "apple",
                     transactionId: "seed-\(user)",
                     userId: "user-\(user)",
-                    amount: 1_000,
-                    reference: nil
+                    amount: 1_000
                 )
             }
             let (victim, victimPort) = try Self.start(database: url, config: config)

@@ -20,8 +20,7 @@ struct LedgerTests {
                 store: "apple",
                 transactionId: "tx-\(index)",
                 userId: user,
-                amount: 10,
-                reference: nil
+                amount: 10
             )
         }
         let accepted = try await withThrowingTaskGroup(of: Int64.self) { group in
@@ -64,7 +63,7 @@ struct LedgerTests {
     @Test func anIdempotencyKeyAppliesOnceAndASecondUseForAnotherSpendIsAConflict() async throws {
         let (ledger, folder) = try store()
         defer { try? FileManager.default.removeItem(at: folder) }
-        _ = try await ledger.redeem(store: "stripe", transactionId: "pi_1", userId: "ada", amount: 10, reference: nil)
+        _ = try await ledger.redeem(store: "stripe", transactionId: "pi_1", userId: "ada", amount: 10)
         let first = try await ledger.spend(
             userId: "ada",
             amount: 4,
@@ -126,8 +125,7 @@ struct LedgerTests {
                             store: "apple",
                             transactionId: "2000000000000001",
                             userId: "user-\(user)",
-                            amount: 10,
-                            reference: nil
+                            amount: 10
                         )
                         return 1
                     } catch let error as LedgerError where error.code == .alreadyRedeemed {

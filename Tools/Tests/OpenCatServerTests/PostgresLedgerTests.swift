@@ -71,8 +71,7 @@ struct PostgresLedgerTests {
                     store: "apple",
                     transactionId: "tx-\(index)",
                     userId: user,
-                    amount: 10,
-                    reference: nil
+                    amount: 10
                 )
             }
             let spent = try await withThrowingTaskGroup(of: Int64.self) { group in
@@ -139,8 +138,7 @@ struct PostgresLedgerTests {
                                 store: "apple",
                                 transactionId: "2000000000000001",
                                 userId: "user-\(user)",
-                                amount: 10,
-                                reference: nil
+                                amount: 10
                             )
                             return 1
                         } catch let error as LedgerError where error.code == .alreadyRedeemed {
@@ -161,8 +159,7 @@ struct PostgresLedgerTests {
                 store: "stripe",
                 transactionId: "pi_1",
                 userId: "ada",
-                amount: 10,
-                reference: nil
+                amount: 10
             )
             let first = try await ledger.spend(
                 userId: "ada",

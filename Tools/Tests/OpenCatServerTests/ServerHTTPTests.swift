@@ -13,7 +13,7 @@ struct ServerHTTPTests {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let ledger = try SQLiteLedgerStore(fileURL: folder.appendingPathComponent("ledger.sqlite"))
-        _ = try await ledger.redeem(store: "apple", transactionId: "t1", userId: "ada", amount: 5, reference: nil)
+        _ = try await ledger.redeem(store: "apple", transactionId: "t1", userId: "ada", amount: 5)
         let server = OpenCatServerApplication(
             ledger: ledger,
             tokens: BearerTokens(["tok-ada-0123": "ada", "tok-bob-4567": "bob"]),

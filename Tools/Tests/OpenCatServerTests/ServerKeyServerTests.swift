@@ -498,7 +498,7 @@ struct ServerKeyServerTests {
         let clock = TestClock(ServerFixture.signedDate)
         try await Backend.sqlite.withStores(now: { clock.now }) { stores in
             let ledger = stores[0]
-            _ = try await ledger.redeem(store: "apple", transactionId: "t", userId: "u", amount: 10, reference: nil)
+            _ = try await ledger.redeem(store: "apple", transactionId: "t", userId: "u", amount: 10)
             _ = try await ledger.unlock(userId: "u", app: "a", feature: "pro", cost: 3, idempotencyKey: "k")
             await #expect(throws: LedgerError.self) {
                 try await ledger.unlock(userId: "u", app: "b", feature: "pro", cost: 3, idempotencyKey: "k")

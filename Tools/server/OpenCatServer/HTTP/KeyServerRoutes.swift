@@ -338,7 +338,3 @@ struct AnyEncodable: Encodable, Sendable {
 
     func encode(to encoder: any Encoder) throws { try encodeValue(encoder) }
 }
-
-extension AnyEncodable: ExpressibleByStringLiteral {
-    init(stringLiteral value: String) { self.init(value) }
-}

@@ -82,11 +82,7 @@ extension LedgerStore {
         }
         let now = now
         return try await transaction(locking: [Self.transactionLock(store, transactionId)]) { connection in
-            if try await !connection.rows(
-                "SELECT 1 AS refunded FROM store_refunds WHERE store = ? AND transaction_id = ?",
-                store.sql,
-                transactionId.sql
-            ).isEmpty {
+            if try await Self.isRefunded(connection, store: store, transactionId: transactionId) {
                 throw LedgerError(.refunded, "the store refunded this transaction")
             }
             let entry = LedgerEntry(
@@ -150,7 +146,7 @@ extension LedgerStore {
     }
 
     /// Credits `amount` keys for a store transaction (no licenses, no community share).
-    public func redeem(store: String, transactionId: String, userId: String, amount: Int64, reference: String?)
+    public func redeem(store: String, transactionId: String, userId: String, amount: Int64)
         async throws(LedgerError) -> LedgerEntry
     {
         let outcome = try await redeem(
@@ -169,11 +165,7 @@ extension LedgerStore {
     /// more than the wallet holds (keys already spent stay spent; the entry records what was taken).
     public func refund(store: String, transactionId: String) async throws(LedgerError) -> RefundOutcome {
         let owner = try await transaction(locking: []) { connection in
-            try await connection.rows(
-                "SELECT user_id FROM redemptions WHERE store = ? AND transaction_id = ?",
-                store.sql,
-                transactionId.sql
-            ).first?["user_id"]?.text
+            try await Self.redemptionOwner(connection, store: store, transactionId: transactionId)
         }
         guard let owner else { throw LedgerError(.notFound, "this store transaction was never redeemed") }
         let now = now
@@ -190,7 +182,8 @@ extension LedgerStore {
         }
     }
 
-    /// Refunds a redemption inside a transaction that holds its owner's lock: nil when it was never redeemed.
+    /// Refunds a redemption inside a transaction that holds its owner's lock, and marks the transaction refunded
+    /// either way (a refund seen before any redemption keeps it from redeeming): nil when it was never redeemed.
     static func applyRefund(_ connection: any LedgerConnection, store: String, transactionId: String, now: Date)
         async throws -> RefundOutcome?
     {
@@ -202,15 +195,10 @@ extension LedgerStore {
             store.sql,
             transactionId.sql
         )
+        try await markRefunded(connection, store: store, transactionId: transactionId, now: now)
         guard let row = rows.first, let owner = row["user_id"]?.text, let granted = row["amount"]?.integer else {
             return nil
         }
-        try await connection.execute(
-            "INSERT INTO store_refunds (store, transaction_id, refunded_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
-            store.sql,
-            transactionId.sql,
-            now.sql
-        )
         if (row["refunded_at"] ?? .null) != .null {
             return RefundOutcome(userId: owner, clawedBack: 0, revokedLicenses: 0, alreadyApplied: true)
         }

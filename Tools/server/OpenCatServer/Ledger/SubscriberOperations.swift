@@ -47,11 +47,11 @@ extension LedgerStore {
                 throw LedgerError(.refunded, "the store refunded this transaction")
             }
             if info.status == .refunded {
-                try await connection.execute(
-                    "INSERT INTO store_refunds (store, transaction_id, refunded_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
-                    info.store.rawValue.sql,
-                    info.transactionId.sql,
-                    now.sql
+                try await Self.markRefunded(
+                    connection,
+                    store: info.store.rawValue,
+                    transactionId: info.transactionId,
+                    now: now
                 )
             }
             try await Self.upsert(connection, info, appUserId: appUserId, now: now)
@@ -97,15 +97,7 @@ extension LedgerStore {
                 }
                 var refund: RefundOutcome?
                 if update.status == .refunded {
-                    try await connection.execute(
-                        """
-                        INSERT INTO store_refunds (store, transaction_id, refunded_at) VALUES (?, ?, ?)
-                        ON CONFLICT DO NOTHING
-                        """,
-                        update.store.rawValue.sql,
-                        update.transactionId.sql,
-                        now.sql
-                    )
+                    // Marks the transaction refunded even when it was never redeemed, so it never redeems later.
                     refund = try await Self.applyRefund(
                         connection,
                         store: update.store.rawValue,
@@ -126,19 +118,45 @@ extension LedgerStore {
     }
 
     static func redemptionOwner(_ connection: any LedgerConnection, _ info: TransactionInfo) async throws -> String? {
+        try await redemptionOwner(connection, store: info.store.rawValue, transactionId: info.transactionId)
+    }
+
+    /// The user who redeemed a store transaction, if anyone did.
+    static func redemptionOwner(_ connection: any LedgerConnection, store: String, transactionId: String) async throws
+        -> String?
+    {
         try await connection.rows(
             "SELECT user_id FROM redemptions WHERE store = ? AND transaction_id = ?",
-            info.store.rawValue.sql,
-            info.transactionId.sql
+            store.sql,
+            transactionId.sql
         ).first?["user_id"]?.text
     }
 
     static func isRefunded(_ connection: any LedgerConnection, _ info: TransactionInfo) async throws -> Bool {
+        try await isRefunded(connection, store: info.store.rawValue, transactionId: info.transactionId)
+    }
+
+    /// Whether the store refunded a transaction (remembered whether or not it was redeemed).
+    static func isRefunded(_ connection: any LedgerConnection, store: String, transactionId: String) async throws
+        -> Bool
+    {
         try await !connection.rows(
             "SELECT 1 AS refunded FROM store_refunds WHERE store = ? AND transaction_id = ?",
-            info.store.rawValue.sql,
-            info.transactionId.sql
+            store.sql,
+            transactionId.sql
         ).isEmpty
+    }
+
+    /// Remembers that the store refunded a transaction (once; later marks keep the first date).
+    static func markRefunded(_ connection: any LedgerConnection, store: String, transactionId: String, now: Date)
+        async throws
+    {
+        try await connection.execute(
+            "INSERT INTO store_refunds (store, transaction_id, refunded_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
+            store.sql,
+            transactionId.sql,
+            now.sql
+        )
     }
 
     /// The lock every write about one subscription (or one-time purchase) takes: its owner is decided once.
