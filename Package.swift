@@ -13,11 +13,19 @@ let package = Package(
     name: "OpenCatWorkspace",
     platforms: [.macOS(.v15), .iOS(.v18)],
     products: [
+        // The command line: conformance, verify, keys, starknet, chippipay, fixtures, mock, version. No PostgreSQL
+        // client, no TLS stack, no AsyncHTTPClient, no ZIP.
         .executable(name: "opencat", targets: ["opencat"]),
-        // Runs the conformance suite against any StoreAdapter: for adapter authors.
+        // The reference server (key server, OpenCat API, LLM key API) on SQLite or PostgreSQL.
+        .executable(name: "opencat-server", targets: ["opencat-server"]),
+        // Release engineering for the monorepo's packages.
+        .executable(name: "opencat-release", targets: ["opencat-release"]),
+        // Runs the five-store conformance suite against any StoreAdapter: for adapter authors. Depends only on
+        // StoreAdapters, MockStores and OpenCatTesting.
         .library(name: "OpenCatConformance", targets: ["OpenCatConformance"]),
-        // Release engineering for the monorepo's packages (`opencat release …`).
-        .library(name: "OpenCatRelease", targets: ["OpenCatRelease"]),
+        // The reference server as a library: its SQLite core, and the PostgreSQL ledger beside it.
+        .library(name: "OpenCatServer", targets: ["OpenCatServer"]),
+        .library(name: "OpenCatServerPostgres", targets: ["OpenCatServerPostgres"]),
     ],
     dependencies: [
         .package(path: "Packages/OpenCatCore"),
@@ -37,19 +45,16 @@ let package = Package(
         .package(url: "https://github.com/weichsel/ZIPFoundation.git", from: "0.9.20"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/swiftlang/swift-subprocess.git", from: "1.0.2"),
+        .package(url: "https://github.com/apple/swift-system.git", from: "1.5.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
     ],
     targets: [
+        // The public suite for adapter authors: the five stores' matrix, nothing else.
         .target(
             name: "OpenCatConformance",
             dependencies: [
-                "OpenCatServer",
-                .product(name: "ChippiPayClient", package: "ChippiPayClient"),
-                .product(name: "StarknetCrypto", package: "ChippiPayClient"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "LLMKeyResolver", package: "LLMKeyResolver"),
-                .product(name: "KeyServerClient", package: "KeyServerClient"),
                 .product(name: "MockStoresServer", package: "MockStores"),
-                .product(name: "OpenCat", package: "OpenCatCore"),
                 .product(name: "OpenCatTesting", package: "OpenCatCore"),
                 .product(name: "OpenCatCore", package: "OpenCatCore"),
                 .product(name: "StoreAdapters", package: "StoreAdapters"),
@@ -59,6 +64,28 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             path: "ConformanceTests/OpenCatConformance",
+            swiftSettings: swiftSettings
+        ),
+        // The workspace's own sections (key server, LLM keys, ChippiPay, reference server): internal, for the CLI
+        // and the tests.
+        .target(
+            name: "OpenCatConformanceSections",
+            dependencies: [
+                "OpenCatConformance",
+                "OpenCatServer",
+                .product(name: "ChippiPayClient", package: "ChippiPayClient"),
+                .product(name: "StarknetCrypto", package: "ChippiPayClient"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "LLMKeyResolver", package: "LLMKeyResolver"),
+                .product(name: "KeyServerClient", package: "KeyServerClient"),
+                .product(name: "OpenCat", package: "OpenCatCore"),
+                .product(name: "OpenCatTesting", package: "OpenCatCore"),
+                .product(name: "OpenCatCore", package: "OpenCatCore"),
+                .product(name: "StoreAdapters", package: "StoreAdapters"),
+                .product(name: "MockStores", package: "MockStores"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            path: "ConformanceTests/Sections",
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -73,6 +100,8 @@ let package = Package(
                 .product(name: "OpenCat", package: "OpenCatCore"),
                 .product(name: "OpenCatTesting", package: "OpenCatCore"),
                 "OpenCatConformance",
+                "OpenCatConformanceSections",
+                "ToolsTestSupport",
                 .product(name: "OpenCatCore", package: "OpenCatCore"),
                 .product(name: "OpenCatAsyncHTTPClient", package: "OpenCatCore"),
                 .product(name: "StoreAdapters", package: "StoreAdapters"),
@@ -80,7 +109,6 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             path: "ConformanceTests/Suite",
-            exclude: ["ExampleStore/Cassettes"],
             swiftSettings: swiftSettings
         ),
         // The reference server: the OpenCat API and the key server on Hummingbird, verifying with StoreAdapters, its
@@ -95,19 +123,56 @@ let package = Package(
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "GRDB", package: "GRDB.swift"),
-                .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
             ],
             path: "Tools/server/OpenCatServer",
+            resources: [.copy("Resources/keyserver.openapi.yaml")],
+            swiftSettings: swiftSettings
+        ),
+        // The ledger on PostgreSQL, for several server instances on one database.
+        .target(
+            name: "OpenCatServerPostgres",
+            dependencies: [
+                "OpenCatServer",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tools/server/OpenCatServerPostgres",
+            swiftSettings: swiftSettings
+        ),
+        // `opencat-server`: serve, init, keygen, hash-token, add-user, llm-keys.
+        .executableTarget(
+            name: "opencat-server",
+            dependencies: [
+                "OpenCatServer",
+                "OpenCatServerPostgres",
+                .product(name: "OpenCatCore", package: "OpenCatCore"),
+                .product(name: "OpenCatAsyncHTTPClient", package: "OpenCatCore"),
+                .product(name: "StoreAdapters", package: "StoreAdapters"),
+                .product(name: "KeyServerClient", package: "KeyServerClient"),
+                .product(name: "LLMKeyResolver", package: "LLMKeyResolver"),
+                .product(name: "LLMKeyResolverHTTP", package: "LLMKeyResolver"),
+                .product(name: "LLMKeyResolverPostgres", package: "LLMKeyResolver"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            path: "Tools/server/opencat-server",
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "OpenCatServerTests",
             dependencies: [
                 "OpenCatServer",
+                "OpenCatServerPostgres",
+                "ToolsTestSupport",
+                "opencat-server",
                 .product(name: "OpenCatCore", package: "OpenCatCore"),
                 .product(name: "OpenCatTesting", package: "OpenCatCore"),
                 .product(name: "OpenCatAsyncHTTPClient", package: "OpenCatCore"),
@@ -129,27 +194,44 @@ let package = Package(
             name: "OpenCatRelease",
             dependencies: [
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Subprocess", package: "swift-subprocess"),
+                .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
             ],
             path: "Tools/release/OpenCatRelease",
             swiftSettings: swiftSettings
         ),
         .executableTarget(
-            name: "opencat",
+            name: "opencat-release",
             dependencies: [
                 "OpenCatRelease",
-                "OpenCatServer",
-                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Tools/release/opencat-release",
+            swiftSettings: swiftSettings
+        ),
+        // Test support for the tools' tests: child processes run with swift-subprocess (never a blocking wait), the
+        // tests' PostgreSQL (or a fast failure naming the command that provisions it).
+        .target(
+            name: "ToolsTestSupport",
+            dependencies: [
+                .product(name: "Subprocess", package: "swift-subprocess"),
+                .product(name: "SystemPackage", package: "swift-system"),
+            ],
+            path: "Tools/Tests/Support",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "opencat",
+            dependencies: [
                 .product(name: "LLMKeyResolverHTTP", package: "LLMKeyResolver"),
-                .product(name: "LLMKeyResolverPostgres", package: "LLMKeyResolver"),
-                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "MockStoresServer", package: "MockStores"),
                 .product(name: "OpenCatCore", package: "OpenCatCore"),
                 .product(name: "StoreAdapters", package: "StoreAdapters"),
                 .product(name: "MockStores", package: "MockStores"),
                 "OpenCatConformance",
-                .product(name: "OpenCatAsyncHTTPClient", package: "OpenCatCore"),
+                "OpenCatConformanceSections",
                 .product(name: "KeyServerClient", package: "KeyServerClient"),
                 .product(name: "ChippiPayClient", package: "ChippiPayClient"),
                 .product(name: "StarknetCrypto", package: "ChippiPayClient"),
@@ -178,6 +260,7 @@ let package = Package(
             dependencies: [
                 .product(name: "StarknetCrypto", package: "ChippiPayClient"),
                 .product(name: "OpenCatCore", package: "OpenCatCore"),
+                .product(name: "Subprocess", package: "swift-subprocess"),
             ],
             path: "Tools/Benchmarks/StarknetBenchmark",
             exclude: ["reference.py"],
@@ -203,6 +286,7 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Subprocess", package: "swift-subprocess"),
             ],
             path: "Tools/Benchmarks/LLMKeysBenchmark",
             swiftSettings: swiftSettings
@@ -211,6 +295,7 @@ let package = Package(
             name: "ServerBenchmark",
             dependencies: [
                 "OpenCatServer",
+                "OpenCatServerPostgres",
                 .product(name: "KeyServerClient", package: "KeyServerClient"),
                 .product(name: "OpenCatCore", package: "OpenCatCore"),
                 .product(name: "OpenCatTesting", package: "OpenCatCore"),
@@ -242,6 +327,8 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "OpenCatTesting", package: "OpenCatCore"),
                 "opencat",
+                "opencat-server",
+                "ToolsTestSupport",
                 .product(name: "MockStores", package: "MockStores"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -255,7 +342,6 @@ let package = Package(
                 .product(name: "OpenCat", package: "OpenCatCore"),
                 .product(name: "OpenCatTesting", package: "OpenCatCore"),
                 .product(name: "OpenCatCore", package: "OpenCatCore"),
-                .product(name: "AuraLogicExample", package: "OpenCatCore"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -343,7 +429,6 @@ let package = Package(
                 .product(name: "LLMKeyResolver", package: "LLMKeyResolver"),
                 .product(name: "LLMKeyResolverPostgres", package: "LLMKeyResolver"),
                 .product(name: "LLMKeyResolverHTTP", package: "LLMKeyResolver"),
-                .product(name: "LLMFeatureGateExample", package: "LLMKeyResolver"),
                 .product(name: "OpenCatCore", package: "OpenCatCore"),
                 .product(name: "OpenCatTesting", package: "OpenCatCore"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -357,6 +442,7 @@ let package = Package(
             name: "OpenCatReleaseTests",
             dependencies: [
                 "OpenCatRelease",
+                "ToolsTestSupport",
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
             ],
             path: "Tools/Tests/OpenCatReleaseTests",

@@ -1,10 +1,8 @@
 public import Crypto
 import Foundation
-public import KeyServerClient
 public import MockStores
 public import OpenCatCore
 public import OpenCatTesting
-public import StarknetCrypto
 public import _CryptoExtras
 
 /// Credentials generated for one suite run, typed: the mock stores accept them, the adapters use them, nothing is
@@ -40,16 +38,15 @@ public struct ConformanceCredentials: Sendable {
     /// The LLM key API: the user's bearer token and one it refuses.
     public var llmKeysToken: Secret<String>
     public var llmKeysWrongToken: Secret<String>
-    public var licenseIssuer: LicenseIssuer
     /// ChippiPay: the public API key and secret key the mock accepts, and an API key it refuses.
     public var chippiPayAPIKey: Secret<String>
     public var chippiPaySecretKey: Secret<String>
     public var chippiPayWrongAPIKey: Secret<String>
-    /// The Stark key of the conformance account that pays from its vault (signatures are left to the account
-    /// contract, so cassettes never hold a key).
-    public var starknetAccountKey: StarkPrivateKey
     /// Placeholders for third-party cassettes that no built-in credential names.
     public var extraVariables: [String: String] = [:]
+    /// Signers for other signed formats in cassettes (by member name; see `FixtureLoader/signers`): how a section
+    /// whose cassettes hold signed licenses, say, has them signed with its run's keys.
+    public var signers: [String: FixtureLoader.Signer] = [:]
 
     /// The Apple bundle id the App Store Server API token must name.
     public static let appleBundleId = "dev.opencat.auralogic"
@@ -79,11 +76,9 @@ public struct ConformanceCredentials: Sendable {
         keyServerWrongToken = Secret("kst_test_\(random(12))")
         llmKeysToken = Secret("llm_test_\(random(12))")
         llmKeysWrongToken = Secret("llm_test_\(random(12))")
-        licenseIssuer = LicenseIssuer(privateKey: Curve25519.Signing.PrivateKey(), kid: "conformance")
         chippiPayAPIKey = Secret("pk_dev_opencat_\(random(12))")
         chippiPaySecretKey = Secret("sk_dev_opencat_\(random(12))")
         chippiPayWrongAPIKey = Secret("pk_dev_opencat_\(random(12))")
-        starknetAccountKey = StarkPrivateKey.generate()
     }
 
     /// Placeholder name → value, for cassettes: every credential above under its placeholder name, then
@@ -153,23 +148,9 @@ public struct ConformanceCredentials: Sendable {
         return copy
     }
 
-    /// A fixture loader that signs with ``appleCA`` and fills these credentials' placeholders.
+    /// A fixture loader that signs with ``appleCA``, fills these credentials' placeholders and runs ``signers``.
     public var fixtureLoader: FixtureLoader {
-        let issuer = licenseIssuer
-        return FixtureLoader(
-            appleCA: appleCA,
-            variables: variables,
-            signers: [
-                "licenses": .init(placeholderPrefix: "keyserver.license") { payload in
-                    let decoded = try JSONDecoder.licensePayload.decode(LicensePayload.self, from: payload.serialized())
-                    // The run's issuer signs its own kid; any other kid gets a throwaway key (a foreign license).
-                    let signer =
-                        decoded.kid == issuer.kid
-                        ? issuer : LicenseIssuer(privateKey: Curve25519.Signing.PrivateKey(), kid: decoded.kid)
-                    return try signer.sign(decoded).rawValue
-                }
-            ]
-        )
+        FixtureLoader(appleCA: appleCA, variables: variables, signers: signers)
     }
 
     /// The credentials the mock stores check.
@@ -202,14 +183,5 @@ public struct ConformanceCredentials: Sendable {
         do { return try _RSA.Signing.PrivateKey(pemRepresentation: pem) } catch {
             throw ConformanceError("\(name): not a PEM RSA private key")
         }
-    }
-}
-
-extension JSONDecoder {
-    /// Reads a cassette's license payload (RFC 3339 dates).
-    static var licensePayload: JSONDecoder {
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .iso8601
-        return decoder
     }
 }

@@ -38,7 +38,7 @@ public struct ConformanceSuite: Sendable {
     /// How many cases run at once.
     public var parallelism: Int
     /// The HTTP transport each case's adapter uses (called once per case): a new `URLSessionTransport` by
-    /// default; `opencat conformance --transport ahc` shares one AsyncHTTPClient transport.
+    /// default; a server-side run can share one AsyncHTTPClient transport.
     public var makeTransport: @Sendable () -> any HTTPTransport = { URLSessionTransport() }
     /// Scenarios that cannot exist for stores the catalogue does not know (third-party adapters):
     /// store → scenario → reason.
@@ -59,6 +59,7 @@ public struct ConformanceSuite: Sendable {
     ///   - parallelism: how many cases run at once.
     ///   - additionalNotApplicable: for stores the catalogue does not know, scenario → reason it cannot exist.
     ///   - variables: extra placeholder values for third-party cassettes.
+    ///   - credentials: the run's credentials (default: a fresh set), before `variables` override them.
     /// - Throws: ``ConformanceError`` when a folder cannot be read.
     public init(
         catalogue: ScenarioCatalogue,
@@ -68,7 +69,8 @@ public struct ConformanceSuite: Sendable {
         scenarios: Set<String> = [],
         parallelism: Int = 1,
         additionalNotApplicable: [String: [String: String]] = [:],
-        variables: [String: String] = [:]
+        variables: [String: String] = [:],
+        credentials: ConformanceCredentials? = nil
     ) throws {
         self.additionalNotApplicable = additionalNotApplicable
         self.catalogue = catalogue
@@ -76,7 +78,7 @@ public struct ConformanceSuite: Sendable {
         self.storeFilter = stores
         self.scenarioFilter = scenarios
         self.parallelism = max(1, parallelism)
-        let credentials = try ConformanceCredentials().overriding(variables)
+        let credentials = try (credentials ?? ConformanceCredentials()).overriding(variables)
         self.credentials = credentials
         var files: [URL] = []
         for folder in cassetteFolders {
@@ -109,50 +111,6 @@ public struct ConformanceSuite: Sendable {
         return children.filter {
             FileManager.default.fileExists(atPath: $0.appendingPathComponent("scenarios.json").path)
         }.sorted { $0.path < $1.path }
-    }
-
-    /// The sections every run adds after the stores' matrix: folder, title, and the adapter its cassettes run with
-    /// (the one list `opencat conformance` and the tests read).
-    public static let sections: [(name: String, title: String, adapter: ConformanceAdapterFactory)] = [
-        ("keyserver", "Key server", .keyServer), ("llmkeys", "LLM keys", .llmKeys),
-        ("chippipay", "ChippiPay", .chippiPay), ("server", "Reference server", .server),
-    ]
-
-    /// The suite of each section of a fixtures folder that has one, by folder name.
-    public static func sectionSuites(in fixtures: URL, parallelism: Int = 1, scenarios: Set<String> = [])
-        throws -> [String: ConformanceSuite]
-    {
-        var suites: [String: ConformanceSuite] = [:]
-        for (name, _, adapter) in sections {
-            suites[name] = try section(
-                name,
-                adapter: adapter,
-                in: fixtures,
-                parallelism: parallelism,
-                scenarios: scenarios
-            )
-        }
-        return suites
-    }
-
-    /// A section: a subfolder with its own `scenarios.json`, run with one adapter; nil when the folder has none.
-    public static func section(
-        _ name: String,
-        adapter: ConformanceAdapterFactory,
-        in fixtures: URL,
-        parallelism: Int = 1,
-        scenarios: Set<String> = []
-    ) throws -> ConformanceSuite? {
-        let folder = fixtures.appendingPathComponent(name)
-        let catalogue = folder.appendingPathComponent("scenarios.json")
-        guard FileManager.default.fileExists(atPath: catalogue.path) else { return nil }
-        return try ConformanceSuite(
-            catalogue: ScenarioCatalogue.load(from: catalogue),
-            cassetteFolders: [folder],
-            adapters: [adapter],
-            scenarios: scenarios,
-            parallelism: parallelism
-        )
     }
 
     /// Loads one cassette file with the run's credentials (or others): see ``FixtureLoader``.

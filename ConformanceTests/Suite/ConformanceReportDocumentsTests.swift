@@ -1,6 +1,7 @@
 import Foundation
 import OpenCatConformance
 import Testing
+import ToolsTestSupport
 
 /// conformance.html and conformance.junit.xml: the page is self-contained and renders in headless Chromium with a
 /// coloured cell for every cell of the report; the JUnit file validates against the common JUnit schema
@@ -64,24 +65,15 @@ struct ConformanceReportDocumentsTests {
         var output: String
     }
 
-    static func run(_ executable: String, _ arguments: [String]) throws -> Run {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [executable] + arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Run(status: process.terminationStatus, output: String(decoding: data, as: UTF8.self))
+    /// Runs a program (found on `PATH`) to its end without blocking a thread; output and error together.
+    static func run(_ executable: String, _ arguments: [String]) async throws -> Run {
+        let result = try await runProcess(executable, arguments)
+        return Run(status: result.status, output: result.output + result.error)
     }
 
+    /// A program the test needs, or a failure at once naming its package and the command that installs it.
     static func tool(_ name: String, package: String) throws {
-        let found = try run("sh", ["-c", "command -v \(name)"])
-        guard found.status == 0 else {
-            throw ConformanceError("\(name) is needed for this test: apt-get install \(package) (.ci/run installs it)")
-        }
+        _ = try TestEnvironment.executable(name, package: package)
     }
 
     @Test func aQuoteWithACombiningMarkIsStillEscaped() {
@@ -109,7 +101,7 @@ struct ConformanceReportDocumentsTests {
         }
     }
 
-    @Test func theJUnitFileValidatesAgainstTheCommonSchema() throws {
+    @Test func theJUnitFileValidatesAgainstTheCommonSchema() async throws {
         try Self.tool("xmllint", package: "libxml2-utils")
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("opencat-junit-\(UUID())")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -118,7 +110,7 @@ struct ConformanceReportDocumentsTests {
         let file = folder.appendingPathComponent("conformance.junit.xml")
         try Data(xml.utf8).write(to: file)
         let schema = Self.root.appendingPathComponent("Tools/ci/junit.xsd").path
-        let valid = try Self.run("xmllint", ["--noout", "--schema", schema, file.path])
+        let valid = try await Self.run("xmllint", ["--noout", "--schema", schema, file.path])
         #expect(valid.status == 0, "\(valid.output)")
         #expect(xml.components(separatedBy: "<testcase ").count - 1 == 11)
         #expect(xml.components(separatedBy: "<skipped ").count - 1 == 2)
@@ -131,10 +123,10 @@ struct ConformanceReportDocumentsTests {
         // The schema is not a formality: a test case without its name is refused.
         let broken = folder.appendingPathComponent("broken.xml")
         try Data(xml.replacingOccurrences(of: #"name="paused""#, with: "").utf8).write(to: broken)
-        #expect(try Self.run("xmllint", ["--noout", "--schema", schema, broken.path]).status != 0)
+        #expect(try await Self.run("xmllint", ["--noout", "--schema", schema, broken.path]).status != 0)
     }
 
-    @Test func thePageIsSelfContainedAndRendersEveryCellInChromium() throws {
+    @Test func thePageIsSelfContainedAndRendersEveryCellInChromium() async throws {
         try Self.tool("chromium", package: "chromium")
         try Self.tool("python3", package: "python3")
         let report = Self.sample()
@@ -148,19 +140,19 @@ struct ConformanceReportDocumentsTests {
         let page = folder.appendingPathComponent("conformance.html")
         try Data(html.utf8).write(to: page)
         let common = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run"]
-        let dom = try Self.run("chromium", common + ["--dump-dom", page.absoluteString])
+        let dom = try await Self.run("chromium", common + ["--dump-dom", page.absoluteString])
         #expect(dom.status == 0)
         let cells = report.cells.count + report.sections.reduce(0) { $0 + $1.report.cells.count }
         #expect(dom.output.components(separatedBy: "data-cell=").count - 1 == cells)
         #expect(dom.output.components(separatedBy: #"data-status="fail""#).count - 1 == 1)
         let screenshot = folder.appendingPathComponent("page.png")
-        let shot = try Self.run(
+        let shot = try await Self.run(
             "chromium",
             common + ["--window-size=1200,900", "--screenshot=\(screenshot.path)", page.absoluteString]
         )
         #expect(shot.status == 0, "\(shot.output)")
         // Count the pass-green and fail-red pixels: a blank or unstyled page has none.
-        let analysis = try Self.run("python3", ["-c", Self.pngColourCount, screenshot.path])
+        let analysis = try await Self.run("python3", ["-c", Self.pngColourCount, screenshot.path])
         let counts = analysis.output.split(separator: " ").compactMap {
             Int($0.trimmingCharacters(in: .whitespacesAndNewlines))
         }

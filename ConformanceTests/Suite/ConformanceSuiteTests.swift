@@ -1,6 +1,7 @@
 import Foundation
 import MockStores
 import OpenCatConformance
+import OpenCatConformanceSections
 import OpenCatCore
 import OpenCatTesting
 import Testing
@@ -36,7 +37,7 @@ struct ConformanceSuiteTests {
     }
 
     /// The sections (key server, LLM keys): each its own catalogue under Fixtures/, run through the same runner.
-    static let sections = Result { try ConformanceSuite.sectionSuites(in: fixtures) }
+    static let sections = Result { try ConformanceSections.suites(in: fixtures) }
 
     static var sectionCells: [ConformanceSuite.CellID] {
         ((try? sections.get()) ?? [:]).values.flatMap(\.cellIDs).sorted { $0.description < $1.description }

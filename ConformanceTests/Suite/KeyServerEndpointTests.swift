@@ -11,7 +11,7 @@ import OpenCatTesting
 import Testing
 
 /// Every key-server endpoint, over loopback against MockStoresServer with the key server's bearer-token check: the
-/// client sends what docs/api/keyserver.openapi.yaml describes and reads what it answers. The error paths (401, 429,
+/// client sends what Tools/server/OpenCatServer/Resources/keyserver.openapi.yaml describes and reads what it answers. The error paths (401, 429,
 /// 5xx, timeout, malformed) run in the key-server section of the conformance matrix.
 struct KeyServerEndpointTests {
     static let token = "kst_test_endpoints_0123"
@@ -216,7 +216,7 @@ struct KeyServerEndpointTests {
             for exchange in server.exchanges {
                 #expect(exchange.request.headers[.authorization] == "Bearer \(Self.token)")
             }
-            // The client and the mock agree with docs/api/keyserver.openapi.yaml: every operation it lists was called,
+            // The client and the mock agree with Tools/server/OpenCatServer/Resources/keyserver.openapi.yaml: every operation it lists was called,
             // and every call is one it lists.
             let operations = try Self.openAPIOperations()
             var called: Set<String> = []
@@ -261,12 +261,12 @@ struct KeyServerEndpointTests {
         #expect(transport.requests.isEmpty)
     }
 
-    /// The operations of docs/api/keyserver.openapi.yaml: method, path template, and the template as a pattern.
+    /// The operations of Tools/server/OpenCatServer/Resources/keyserver.openapi.yaml: method, path template, and the template as a pattern.
     static func openAPIOperations() throws -> [(method: String, name: String, pattern: Regex<Substring>)] {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent()
         let text = try String(
-            contentsOf: root.appendingPathComponent("docs/api/keyserver.openapi.yaml"),
+            contentsOf: root.appendingPathComponent("Tools/server/OpenCatServer/Resources/keyserver.openapi.yaml"),
             encoding: .utf8
         )
         var operations: [(String, String, Regex<Substring>)] = []

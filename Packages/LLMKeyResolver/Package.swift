@@ -17,8 +17,6 @@ let package = Package(
         .library(name: "LLMKeyResolverPostgres", targets: ["LLMKeyResolverPostgres"]),
         // The HTTP API over swift-http-types, and a Hummingbird responder.
         .library(name: "LLMKeyResolverHTTP", targets: ["LLMKeyResolverHTTP"]),
-        // The worked example of the app side: the design's three scenarios as screens.
-        .library(name: "LLMFeatureGateExample", targets: ["LLMFeatureGateExample"]),
     ],
     dependencies: [
         .package(path: "../OpenCatCore"),
@@ -64,12 +62,6 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        .target(
-            name: "LLMFeatureGateExample",
-            dependencies: ["LLMKeyResolver"],
-            path: "Examples/LLMFeatureGateExample",
-            swiftSettings: swiftSettings
-        ),
         .testTarget(
             name: "LLMKeyResolverTests",
             dependencies: [
@@ -77,7 +69,6 @@ let package = Package(
                 "LLMKeyResolver",
                 "LLMKeyResolverPostgres",
                 "LLMKeyResolverHTTP",
-                "LLMFeatureGateExample",
                 .product(name: "OpenCatCore", package: "OpenCatCore"),
                 .product(name: "OpenCatTesting", package: "OpenCatCore"),
                 .product(name: "Crypto", package: "swift-crypto"),

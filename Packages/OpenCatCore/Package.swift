@@ -18,7 +18,6 @@ let package = Package(
         .library(name: "OpenCat", targets: ["OpenCat"]),
         // Test support: ManualClock, ScriptedTransport, LogCapture, TestStoreClient. Never in a shipping target.
         .library(name: "OpenCatTesting", targets: ["OpenCatTesting"]),
-        .library(name: "AuraLogicExample", targets: ["AuraLogicExample"]),
         // The server transport: AsyncHTTPClient (NIO). Apps keep URLSession and do not link it.
         .library(name: "OpenCatAsyncHTTPClient", targets: ["OpenCatAsyncHTTPClient"]),
     ],
@@ -77,19 +76,12 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        .target(
-            name: "AuraLogicExample",
-            dependencies: ["OpenCat", "OpenCatCore"],
-            path: "Examples/AuraLogicExample",
-            swiftSettings: swiftSettings
-        ),
         .testTarget(
             name: "OpenCatCoreTests",
             dependencies: [
                 "OpenCatCore",
                 "OpenCat",
                 "OpenCatTesting",
-                "AuraLogicExample",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),

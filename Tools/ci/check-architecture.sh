@@ -3,7 +3,14 @@
 # - the kernel (OpenCatCore) and every sibling's production target link no GRDB, no NIO, no Hummingbird;
 # - no production target depends on OpenCatTesting, and ManualClock / MockAppleCA are defined only there;
 # - production packages depend on no sibling but OpenCatCore;
-# - no source file in Packages/*/Sources is longer than 300 lines.
+# - no source file in Packages/*/Sources is longer than 300 lines;
+# - nothing blocks a thread of Swift concurrency: no Process.waitUntilExit, readDataToEndOfFile, availableData,
+#   DispatchSemaphore.wait or Thread.sleep anywhere in the tree (a line marked `blocking-ok:` runs on a thread of its
+#   own, never in async code);
+# - no shipped executable under Tools/ imports test support (OpenCatTesting, MockAppleCA, ManualClock);
+# - with --linked: each executable links only what its job uses (reads the link lists of a finished build);
+# - with --example-scratch DIR: the adapter author's example package, built from a clean scratch path DIR, compiled
+#   none of PostgresNIO, NIOSSL, AsyncHTTPClient, ZIPFoundation or GRDB.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 status=0
@@ -49,5 +56,38 @@ for symbol in "class ManualClock" "struct MockAppleCA"; do
 done
 long=$(find Packages/*/Sources -name '*.swift' -exec wc -l {} + | awk '$2 != "total" && $1 > 300 {print $2 " (" $1 " lines)"}')
 if [ -n "$long" ]; then echo "architecture: files over 300 lines:"; echo "$long"; status=1; fi
-[ $status = 0 ] && echo "architecture: OK (kernel without GRDB, test support outside production, files within 300 lines)"
+blocking=$(grep -rnE 'waitUntilExit|readDataToEndOfFile|\.availableData|Thread\.sleep|DispatchSemaphore' \
+    --include='*.swift' Packages ConformanceTests Tools Examples 2>/dev/null \
+    | grep -v 'blocking-ok:' | grep -v '^Tools/fuzz/' | grep -vE '^[^:]+:[0-9]+:\s*(///|//)' || true)
+if [ -n "$blocking" ]; then echo "architecture: blocking waits (use swift-subprocess or async APIs):"; echo "$blocking"; status=1; fi
+shipped=$(grep -rlnE '^(public )?import (OpenCatTesting|MockStores)$' Tools/opencat Tools/server Tools/release 2>/dev/null \
+    | grep -v '^Tools/opencat/' || true)
+if [ -n "$shipped" ]; then echo "architecture: test support in a server or release executable: $shipped"; status=1; fi
+while [ $# -gt 0 ]; do
+    case "$1" in
+    --linked)
+        # Each executable's link list (written by a debug build of the workspace) names the modules it links.
+        declare -A forbidden_links=(
+            [opencat]="PostgresNIO NIOSSL AsyncHTTPClient ZIPFoundation"
+            [opencat-release]="PostgresNIO NIOSSL AsyncHTTPClient Hummingbird GRDB"
+        )
+        for product in "${!forbidden_links[@]}"; do
+            list=".build/debug/$product.product/Objects.LinkFileList"
+            if [ ! -f "$list" ]; then echo "architecture: $list is missing (build the workspace first)"; status=1; continue; fi
+            for module in ${forbidden_links[$product]}; do
+                if grep -q "/$module.build/" "$list"; then echo "architecture: $product links $module"; status=1; fi
+            done
+        done
+        shift ;;
+    --example-scratch)
+        scratch="$2"; shift 2
+        for module in PostgresNIO NIOSSL AsyncHTTPClient ZIPFoundation GRDB; do
+            if ls -d "$scratch"/*/debug/"$module".build "$scratch"/debug/"$module".build >/dev/null 2>&1; then
+                echo "architecture: the adapter author's package compiled $module"; status=1
+            fi
+        done ;;
+    *) echo "architecture: unknown option $1"; exit 64 ;;
+    esac
+done
+[ $status = 0 ] && echo "architecture: OK (kernel without GRDB, test support outside production, files within 300 lines, no blocking waits$([ -n "${scratch:-}" ] && echo ', a lean adapter package'))"
 exit $status

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Starts a throwaway PostgreSQL server on 127.0.0.1 for the tests (initdb and pg_ctl from Debian's postgresql
 # package, run as an unprivileged user: PostgreSQL refuses root) and prints its URL. Idempotent: a server already
-# answering on the port is reused. Usage: Tools/ci/start-postgres.sh  →  postgres://opencat:…@127.0.0.1:55432/opencat_test
+# answering on the port is reused, and a stopped one whose folder is still there is started again with its data.
+# Usage: Tools/ci/start-postgres.sh  →  postgres://opencat:…@127.0.0.1:55432/opencat_test
+#        Tools/ci/start-postgres.sh stop   (stops it, keeping its folder; OPENCAT_PG_PORT / OPENCAT_PG_DIR pick another)
 set -euo pipefail
 port="${OPENCAT_PG_PORT:-55432}"
 data="${OPENCAT_PG_DIR:-/tmp/opencat-pg-$port}"
@@ -16,7 +18,17 @@ if [ "$(id -u)" = 0 ]; then
     id "$user" >/dev/null 2>&1 || useradd --system --no-create-home --shell /usr/sbin/nologin "$user"
     as_user() { runuser -u "$user" -- "$@"; }
 fi
+if [ "${1:-start}" = stop ]; then
+    [ -f "$data/PG_VERSION" ] && as_user "$bindir/pg_ctl" -D "$data" -m fast -w stop >/dev/null
+    exit 0
+fi
 if "$bindir/pg_isready" -q -h 127.0.0.1 -p "$port"; then echo "$url"; exit 0; fi
+if [ -f "$data/PG_VERSION" ] && [ -f "$data.pw" ]; then
+    as_user "$bindir/pg_ctl" -D "$data" -l "$data/server.log" -w \
+        -o "-c listen_addresses=127.0.0.1 -p $port -c unix_socket_directories=$data -c fsync=off" start >/dev/null
+    echo "$url"
+    exit 0
+fi
 rm -rf "$data" && mkdir -p "$data" && chmod 700 "$data"
 [ "$(id -u)" = 0 ] && chown "$user" "$data"
 printf '%s\n' "$password" > "$data.pw" && chmod 600 "$data.pw"

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
-import OpenCatAsyncHTTPClient
 import OpenCatConformance
+import OpenCatConformanceSections
 
 /// `opencat conformance`: runs every store adapter against every recorded scenario and prints the matrix.
 struct ConformanceCommand: AsyncParsableCommand {
@@ -33,19 +33,10 @@ struct ConformanceCommand: AsyncParsableCommand {
     @Option(name: .customLong("root"), help: "The OpenCat checkout (default: found from the current folder).")
     var root: String?
 
-    @Option(
-        name: .customLong("transport"),
-        help: "The adapters' HTTP transport: urlsession (default) or ahc (AsyncHTTPClient, the server transport)."
-    )
-    var transport: String = "urlsession"
-
     @Option(name: .customLong("parallel"), help: "How many cases run at once (default 1).")
     var parallel: Int = 1
 
     func validate() throws {
-        guard ["urlsession", "ahc"].contains(transport) else {
-            throw ValidationError("--transport takes urlsession or ahc")
-        }
         guard (1...64).contains(parallel) else { throw ValidationError("--parallel takes 1 to 64") }
     }
 
@@ -54,7 +45,7 @@ struct ConformanceCommand: AsyncParsableCommand {
         let fixtures = rootURL.appendingPathComponent("Fixtures")
         let catalogue: ScenarioCatalogue
         let extra = extraFixtures.map { URL(fileURLWithPath: $0) }
-        var suite: ConformanceSuite
+        let suite: ConformanceSuite
         do {
             catalogue = try ScenarioCatalogue.load(
                 from: cataloguePath.map { URL(fileURLWithPath: $0) }
@@ -71,29 +62,21 @@ struct ConformanceCommand: AsyncParsableCommand {
             FileHandle.standardError.write(Data("opencat conformance: \(error)\n".utf8))
             throw ExitCode(1)
         }
-        var shared: AsyncHTTPClientTransport?
-        if transport == "ahc" {
-            let ahc = AsyncHTTPClientTransport()
-            suite.makeTransport = { ahc }
-            shared = ahc
-        }
         let started = Date()
         var report = await suite.run()
-        // The sections (the key server's, the LLM key API's), when selected (or when nothing is).
-        for (name, title, adapter) in ConformanceSuite.sections where stores.isEmpty || stores.contains(name) {
+        // The workspace's sections (key server, LLM keys, ChippiPay, reference server), when selected (or when
+        // nothing is).
+        for (name, title) in ConformanceSections.all where stores.isEmpty || stores.contains(name) {
             guard
-                var section = try ConformanceSuite.section(
+                let section = try ConformanceSections.suite(
                     name,
-                    adapter: adapter,
                     in: fixtures,
                     parallelism: parallel,
                     scenarios: Set(scenarios)
                 )
             else { continue }
-            if let shared { section.makeTransport = { shared } }
             report.sections.append(.init(title: title, report: await section.run()))
         }
-        try await shared?.shutdown()
         report.startedAt = ISO8601DateFormatter().string(from: started)
         report.versions = Dictionary(uniqueKeysWithValues: VersionCommand.versions)
         print(report.renderText())

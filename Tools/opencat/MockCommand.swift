@@ -3,6 +3,7 @@ import Foundation
 import MockStores
 import MockStoresServer
 import OpenCatConformance
+import OpenCatConformanceSections
 import OpenCatCore
 
 /// `opencat mock …`: run MockStores from the command line.
@@ -28,6 +29,12 @@ struct MockServe: AsyncParsableCommand {
 
     @Option(name: .customLong("port"), help: "The port (0: any free port).")
     var port: Int = 8080
+
+    @Option(
+        name: .customLong("root"),
+        help: "The OpenCat checkout whose Fixtures/ to serve (default: found from the current folder)."
+    )
+    var root: String?
 
     @Option(name: .customLong("fixtures"), help: "A folder of cassettes (default: Fixtures/). Repeatable.")
     var fixtures: [String] = []
@@ -60,7 +67,7 @@ struct MockServe: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let root = try ConformanceCommand.findRoot()
+        let root = try root.map { URL(fileURLWithPath: $0) } ?? ConformanceCommand.findRoot()
         let folders =
             fixtures.isEmpty ? [root.appendingPathComponent("Fixtures")] : fixtures.map { URL(fileURLWithPath: $0) }
         var overrides: [String: String] = [:]
@@ -77,7 +84,8 @@ struct MockServe: AsyncParsableCommand {
             stores: Set(stores),
             scenarios: Set(scenarios)
         )
-        let credentials = try suite.credentials.overriding(overrides)
+        // The sections' cassettes hold licenses signed with the run's keys.
+        let credentials = SectionCredentials().applied(to: try suite.credentials.overriding(overrides))
         var cassettes: [Cassette] = []
         for folder in folders {
             for file in try Cassette.cassetteFiles(in: folder)

@@ -12,11 +12,10 @@ struct OpenCatCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "opencat",
         abstract: "OpenCat: verify store purchases and licenses, run the conformance suite, serve mock stores.",
+        discussion: "The reference server is `opencat-server`; release engineering is `opencat-release`.",
         subcommands: [
             ConformanceCommand.self, VerifyCommand.self, MockCommand.self, FixturesCommand.self, KeysCommand.self,
-            ReleaseCommand.self,
-            LLMKeysCommand.self, StarknetCommand.self, ChippiPayCommand.self, ServerCommand.self,
-            VersionCommand.self,
+            LLMKeysCommand.self, StarknetCommand.self, ChippiPayCommand.self, VersionCommand.self,
         ]
     )
 }

@@ -8,6 +8,7 @@ import LLMKeyResolver
 import LLMKeyResolverHTTP
 import Logging
 import OpenCatCore
+import Subprocess
 
 let arguments = CommandLine.arguments
 func option(_ name: String, _ fallback: Int) -> Int {
@@ -51,27 +52,26 @@ func firstPort(_ ports: AsyncStream<Int>) async -> Int? {
 }
 guard let port = await firstPort(ports) else { fatalError("the server did not start") }
 
-// A warm-up, then the measured run.
-func wrk(_ duration: Int) throws -> String {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/wrk")
-    process.arguments = [
-        "-t2", "-c\(connections)", "-d\(duration)s", "--latency", "-H", "Authorization: Bearer \(token)",
-        "http://127.0.0.1:\(port)/api/api-key-status",
-    ]
-    let output = Pipe()
-    process.standardOutput = output
-    try process.run()
-    let data = output.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return String(decoding: data, as: UTF8.self)
+// A warm-up, then the measured run. /usr/bin/wrk runs through swift-subprocess (an asynchronous wait), by way of
+// env so that no FilePath is needed here; its standard error goes to ours, as before.
+@MainActor func wrk(_ duration: Int) async throws -> String {
+    let result = try await Subprocess.run(
+        .name("env"),
+        arguments: Arguments([
+            "/usr/bin/wrk", "-t2", "-c\(connections)", "-d\(duration)s", "--latency",
+            "-H", "Authorization: Bearer \(token)", "http://127.0.0.1:\(port)/api/api-key-status",
+        ]),
+        output: .string(limit: 1 << 20),
+        error: .currentStandardError
+    )
+    return result.standardOutput
 }
 guard FileManager.default.isExecutableFile(atPath: "/usr/bin/wrk") else {
     print("install wrk (apt-get install wrk) to run this benchmark")
     exit(1)
 }
-_ = try wrk(2)
-let report = try wrk(seconds)
+_ = try await wrk(2)
+let report = try await wrk(seconds)
 server.cancel()
 
 func value(after label: String) -> String {

@@ -14,6 +14,7 @@ import Logging
 import OpenCatAsyncHTTPClient
 import OpenCatCore
 import OpenCatServer
+import OpenCatServerPostgres
 import OpenCatTesting
 import PostgresNIO
 import StoreAdapters

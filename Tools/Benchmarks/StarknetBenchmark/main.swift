@@ -5,6 +5,7 @@
 import Foundation
 import OpenCatCore
 import StarknetCrypto
+import Subprocess
 
 func seconds(_ duration: Duration) -> Double {
     Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
@@ -82,15 +83,15 @@ let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendi
 var reference: [String: Double] = [:]
 var referenceVersions = "not run (set --python to a Python with crypto-cpp-py and poseidon-py)"
 if let python {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: python)
-    process.arguments = [script, "--seconds", String(budget)]
-    let output = Pipe()
-    process.standardOutput = output
-    try process.run()
-    let data = output.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    for line in String(decoding: data, as: UTF8.self).split(separator: "\n") {
+    // Through swift-subprocess (an asynchronous wait). env runs PYTHON as given: a path, absolute or relative to the
+    // current folder, as before (or a name on PATH); its standard error goes to ours.
+    let result = try await Subprocess.run(
+        .name("env"),
+        arguments: Arguments([python, script, "--seconds", String(budget)]),
+        output: .string(limit: 1 << 20),
+        error: .currentStandardError
+    )
+    for line in result.standardOutput.split(separator: "\n") {
         let parts = line.split(separator: " ", maxSplits: 1).map(String.init)
         if parts.count == 2, parts[0] == "versions" { referenceVersions = parts[1] }
         if parts.count == 2, let value = Double(parts[1]) { reference[parts[0]] = value }

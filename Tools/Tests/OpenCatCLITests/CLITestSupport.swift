@@ -1,7 +1,9 @@
 import Foundation
 import Testing
+import ToolsTestSupport
 
-/// Runs the `opencat` executable that `swift build` / `swift test` put next to the test bundle.
+/// Runs the `opencat` and `opencat-server` executables that `swift build` / `swift test` put next to the test
+/// bundle, as a person runs them (in a child process, awaited without blocking a thread).
 enum OpenCatCLI {
     struct Result: Sendable {
         var status: Int32
@@ -12,7 +14,7 @@ enum OpenCatCLI {
     }
 
     /// The built products folder: the test bundle's folder (SwiftPM builds every product there).
-    static var executable: URL {
+    static var products: URL {
         var folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
         // macOS runs tests from inside an .xctest bundle.
         while folder.pathExtension == "xctest" || folder.lastPathComponent == "MacOS"
@@ -20,27 +22,22 @@ enum OpenCatCLI {
         {
             folder.deleteLastPathComponent()
         }
-        return folder.appendingPathComponent("opencat")
+        return folder
     }
 
-    /// Runs `opencat` with `arguments` and waits for it.
-    static func run(_ arguments: [String]) throws -> Result {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        let output = Pipe()
-        let error = Pipe()
-        process.standardOutput = output
-        process.standardError = error
-        try process.run()
-        let outputData = output.fileHandleForReading.readDataToEndOfFile()
-        let errorData = error.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+    /// `opencat`.
+    static var executable: URL { products.appendingPathComponent("opencat") }
+    /// `opencat-server`.
+    static var server: URL { products.appendingPathComponent("opencat-server") }
+
+    /// Runs `opencat` (or another of the products) with `arguments` to its end.
+    static func run(_ arguments: [String], executable: URL = executable, input: String? = nil) async throws -> Result {
+        let result = try await runProcess(executable.path, arguments, input: input)
         return Result(
-            status: process.terminationStatus,
-            standardOutput: String(decoding: outputData, as: UTF8.self),
-            standardError: String(decoding: errorData, as: UTF8.self),
-            trapped: process.terminationReason == .uncaughtSignal
+            status: result.status,
+            standardOutput: result.output,
+            standardError: result.error,
+            trapped: result.status > 128
         )
     }
 }

@@ -32,24 +32,26 @@ struct KeysCLITests {
         return "-----BEGIN PUBLIC KEY-----\n\(spki.base64EncodedString())\n-----END PUBLIC KEY-----\n"
     }
 
-    @Test func checkAcceptsAValidKeyInAnySpellingAndRefusesATypo() throws {
+    @Test func checkAcceptsAValidKeyInAnySpellingAndRefusesATypo() async throws {
         let text = key().description
-        let valid = try OpenCatCLI.run(["keys", "check", text.lowercased().replacingOccurrences(of: "-", with: "")])
+        let valid = try await OpenCatCLI.run([
+            "keys", "check", text.lowercased().replacingOccurrences(of: "-", with: ""),
+        ])
         #expect(valid.status == 0 && valid.standardOutput.contains(text) && valid.standardOutput.contains("L4"))
         var typo = Array(text)
         typo[6] = typo[6] == "A" ? "B" : "A"
-        let invalid = try OpenCatCLI.run(["keys", "check", String(typo)])
+        let invalid = try await OpenCatCLI.run(["keys", "check", String(typo)])
         #expect(invalid.status == 2 && !invalid.trapped)
         #expect(invalid.standardError.contains("check symbol"))
-        #expect(try OpenCatCLI.run(["keys", "check", "hello"]).status == 2)
+        #expect(try await OpenCatCLI.run(["keys", "check", "hello"]).status == 2)
     }
 
-    @Test func verifyPrintsThePayloadOfAValidLicense() throws {
+    @Test func verifyPrintsThePayloadOfAValidLicense() async throws {
         let scratch = try ScratchFolder()
         let licenseFile = try scratch.write("license.txt", Data((try license() + "\n").utf8))
         for keyText in [pem, issuer.publicKey.rawRepresentation.base64EncodedString()] {
             let keyFile = try scratch.write("key.pem", Data(keyText.utf8))
-            let result = try OpenCatCLI.run([
+            let result = try await OpenCatCLI.run([
                 "keys", "verify", "--license", licenseFile, "--public-key", keyFile, "--at", "2026-11-23T00:00:00Z",
             ])
             #expect(result.status == 0, "\(result.standardError)")
@@ -59,7 +61,7 @@ struct KeysCLITests {
         }
     }
 
-    @Test func verifyExitsTwoWithAOneLineReasonForEveryBadLicense() throws {
+    @Test func verifyExitsTwoWithAOneLineReasonForEveryBadLicense() async throws {
         let scratch = try ScratchFolder()
         let keyFile = try scratch.write("key.pem", Data(pem.utf8))
         let genuine = try license()
@@ -78,7 +80,7 @@ struct KeysCLITests {
         ]
         for (text, extra, reason) in cases {
             let file = try scratch.write("license.txt", Data(text.utf8))
-            let result = try OpenCatCLI.run(
+            let result = try await OpenCatCLI.run(
                 ["keys", "verify", "--license", file, "--public-key", keyFile, "--at", "2026-11-23T00:00:00Z"] + extra
             )
             #expect(result.status == 2 && !result.trapped, "\(extra): \(result.standardError)")
@@ -92,17 +94,17 @@ struct KeysCLITests {
         }
     }
 
-    @Test func verifyRefusesAnUnusableTimeOrKeyAsUsageErrors() throws {
+    @Test func verifyRefusesAnUnusableTimeOrKeyAsUsageErrors() async throws {
         let scratch = try ScratchFolder()
         let licenseFile = try scratch.write("license.txt", Data(try license().utf8))
         let keyFile = try scratch.write("key.pem", Data(pem.utf8))
         for at in ["yesterday", "99999-01-01T00:00:00Z", "0000-01-01T00:00:00Z"] {
-            let result = try OpenCatCLI.run(
+            let result = try await OpenCatCLI.run(
                 ["keys", "verify", "--license", licenseFile, "--public-key", keyFile, "--at", at])
             #expect(result.status == 64 && !result.trapped, "\(at): \(result.status) \(result.standardError)")
         }
         let badKey = try scratch.write("bad.pem", Data("not a key".utf8))
-        let result = try OpenCatCLI.run(["keys", "verify", "--license", licenseFile, "--public-key", badKey])
+        let result = try await OpenCatCLI.run(["keys", "verify", "--license", licenseFile, "--public-key", badKey])
         #expect(result.status == 2 && result.standardError.contains("Ed25519"))
     }
 }

@@ -1,52 +1,70 @@
 import Foundation
 import Testing
+import ToolsTestSupport
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
 #endif
+#if canImport(Glibc)
+    import Glibc
+#endif
 
-/// `opencat server serve` as a person starts it: on SQLite it answers GET /health on the port it prints.
+/// `opencat-server` as a person starts it: on SQLite it answers GET /health on the port it prints.
 struct ServerCLITests {
+    /// Starts `opencat-server` with `arguments`, runs `body` with the port it printed, then ends it.
+    static func withServer<T: Sendable>(_ arguments: [String], _ body: (Int) async throws -> T) async throws -> T {
+        try await withChildProcess(OpenCatCLI.server.path, arguments) { child in
+            let line = try #require(try await child.firstLine(containing: "listening on"))
+            let port = try #require(line.split(separator: ":").last.flatMap { Int($0.prefix { $0.isNumber }) })
+            return try await body(port)
+        }.value
+    }
+
     @Test func serveAnswersHealthOnSQLite() async throws {
         let scratch = try ScratchFolder()
         let tokens = try scratch.write("tokens.json", Data(#"{"tok-cli-test-0123456789":"ada"}"#.utf8))
-        let process = Process()
-        process.executableURL = OpenCatCLI.executable
-        process.arguments = [
-            "server", "serve", "--port", "0", "--database",
-            "sqlite:" + scratch.url.appendingPathComponent("l.sqlite").path,
+        try await Self.withServer([
+            "--port", "0", "--database", "sqlite:" + scratch.url.appendingPathComponent("l.sqlite").path,
             "--tokens", tokens,
-        ]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        defer {
-            process.terminate()
-            process.waitUntilExit()
+        ]) { port in
+            let (data, response) = try await URLSession.shared.data(
+                from: URL(string: "http://127.0.0.1:\(port)/health")!
+            )
+            #expect((response as? HTTPURLResponse)?.statusCode == 200)
+            #expect(String(decoding: data, as: UTF8.self).contains("\"status\":\"ok\""))
         }
-        // The first line names the bound port.
-        var line = ""
-        let handle = output.fileHandleForReading
-        while !line.contains("\n") {
-            let chunk = handle.availableData
-            if chunk.isEmpty { break }
-            line += String(decoding: chunk, as: UTF8.self)
-        }
-        let port = try #require(
-            line.split(separator: ":").last.flatMap { Int($0.prefix { $0.isNumber }) }
-        )
-        let (data, response) = try await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(port)/health")!)
-        #expect((response as? HTTPURLResponse)?.statusCode == 200)
-        #expect(String(decoding: data, as: UTF8.self).contains("\"status\":\"ok\""))
     }
 
-    /// What a new user runs: `opencat server init DIR`, then `serve --config DIR/server.json` on SQLite; both APIs
+    /// `add-user` writes a user with a fresh token (printed once, hashed in the file) and refuses a duplicate.
+    @Test func addUserAppendsAUserWithATokenShownOnce() async throws {
+        let scratch = try ScratchFolder()
+        let users = scratch.url.appendingPathComponent("users.json").path
+        let first = try await OpenCatCLI.run(
+            ["add-user", "--users", users, "--user-id", "ada", "--email", "ada@example.com"],
+            executable: OpenCatCLI.server
+        )
+        #expect(first.status == 0)
+        let token = try #require(
+            first.standardOutput.split(separator: "\n").first { $0.contains("bearer token") }?.split(separator: " ")
+                .last
+        )
+        let text = try String(contentsOfFile: users, encoding: .utf8)
+        #expect(text.contains("\"ada\"") && !text.contains(String(token)))
+        let again = try await OpenCatCLI.run(
+            ["add-user", "--users", users, "--user-id", "ada"],
+            executable: OpenCatCLI.server
+        )
+        #expect(again.status != 0)
+        #expect(again.standardError.contains("already"))
+        #expect(try String(contentsOfFile: users, encoding: .utf8) == text)
+    }
+
+    /// What a new user runs: `opencat-server init DIR`, then `opencat-server --config DIR/server.json` on SQLite; both APIs
     /// answer, each with its own credentials, and the files keep no token.
     @Test func initThenServeAnswersTheKeyServerAndTheOpenCatAPI() async throws {
         let scratch = try ScratchFolder()
         let folder = scratch.url.appendingPathComponent("server")
-        let initialise = try OpenCatCLI.run(["server", "init", folder.path])
+        let initialise = try await OpenCatCLI.run(["init", folder.path], executable: OpenCatCLI.server)
         #expect(initialise.status == 0)
         func value(after label: String) -> String? {
             initialise.standardOutput.split(separator: "\n").first { $0.contains(label) }.flatMap {
@@ -60,46 +78,124 @@ struct ServerCLITests {
             let text = try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8)
             #expect(!text.contains(token) && !text.contains(apiKey))
         }
-        #expect(try OpenCatCLI.run(["server", "init", folder.path]).status != 0)
+        #expect(try await OpenCatCLI.run(["init", folder.path], executable: OpenCatCLI.server).status != 0)
 
-        let process = Process()
-        process.executableURL = OpenCatCLI.executable
-        process.arguments = [
-            "server", "serve", "--port", "0", "--database",
-            "sqlite:" + scratch.url.appendingPathComponent("ledger.sqlite").path,
+        try await Self.withServer([
+            "--port", "0", "--database", "sqlite:" + scratch.url.appendingPathComponent("ledger.sqlite").path,
             "--config", folder.appendingPathComponent("server.json").path,
-        ]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        defer {
-            process.terminate()
-            process.waitUntilExit()
+        ]) { port in
+            func get(_ path: String, _ credential: String?) async throws -> (Int, String) {
+                var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)")!)
+                if let credential { request.setValue("Bearer \(credential)", forHTTPHeaderField: "Authorization") }
+                let (data, response) = try await URLSession.shared.data(for: request)
+                return ((response as? HTTPURLResponse)?.statusCode ?? 0, String(decoding: data, as: UTF8.self))
+            }
+            #expect(try await get("/health", nil).0 == 200)
+            let wallet = try await get("/api/v1/wallet/demo-user", token)
+            #expect(wallet.0 == 200)
+            #expect(wallet.1.contains("\"balance\":0"))
+            #expect(try await get("/api/v1/wallet/demo-user", apiKey).0 == 401)
+            #expect(try await get("/api/v1/apps/example-app/features", token).1.contains("pro-voices"))
+            #expect(try await get("/v1/offerings?appUserId=demo-user", apiKey).0 == 200)
+            let subscriber = try await get("/v1/subscribers/demo-user", apiKey)
+            #expect(subscriber.0 == 200)
+            #expect(subscriber.1.contains("\"appUserId\":\"demo-user\""))
+            #expect(try await get("/v1/subscribers/demo-user", token).0 == 401)
         }
-        var line = ""
-        while !line.contains("\n") {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            line += String(decoding: chunk, as: UTF8.self)
+    }
+}
+
+/// What the server's README walks a new user through: `opencat-server init --demo`, `opencat mock serve` with the
+/// demo's Stripe key, the server on SQLite; a pack bought with the recorded PaymentIntent, a spend, a share to the
+/// friend, and key sync, with the tokens `init` printed.
+struct ServerDemoTests {
+    /// A TCP port that was free a moment ago.
+    static func freePort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
+                Glibc.bind(fd, pointer, length) == 0 && getsockname(fd, pointer, &length) == 0
+            }
         }
-        let port = try #require(line.split(separator: ":").last.flatMap { Int($0.prefix { $0.isNumber }) })
-        func get(_ path: String, _ credential: String?) async throws -> (Int, String) {
-            var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)")!)
-            if let credential { request.setValue("Bearer \(credential)", forHTTPHeaderField: "Authorization") }
-            let (data, response) = try await URLSession.shared.data(for: request)
-            return ((response as? HTTPURLResponse)?.statusCode ?? 0, String(decoding: data, as: UTF8.self))
+        try #require(bound)
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    static func call(_ url: String, token: String, body: String? = nil, key: String? = nil) async throws -> (
+        Int, String
+    ) {
+        var request = URLRequest(url: URL(string: url)!)
+        request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+        if let body {
+            request.httpMethod = "POST"
+            request.httpBody = Data(body.utf8)
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         }
-        #expect(try await get("/health", nil).0 == 200)
-        let wallet = try await get("/api/v1/wallet/demo-user", token)
-        #expect(wallet.0 == 200)
-        #expect(wallet.1.contains("\"balance\":0"))
-        #expect(try await get("/api/v1/wallet/demo-user", apiKey).0 == 401)
-        #expect(try await get("/api/v1/apps/example-app/features", token).1.contains("pro-voices"))
-        #expect(try await get("/v1/offerings?appUserId=demo-user", apiKey).0 == 200)
-        let subscriber = try await get("/v1/subscribers/demo-user", apiKey)
-        #expect(subscriber.0 == 200)
-        #expect(subscriber.1.contains("\"appUserId\":\"demo-user\""))
-        #expect(try await get("/v1/subscribers/demo-user", token).0 == 401)
+        if let key { request.setValue(key, forHTTPHeaderField: "Idempotency-Key") }
+        let (data, response) = try await URLSession.shared.data(for: request)
+        return ((response as? HTTPURLResponse)?.statusCode ?? 0, String(decoding: data, as: UTF8.self))
+    }
+
+    @Test func theDemoBuysSpendsSharesAndSyncsAgainstTheMockStores() async throws {
+        let scratch = try ScratchFolder()
+        let folder = scratch.url.appendingPathComponent("demo")
+        let mockPort = try Self.freePort()
+        let initialise = try await OpenCatCLI.run(
+            ["init", "--demo", folder.path, "--mock-port", "\(mockPort)"],
+            executable: OpenCatCLI.server
+        )
+        #expect(initialise.status == 0, "\(initialise.standardError)")
+        func token(_ who: String) throws -> String {
+            try #require(
+                initialise.standardOutput.split(separator: "\n").first { $0.hasPrefix("\(who) bearer token") }?
+                    .split(separator: " ").last.map(String.init)
+            )
+        }
+        let buyer = try token("player-42")
+        let friend = try token("friend")
+        let repository = TestEnvironment.repositoryRoot.path
+        try await withChildProcess(
+            OpenCatCLI.executable.path,
+            [
+                "mock", "serve", "--root", repository, "--port", "\(mockPort)", "--store", "stripe", "--scenario",
+                "one-time-paid", "--secrets", folder.appendingPathComponent("mock-secrets.json").path,
+            ]
+        ) { mock in
+            _ = try #require(try await mock.firstLine(containing: "MockStores listening"))
+            try await ServerCLITests.withServer([
+                "--port", "0", "--config", folder.appendingPathComponent("server.json").path, "--database",
+                "sqlite:" + folder.appendingPathComponent("ledger.sqlite").path,
+            ]) { port in
+                let base = "http://127.0.0.1:\(port)"
+                let purchase = #"{"paymentIntentId":"pi_3OpenCatPaid001","productId":"gems_500"}"#
+                let bought = try await Self.call(base + "/api/v1/keys/purchase/stripe", token: buyer, body: purchase)
+                #expect(bought.0 == 200, "\(bought.1)")
+                #expect(bought.1.contains("\"keysAdded\":10"))
+                // The same buyer retrying gets the same purchase back and nothing more.
+                let again = try await Self.call(base + "/api/v1/keys/purchase/stripe", token: buyer, body: purchase)
+                #expect(again.0 == 200 && again.1.contains("\"transactionId\":\"pi_3OpenCatPaid001\""))
+                #expect(
+                    try await Self.call(base + "/api/v1/wallet/player-42", token: buyer).1.contains("\"balance\":11")
+                )
+                let spend = #"{"amount":2,"feature":"pro-voices","app":"example-app","userId":"player-42"}"#
+                let spent = try await Self.call(base + "/api/v1/wallet/spend", token: buyer, body: spend, key: "s-1")
+                #expect(spent.1.contains("\"remainingBalance\":9"))
+                let share = #"{"amount":3,"recipientEmail":"friend@example.com","userId":"player-42"}"#
+                #expect(
+                    try await Self.call(base + "/api/v1/community/share", token: buyer, body: share, key: "h-1").0
+                        == 200
+                )
+                #expect(try await Self.call(base + "/api/v1/wallet/friend", token: friend).1.contains("\"balance\":3"))
+                let synced = try await Self.call(base + "/api/v1/keys/email/demo@example.com", token: buyer)
+                #expect(synced.0 == 200)
+                #expect(synced.1.contains("VUUW-"))
+            }
+        }
     }
 }

@@ -5,44 +5,44 @@ import Testing
 /// `opencat starknet …` and `opencat chippipay quote`, run as a person runs them: 0x-prefixed lowercase hex out,
 /// exit 0 / 2 for verify, 64 with a reason for bad input, never a trap; no private key printed.
 struct StarknetCLITests {
-    func run(_ arguments: [String]) throws -> OpenCatCLI.Result {
-        let result = try OpenCatCLI.run(arguments)
+    func run(_ arguments: [String]) async throws -> OpenCatCLI.Result {
+        let result = try await OpenCatCLI.run(arguments)
         #expect(!result.trapped)
         return result
     }
 
-    @Test func hashesAndSelectors() throws {
+    @Test func hashesAndSelectors() async throws {
         #expect(
-            try run([
+            try await run([
                 "starknet", "pedersen", "0x3d937c035c878245caf64531a5756109c53068da139362728feb561405371cb",
                 "0x208a0a10250e382e1e4bbe2880906c2791bf6275695e02fbbc6aeff9cd8b31a",
             ]).standardOutput
                 == "0x30e480bed5fe53fa909cc0f8c4d99b8f9f2c016be4c41e13a4848797979c662\n"
         )
         #expect(
-            try run(["starknet", "poseidon", "1", "2"]).standardOutput
+            try await run(["starknet", "poseidon", "1", "2"]).standardOutput
                 == "0x5d44a3decb2b2e0cc71071f7b802f45dd792d064f0fc7316c46514f70f9891a\n"
         )
         #expect(
-            try run(["starknet", "poseidon", "1"]).standardOutput
+            try await run(["starknet", "poseidon", "1"]).standardOutput
                 == "0x6d226d4c804cd74567f5ac59c6a4af1fe2a6eced19fb7560a9124579877da25\n"
         )
         #expect(
-            try run(["starknet", "poseidon", "1", "2", "3"]).standardOutput
+            try await run(["starknet", "poseidon", "1", "2", "3"]).standardOutput
                 == "0x2f0d8840bcf3bc629598d8a6cc80cb7c0d9e52d93dab244bbf9cd0dca0ad082\n"
         )
         #expect(
-            try run(["starknet", "selector", "transfer"]).standardOutput
+            try await run(["starknet", "selector", "transfer"]).standardOutput
                 == "0x83afd3f4caedc6eebf44246fe54e38c95e3179a5ec9ea81740eca5b482d12e\n"
         )
     }
 
-    @Test func keysSignaturesAndVerification() throws {
+    @Test func keysSignaturesAndVerification() async throws {
         let scratch = try ScratchFolder()
         let keyFile = try scratch.write("key.txt", Data("0x1234567890987654321\n".utf8))
-        let publicKey = try run(["starknet", "public-key", "--private-key-file", keyFile])
+        let publicKey = try await run(["starknet", "public-key", "--private-key-file", keyFile])
         #expect(publicKey.standardOutput == "0x20c29f1c98f3320d56f01c13372c923123c35828bce54f2153aa1cfe61c44f2\n")
-        let signed = try run(["starknet", "sign", "--private-key-file", keyFile, "--hash", "0x2"])
+        let signed = try await run(["starknet", "sign", "--private-key-file", keyFile, "--hash", "0x2"])
         let lines = signed.standardOutput.split(separator: "\n").map(String.init)
         #expect(
             lines == [
@@ -54,11 +54,11 @@ struct StarknetCLITests {
         let verify = [
             "starknet", "verify", "--public-key", "0x20c29f1c98f3320d56f01c13372c923123c35828bce54f2153aa1cfe61c44f2",
         ]
-        #expect(try run(verify + ["--hash", "0x2", "--r", lines[0], "--s", lines[1]]).status == 0)
-        #expect(try run(verify + ["--hash", "0x3", "--r", lines[0], "--s", lines[1]]).status == 2)
+        #expect(try await run(verify + ["--hash", "0x2", "--r", lines[0], "--s", lines[1]]).status == 0)
+        #expect(try await run(verify + ["--hash", "0x3", "--r", lines[0], "--s", lines[1]]).status == 2)
     }
 
-    @Test func badInputIsAUsageErrorWithItsReason() throws {
+    @Test func badInputIsAUsageErrorWithItsReason() async throws {
         let scratch = try ScratchFolder()
         let zero = try scratch.write("zero.txt", Data("0x0".utf8))
         for arguments in [
@@ -69,13 +69,13 @@ struct StarknetCLITests {
             ["chippipay", "quote", "--amount", "5O", "--rate", "20"],
             ["chippipay", "quote", "--amount", "50", "--rate", "0"],
         ] {
-            let result = try run(arguments)
+            let result = try await run(arguments)
             #expect(result.status == 64, "\(arguments)")
             #expect(result.standardError.contains("Error:"), "\(arguments)")
         }
     }
 
-    @Test func invokeV3TransactionHashFromAJSONRPCFile() throws {
+    @Test func invokeV3TransactionHashFromAJSONRPCFile() async throws {
         let transaction = """
             {"sender_address": "0x745d525a3582e91299d8d7c71730ffc4b1f191f5b219d800334bc0edad0983b",
              "calldata": ["0x2", "0x4138fd51f90d171df37e9d4419c8cdb67d525840c58f8a5c347be93a1c5277d",
@@ -94,19 +94,19 @@ struct StarknetCLITests {
         let file = try scratch.write("tx.json", Data(transaction.utf8))
         // Sepolia transaction 0x53a6…f817 (starknet-rs test data, starknet 0.13.4).
         #expect(
-            try run(["starknet", "tx-hash", "--invoke-v3", file]).standardOutput
+            try await run(["starknet", "tx-hash", "--invoke-v3", file]).standardOutput
                 == "0x53a60988dcb176eec0c6a8740030e30848de7ce49d91b76b7e5204dd872f817\n"
         )
         let broken = try scratch.write(
             "broken.json",
             Data(transaction.replacingOccurrences(of: "\"nonce\": \"0x28de\",", with: "").utf8)
         )
-        let result = try run(["starknet", "tx-hash", "--invoke-v3", broken])
+        let result = try await run(["starknet", "tx-hash", "--invoke-v3", broken])
         #expect(result.status == 64 && result.standardError.contains("nonce"))
     }
 
-    @Test func quotesAreExact() throws {
-        let result = try run(["chippipay", "quote", "--amount", "50", "--currency", "MXN", "--rate", "20"])
+    @Test func quotesAreExact() async throws {
+        let result = try await run(["chippipay", "quote", "--amount", "50", "--currency", "MXN", "--rate", "20"])
         #expect(result.status == 0)
         #expect(result.standardOutput.hasPrefix("2.5 STRK\n2500000000000000000 base units (18 decimals)\n"))
     }

@@ -57,13 +57,13 @@ struct VerifyAppleSignedDataCLITests {
         )
     }
 
-    private func verify(_ contents: String, root: Data = ca.rootCertificateDER, _ extra: [String] = []) throws
+    private func verify(_ contents: String, root: Data = ca.rootCertificateDER, _ extra: [String] = []) async throws
         -> OpenCatCLI.Result
     {
         let folder = try ScratchFolder()
         let file = try folder.write("signed.txt", Data(contents.utf8))
         let rootFile = try folder.write("root.der", root)
-        return try OpenCatCLI.run(
+        return try await OpenCatCLI.run(
             ["verify", "apple", "--jws", file, "--root", rootFile, "--bundle-id", Self.bundleId] + extra
         )
     }
@@ -72,10 +72,10 @@ struct VerifyAppleSignedDataCLITests {
         try #require(JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
     }
 
-    @Test func aSubscribedNotificationPrintsItsTypeAppAndNestedPurchase() throws {
+    @Test func aSubscribedNotificationPrintsItsTypeAppAndNestedPurchase() async throws {
         let signedPayload = notification("SUBSCRIBED", subtype: "INITIAL_BUY", nested: true)
         for contents in [signedPayload, #"{"signedPayload":"\#(signedPayload)"}"#] {
-            let result = try verify(contents)
+            let result = try await verify(contents)
             #expect(result.status == 0, "\(result.standardError)")
             let object = try json(result)
             #expect(object["kind"] as? String == "notification")
@@ -93,25 +93,25 @@ struct VerifyAppleSignedDataCLITests {
         }
     }
 
-    @Test func aRefundNotificationCarriesARefundedPurchase() throws {
-        let result = try verify(notification("REFUND", subtype: nil, nested: true))
+    @Test func aRefundNotificationCarriesARefundedPurchase() async throws {
+        let result = try await verify(notification("REFUND", subtype: nil, nested: true))
         #expect(result.status == 0, "\(result.standardError)")
         let purchase = try #require(try json(result)["purchase"] as? [String: Any])
         #expect(purchase["state"] as? String == "refunded")
         #expect((purchase["refundedAmount"] as? [String: Any])?["amount"] as? String == "2.99")
     }
 
-    @Test func aTestNotificationFromTheSandboxVerifiesWhenTheSandboxIsAccepted() throws {
+    @Test func aTestNotificationFromTheSandboxVerifiesWhenTheSandboxIsAccepted() async throws {
         let test = notification("TEST", subtype: nil, environment: "Sandbox", nested: false)
-        #expect(try verify(test).status == 2)
-        let result = try verify(test, ["--environment", "sandbox"])
+        #expect(try await verify(test).status == 2)
+        let result = try await verify(test, ["--environment", "sandbox"])
         #expect(result.status == 0, "\(result.standardError)")
         #expect(try json(result)["notificationType"] as? String == "TEST")
         #expect(try json(result)["purchase"] == nil)
     }
 
-    @Test func renewalInfoVerifiesOnItsOwn() throws {
-        let result = try verify(renewalInfo())
+    @Test func renewalInfoVerifiesOnItsOwn() async throws {
+        let result = try await verify(renewalInfo())
         #expect(result.status == 0, "\(result.standardError)")
         let object = try json(result)
         #expect(object["kind"] as? String == "renewalInfo")
@@ -119,24 +119,24 @@ struct VerifyAppleSignedDataCLITests {
         #expect(object["renewalDate"] as? String == "2023-12-14T22:13:20.000Z")
     }
 
-    @Test func alteredPayloadsAndForeignRootsExitTwo() throws {
+    @Test func alteredPayloadsAndForeignRootsExitTwo() async throws {
         let other = try MockAppleCA()
         for signed in [notification("SUBSCRIBED", subtype: "RESUBSCRIBE", nested: true), renewalInfo(), transaction()] {
             let parts = signed.split(separator: ".").map(String.init)
             let foreign = other.signJWS(payload: Data(#"{"notificationType":"TEST","signedDate":1700000000000}"#.utf8))
             let altered = [parts[0], String(foreign.split(separator: ".")[1]), parts[2]].joined(separator: ".")
-            let alteredResult = try verify(altered)
+            let alteredResult = try await verify(altered)
             #expect(alteredResult.status == 2)
             #expect(alteredResult.standardError.contains("invalidSignature"))
-            let foreignRoot = try verify(signed, root: other.rootCertificateDER)
+            let foreignRoot = try await verify(signed, root: other.rootCertificateDER)
             #expect(foreignRoot.status == 2)
             #expect(foreignRoot.standardError.contains("untrustedChain"))
         }
     }
 
-    @Test func garbageIsNotVerifiedRatherThanAUsageError() throws {
+    @Test func garbageIsNotVerifiedRatherThanAUsageError() async throws {
         for contents in ["garbage", String(repeating: "A", count: 2_000_000), #"{"signedPayload": 3}"#, "a.b.c"] {
-            let result = try verify(contents)
+            let result = try await verify(contents)
             #expect(!result.trapped)
             #expect(result.status == 2, "\(result.standardError)")
             #expect(result.standardError.hasPrefix("not verified:"))

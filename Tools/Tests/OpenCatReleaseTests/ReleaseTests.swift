@@ -1,6 +1,7 @@
 import Foundation
 import OpenCatRelease
 import Testing
+import ToolsTestSupport
 import ZIPFoundation
 
 /// Release engineering on scratch git repositories built here: two packages, `Core` and `App` (which depends on
@@ -9,7 +10,7 @@ import ZIPFoundation
 struct ReleaseTests {
     let root: URL
 
-    init() throws {
+    init() async throws {
         root = FileManager.default.temporaryDirectory.appendingPathComponent("opencat-release-\(UUID().uuidString)")
         try write("Packages/Core/Package.swift", Self.manifest("Core", dependencies: ""))
         try write(
@@ -33,11 +34,11 @@ struct ReleaseTests {
             )
             try write("Packages/\(name)/README.md", "# \(name)\n\n## Quick start\n\n```swift\nimport \(name)\n```\n")
         }
-        try git("init", "-q")
-        try git("add", "-A")
-        try git("-c", "user.email=t@example.com", "-c", "user.name=t", "commit", "-q", "-m", "0.1.0")
-        try git("tag", "Core-0.1.0")
-        try git("tag", "App-0.1.0")
+        try await git("init", "-q")
+        try await git("add", "-A")
+        try await git("-c", "user.email=t@example.com", "-c", "user.name=t", "commit", "-q", "-m", "0.1.0")
+        try await git("tag", "Core-0.1.0")
+        try await git("tag", "App-0.1.0")
     }
 
     static func manifest(_ name: String, dependencies: String, product: String = "") -> String {
@@ -61,19 +62,15 @@ struct ReleaseTests {
         try text.write(to: url, atomically: true, encoding: .utf8)
     }
 
+    /// Runs git in the scratch repository (through swift-subprocess: no blocking wait).
     @discardableResult
-    func git(_ arguments: String...) throws -> Int32 {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["git", "-C", root.path] + arguments
-        try process.run()
-        process.waitUntilExit()
-        return process.terminationStatus
+    func git(_ arguments: String...) async throws -> Int32 {
+        try await runProcess("git", ["-C", root.path] + arguments).status
     }
 
     var workspace: ReleaseWorkspace { ReleaseWorkspace(root: root) }
 
-    @Test func thePlanShowsWhatChangedTheBumpItsChangelogAsksForAndTheDependentsToFollow() throws {
+    @Test func thePlanShowsWhatChangedTheBumpItsChangelogAsksForAndTheDependentsToFollow() async throws {
         try write(
             "Packages/Core/Sources/Core/Core.swift",
             "public func a() -> Int { 1 }\npublic func b() -> Int { 2 }\npublic func d() {}\n"
@@ -82,7 +79,7 @@ struct ReleaseTests {
             "Packages/Core/CHANGELOG.md",
             "# Changelog\n\n## [Unreleased]\n### Added\n- `d()`.\n\n## [0.1.0] - 2026-11-01\n"
         )
-        let plan = try ReleasePlan(workspace: workspace)
+        let plan = try await ReleasePlan(workspace: workspace)
         let core = try #require(plan.entries.first { $0.package == "Core" })
         let app = try #require(plan.entries.first { $0.package == "App" })
         #expect(core.changed && core.suggestedBump == .minor && core.nextVersion?.description == "0.2.0")
@@ -116,11 +113,11 @@ struct ReleaseTests {
         #expect(manifest.contains(#"package: "opencat.Core")"#) && !manifest.contains("path:"))
     }
 
-    @Test func anArchiveIsReproducibleHoldsOnlyThePackageAndAManifestSwiftPMAccepts() throws {
+    @Test func anArchiveIsReproducibleHoldsOnlyThePackageAndAManifestSwiftPMAccepts() async throws {
         let output = root.appendingPathComponent("out")
         try FileManager.default.createDirectory(at: output, withIntermediateDirectories: true)
-        let (url, first) = try workspace.archive("App", to: output)
-        let (_, second) = try workspace.archive("App", to: output)
+        let (url, first) = try await workspace.archive("App", to: output)
+        let (_, second) = try await workspace.archive("App", to: output)
         #expect(first == second && first.count == 64)
         let archive = try Archive(url: url, accessMode: .read)
         let paths = archive.map(\.path).sorted()
@@ -140,32 +137,25 @@ struct ReleaseTests {
             )
             _ = try archive.extract(entry, to: destination)
         }
-        let dump = Process()
-        dump.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        dump.arguments = [
-            "swift", "package", "--package-path", unpacked.appendingPathComponent("App").path, "dump-package",
-        ]
-        let pipe = Pipe()
-        dump.standardOutput = pipe
-        dump.standardError = Pipe()
-        try dump.run()
-        let json = pipe.fileHandleForReading.readDataToEndOfFile()
-        dump.waitUntilExit()
-        #expect(dump.terminationStatus == 0)
-        #expect(String(decoding: json, as: UTF8.self).contains("opencat.Core"))
+        let dump = try await runProcess(
+            "swift",
+            ["package", "--package-path", unpacked.appendingPathComponent("App").path, "dump-package"]
+        )
+        #expect(dump.status == 0)
+        #expect(dump.output.contains("opencat.Core"))
     }
 
-    @Test func aRemovedPublicFunctionIsABreakingChangeThatNeedsAMajorBump() throws {
-        let unchanged = try workspace.check("Core", runTests: false)
+    @Test func aRemovedPublicFunctionIsABreakingChangeThatNeedsAMajorBump() async throws {
+        let unchanged = try await workspace.check("Core", runTests: false)
         #expect(unchanged.apiBroke == false && unchanged.passed, "\(unchanged.lines)")
         try write("Packages/Core/Sources/Core/Core.swift", "public func a() -> Int { 1 }\n")
         try write("Packages/App/Sources/App/App.swift", "import Core\npublic func c() -> Int { a() }\n")
-        try git("add", "-A")
-        try git("-c", "user.email=t@example.com", "-c", "user.name=t", "commit", "-q", "-m", "remove b")
-        let report = try workspace.check("Core", runTests: false)
+        try await git("add", "-A")
+        try await git("-c", "user.email=t@example.com", "-c", "user.name=t", "commit", "-q", "-m", "remove b")
+        let report = try await workspace.check("Core", runTests: false)
         #expect(report.apiBroke == true, "\(report.lines)")
         #expect(!report.passed)
         _ = try workspace.bump("Core", .major)
-        #expect(try workspace.check("Core", runTests: false).passed)
+        #expect(try await workspace.check("Core", runTests: false).passed)
     }
 }

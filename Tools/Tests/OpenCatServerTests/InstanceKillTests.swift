@@ -5,52 +5,20 @@ import OpenCatCore
 import OpenCatServer
 import Synchronization
 import Testing
+import ToolsTestSupport
 
 #if canImport(Glibc)
     import Glibc
 #endif
 
-/// Two `opencat server serve` processes on one PostgreSQL database; one is killed (SIGKILL) while spends are in
+/// Two `opencat-server` processes on one PostgreSQL database; one is killed (SIGKILL) while spends are in
 /// flight. Every spend it acknowledged is in the ledger; a client retrying the others on the surviving instance
 /// with the same idempotency keys gets each applied exactly once.
 struct InstanceKillTests {
     static let users = 20
     static let spends = 600
 
-    /// The `opencat` executable built next to the test bundle.
-    static var executable: URL {
-        var folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        while folder.pathExtension == "xctest" || folder.lastPathComponent == "MacOS"
-            || folder.lastPathComponent == "Contents"
-        {
-            folder.deleteLastPathComponent()
-        }
-        return folder.appendingPathComponent("opencat")
-    }
-
     static func token(_ user: Int) -> String { "kill-test-token-\(user)-" + String(repeating: "k", count: 20) }
-
-    /// Starts an instance and returns it with the port it printed.
-    static func start(database: String, config: URL) throws -> (Process, Int) {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = ["server", "serve", "--port", "0", "--database", database, "--config", config.path]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        var line = ""
-        while !line.contains("\n") {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            line += String(decoding: chunk, as: UTF8.self)
-        }
-        guard let port = line.split(separator: ":").last.flatMap({ Int($0.prefix { $0.isNumber }) }) else {
-            process.terminate()
-            throw LedgerError(.storage, "the instance did not start: \(line)")
-        }
-        return (process, port)
-    }
 
     struct Outcome: Sendable {
         var index: Int
@@ -93,53 +61,52 @@ struct InstanceKillTests {
                     amount: 1_000
                 )
             }
-            let (victim, victimPort) = try Self.start(database: url, config: config)
-            let (survivor, survivorPort) = try Self.start(database: url, config: config)
-            defer {
-                survivor.terminate()
-                survivor.waitUntilExit()
-            }
+            let arguments = ["--port", "0", "--database", url, "--config", config.path]
             let transport = AsyncHTTPClientTransport()
-            let victimPID = victim.processIdentifier
-            let acknowledgedByVictim = Counter()
-            let outcomes = await withTaskGroup(of: (Outcome, Bool).self) { group in
-                for index in 0..<Self.spends {
-                    group.addTask {
-                        let onVictim = index % 2 == 0
-                        let outcome = await Self.spend(
-                            index,
-                            port: onVictim ? victimPort : survivorPort,
-                            transport: transport
-                        )
-                        if onVictim, outcome.entryId != nil,
-                            acknowledgedByVictim.value.add(1, ordering: .relaxed).newValue == 60
-                        {
-                            kill(victimPID, SIGKILL)
+            try await ServerProcess.run(arguments) { _, survivorPort in
+                let (outcomes, victimStatus) = try await ServerProcess.run(arguments) { victim, victimPort in
+                    let acknowledgedByVictim = Counter()
+                    return await withTaskGroup(of: (Outcome, Bool).self) { group in
+                        for index in 0..<Self.spends {
+                            group.addTask {
+                                let onVictim = index % 2 == 0
+                                let outcome = await Self.spend(
+                                    index,
+                                    port: onVictim ? victimPort : survivorPort,
+                                    transport: transport
+                                )
+                                if onVictim, outcome.entryId != nil,
+                                    acknowledgedByVictim.value.add(1, ordering: .relaxed).newValue == 60
+                                {
+                                    try? victim.send(SIGKILL)
+                                }
+                                return (outcome, onVictim)
+                            }
                         }
-                        return (outcome, onVictim)
+                        var all: [(Outcome, Bool)] = []
+                        for await outcome in group { all.append(outcome) }
+                        return all
                     }
                 }
-                var all: [(Outcome, Bool)] = []
-                for await outcome in group { all.append(outcome) }
-                return all
-            }
-            victim.waitUntilExit()
-            #expect(victim.terminationReason == .uncaughtSignal)
-            let failed = outcomes.filter { $0.0.entryId == nil }
-            #expect(!failed.isEmpty, "the kill interrupted some spends")
-            // Everything acknowledged, by either instance, is in the ledger.
-            var entries: [String: LedgerEntry] = [:]
-            for user in 0..<Self.users {
-                for entry in try await ledger.entries(of: "user-\(user)", limit: 1_000) { entries[entry.id] = entry }
-            }
-            for (outcome, _) in outcomes {
-                guard let id = outcome.entryId else { continue }
-                #expect(entries[id]?.userId == "user-\(outcome.index % Self.users)")
-            }
-            // The client retries what was not acknowledged on the surviving instance: each key applies once.
-            for (outcome, _) in failed {
-                let retried = await Self.spend(outcome.index, port: survivorPort, transport: transport)
-                #expect(retried.entryId != nil)
+                #expect(victimStatus == 128 + SIGKILL)
+                let failed = outcomes.filter { $0.0.entryId == nil }
+                #expect(!failed.isEmpty, "the kill interrupted some spends")
+                // Everything acknowledged, by either instance, is in the ledger.
+                var entries: [String: LedgerEntry] = [:]
+                for user in 0..<Self.users {
+                    for entry in try await ledger.entries(of: "user-\(user)", limit: 1_000) {
+                        entries[entry.id] = entry
+                    }
+                }
+                for (outcome, _) in outcomes {
+                    guard let id = outcome.entryId else { continue }
+                    #expect(entries[id]?.userId == "user-\(outcome.index % Self.users)")
+                }
+                // The client retries what was not acknowledged on the surviving instance: each key applies once.
+                for (outcome, _) in failed {
+                    let retried = await Self.spend(outcome.index, port: survivorPort, transport: transport)
+                    #expect(retried.entryId != nil)
+                }
             }
             try await transport.shutdown()
             for user in 0..<Self.users {
@@ -147,6 +114,42 @@ struct InstanceKillTests {
                 #expect(spent.count == Self.spends / Self.users)
                 #expect(try await ledger.balance(of: "user-\(user)") == 1_000 - Int64(Self.spends / Self.users))
             }
+        }
+    }
+}
+
+/// `opencat-server` run as a person runs it, in a child process: the port it prints, its signals, its exit status.
+enum ServerProcess {
+    /// The executable built next to the test bundle.
+    static var executable: URL {
+        var folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        while folder.pathExtension == "xctest" || folder.lastPathComponent == "MacOS"
+            || folder.lastPathComponent == "Contents"
+        {
+            folder.deleteLastPathComponent()
+        }
+        return folder.appendingPathComponent("opencat-server")
+    }
+
+    /// Starts `opencat-server` with `arguments`, runs `body` with it and the port it printed, then ends it (SIGKILL
+    /// if it still runs); returns `body`'s value and the exit status (128 + N after signal N).
+    @discardableResult
+    static func run<T: Sendable>(
+        _ arguments: [String],
+        environment: [String: String?] = [:],
+        standardError: URL? = nil,
+        _ body: (ChildProcess, Int) async throws -> T
+    ) async throws -> (value: T, status: Int32) {
+        try await withChildProcess(
+            executable.path,
+            arguments,
+            environment: environment,
+            standardError: standardError
+        ) { child in
+            guard let line = try await child.firstLine(containing: "listening on"),
+                let port = line.split(separator: ":").last.flatMap({ Int($0.prefix { $0.isNumber }) })
+            else { throw LedgerError(.storage, "opencat-server did not start") }
+            return try await body(child, port)
         }
     }
 }

@@ -1,29 +1,15 @@
 import Foundation
 import Logging
 import OpenCatServer
+import OpenCatServerPostgres
 import PostgresNIO
 import Testing
+import ToolsTestSupport
 
-/// The PostgreSQL server `Tools/ci/start-postgres.sh` starts on loopback (`.ci/run` installs PostgreSQL), or
-/// `OPENCAT_TEST_POSTGRES_URL`; each test gets a database of its own.
+/// The tests' PostgreSQL (`OPENCAT_TEST_POSTGRES_URL`, set by `bash Tools/test.sh`, which installs and starts it on
+/// loopback); each test gets a database of its own. Without it these tests fail at once, naming the command.
 enum ServerTestPostgres {
-    static let url: Result<String, any Error> = Result {
-        if let url = ProcessInfo.processInfo.environment["OPENCAT_TEST_POSTGRES_URL"], !url.isEmpty { return url }
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent()
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments = [root.appendingPathComponent("Tools/ci/start-postgres.sh").path]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw LedgerError(.storage, "no PostgreSQL for the tests: install postgresql (Tools/ci/start-postgres.sh)")
-        }
-        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-    }
+    static let url: Result<String, any Error> = Result { try TestEnvironment.postgresURL() }
 
     static let logger = Logger(label: "tests.ledger.postgres", factory: { _ in SwiftLogNoOpLogHandler() })
 

@@ -1,6 +1,6 @@
 import Foundation
 
-/// `opencat release plan`: per package, its version and last tag, whether it changed since, which dependents must
+/// `opencat-release plan`: per package, its version and last tag, whether it changed since, which dependents must
 /// follow, and the bump its CHANGELOG asks for.
 public struct ReleasePlan: Sendable, Codable {
     public struct Entry: Sendable, Codable, Hashable {
@@ -15,11 +15,15 @@ public struct ReleasePlan: Sendable, Codable {
 
     public var entries: [Entry]
 
-    public init(workspace: ReleaseWorkspace) throws {
+    /// Reads every package's VERSION, CHANGELOG and manifest, and asks git for its last tag and what changed since.
+    /// - Throws: ``ReleaseError`` when a VERSION is not x.y.z or git fails.
+    public init(workspace: ReleaseWorkspace) async throws {
         let packages = try workspace.packages()
-        entries = try packages.map { package in
-            let last = try workspace.lastTag(package.name)
-            let changed = try last.map { try workspace.changed(package.name, since: $0.tag) } ?? true
+        var entries: [Entry] = []
+        for package in packages {
+            let last = try await workspace.lastTag(package.name)
+            var changed = true
+            if let last { changed = try await workspace.changed(package.name, since: last.tag) }
             let changelog =
                 (try? String(
                     contentsOf: workspace.folder(package.name).appendingPathComponent("CHANGELOG.md"),
@@ -27,16 +31,19 @@ public struct ReleasePlan: Sendable, Codable {
                 ))
                 ?? ""
             let bump = changed ? Changelog.suggestedBump(changelog) : nil
-            return Entry(
-                package: package.name,
-                version: package.version,
-                lastTag: last?.tag,
-                changed: changed,
-                dependentsToFollow: changed ? workspace.dependents(of: package.name, in: packages) : [],
-                suggestedBump: bump,
-                nextVersion: bump.map { package.version.bumped($0) }
+            entries.append(
+                Entry(
+                    package: package.name,
+                    version: package.version,
+                    lastTag: last?.tag,
+                    changed: changed,
+                    dependentsToFollow: changed ? workspace.dependents(of: package.name, in: packages) : [],
+                    suggestedBump: bump,
+                    nextVersion: bump.map { package.version.bumped($0) }
+                )
             )
         }
+        self.entries = entries
     }
 
     /// A plain table.

@@ -27,14 +27,15 @@ extension ReleaseWorkspace {
         return manifest
     }
 
-    /// `opencat release archive`: a registry-ready source archive of one package, as `swift package archive-source`
+    /// `opencat-release archive`: a registry-ready source archive of one package, as `swift package archive-source`
     /// lays it out (every file under a `<Name>/` folder), its manifest rewritten with registry identities, and
     /// `package-metadata.json`. Reproducible: tracked files only, sorted, fixed timestamps and permissions.
     /// - Returns: the archive's URL and SHA-256 (hex).
-    public func archive(_ name: String, scope: String = "opencat", to output: URL) throws -> (URL, String) {
+    public func archive(_ name: String, scope: String = "opencat", to output: URL) async throws -> (URL, String) {
         let packages = try packages()
         guard let package = packages.first(where: { $0.name == name }) else { throw ReleaseError("no package \(name)") }
-        let files = try git(["ls-files", "--", "Packages/\(name)"]).split(separator: "\n").map(String.init).sorted()
+        let files = try await git(["ls-files", "--", "Packages/\(name)"]).split(separator: "\n").map(String.init)
+            .sorted()
         var entries: [(String, Data)] = []
         for path in files {
             let relative = String(path.dropFirst("Packages/\(name)/".count))

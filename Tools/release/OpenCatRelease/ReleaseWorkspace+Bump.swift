@@ -1,7 +1,7 @@
 import Foundation
 
 extension ReleaseWorkspace {
-    /// `opencat release bump`: writes VERSION, moves the CHANGELOG's Unreleased entries under a dated section, and
+    /// `opencat-release bump`: writes VERSION, moves the CHANGELOG's Unreleased entries under a dated section, and
     /// raises the minimum version every dependent declares (`RELEASE.json`: sibling → minimum) to the new one.
     /// - Returns: the new version and the dependents updated.
     @discardableResult

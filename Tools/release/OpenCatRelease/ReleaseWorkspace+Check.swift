@@ -1,4 +1,11 @@
 import Foundation
+import Subprocess
+
+#if canImport(System)
+    import System
+#else
+    import SystemPackage
+#endif
 
 extension ReleaseWorkspace {
     /// What `release check` found.
@@ -9,29 +16,28 @@ extension ReleaseWorkspace {
         public var apiBroke: Bool?
     }
 
-    /// `opencat release check`: builds and tests the package alone, runs `swift package
+    /// `opencat-release check`: builds and tests the package alone, runs `swift package
     /// diagnose-api-breaking-changes` against its last tag (a broken API needs a major bump), and checks its docs
     /// (README with a Quick start, a CHANGELOG entry for the version or under Unreleased).
-    public func check(_ name: String, runTests: Bool = true) throws -> CheckReport {
+    public func check(_ name: String, runTests: Bool = true) async throws -> CheckReport {
         guard let package = try packages().first(where: { $0.name == name }) else {
             throw ReleaseError("no package \(name)")
         }
         var lines: [String] = []
         var passed = true
         let path = folder(name).path
-        func step(_ title: String, _ arguments: [String]) -> (Bool, String) {
-            let (status, output) = Self.swift(arguments, in: root)
+        var steps = [("builds alone", ["build", "--package-path", path])]
+        if runTests, FileManager.default.fileExists(atPath: folder(name).appendingPathComponent("Tests").path) {
+            steps.append(("tests pass alone", ["test", "--package-path", path]))
+        }
+        for (title, arguments) in steps {
+            let (status, _) = await Self.swift(arguments, in: root)
             lines.append("\(status == 0 ? "ok  " : "FAIL") \(title)")
             if status != 0 { passed = false }
-            return (status == 0, output)
-        }
-        _ = step("builds alone", ["build", "--package-path", path])
-        if runTests, FileManager.default.fileExists(atPath: folder(name).appendingPathComponent("Tests").path) {
-            _ = step("tests pass alone", ["test", "--package-path", path])
         }
         var apiBroke: Bool?
-        if let last = try lastTag(name) {
-            let (status, output) = try diagnoseAPI(name, against: last.tag)
+        if let last = try await lastTag(name) {
+            let (status, output) = try await diagnoseAPI(name, against: last.tag)
             apiBroke = status != 0
             if status != 0, package.version.major == last.version.major {
                 passed = false
@@ -61,7 +67,7 @@ extension ReleaseWorkspace {
     /// `swift package diagnose-api-breaking-changes` for a package of the monorepo. The command needs the package
     /// to be the root of its git repository, so it runs in a scratch copy: the package's files at the tag committed
     /// and tagged `baseline`, today's files committed over them, and the siblings beside it (path dependencies).
-    func diagnoseAPI(_ name: String, against tag: String) throws -> (Int32, String) {
+    func diagnoseAPI(_ name: String, against tag: String) async throws -> (Int32, String) {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent(
             "opencat-apidiff-\(UUID().uuidString)"
         )
@@ -70,45 +76,45 @@ extension ReleaseWorkspace {
         try FileManager.default.createDirectory(at: packages, withIntermediateDirectories: true)
         // The siblings as they are now (tracked and untracked files, not ignored ones such as .build).
         for sibling in try self.packages().map(\.name) where sibling != name {
-            try copyTrackedFiles(of: "Packages/\(sibling)", to: packages.appendingPathComponent(sibling))
+            try await copyTrackedFiles(of: "Packages/\(sibling)", to: packages.appendingPathComponent(sibling))
         }
         let target = packages.appendingPathComponent(name)
         // The baseline: the package's files at the tag.
-        let listing = try git(["ls-tree", "-r", "--name-only", tag, "--", "Packages/\(name)"])
+        let listing = try await git(["ls-tree", "-r", "--name-only", tag, "--", "Packages/\(name)"])
         for path in listing.split(separator: "\n").map(String.init) {
             let destination = target.appendingPathComponent(String(path.dropFirst("Packages/\(name)/".count)))
             try FileManager.default.createDirectory(
                 at: destination.deletingLastPathComponent(),
                 withIntermediateDirectories: true
             )
-            try Data(try git(["show", "\(tag):\(path)"]).utf8).write(to: destination)
+            try Data(try await git(["show", "\(tag):\(path)"]).utf8).write(to: destination)
         }
         let local = ReleaseWorkspace(root: target)
-        _ = try local.git(["init", "-q"])
-        _ = try local.git(["add", "-A"])
-        _ = try local.git([
+        _ = try await local.git(["init", "-q"])
+        _ = try await local.git(["add", "-A"])
+        _ = try await local.git([
             "-c", "user.email=release@opencat.dev", "-c", "user.name=release", "commit", "-q", "-m", "baseline",
         ])
-        _ = try local.git(["tag", "baseline"])
+        _ = try await local.git(["tag", "baseline"])
         // Today's files over it.
-        for path in try local.git(["ls-files"]).split(separator: "\n") {
+        for path in try await local.git(["ls-files"]).split(separator: "\n") {
             try? FileManager.default.removeItem(at: target.appendingPathComponent(String(path)))
         }
-        try copyTrackedFiles(of: "Packages/\(name)", to: target)
-        _ = try local.git(["add", "-A"])
-        _ = try local.git([
+        try await copyTrackedFiles(of: "Packages/\(name)", to: target)
+        _ = try await local.git(["add", "-A"])
+        _ = try await local.git([
             "-c", "user.email=release@opencat.dev", "-c", "user.name=release", "commit", "-q", "--allow-empty", "-m",
             "now",
         ])
-        return Self.swift(
+        return await Self.swift(
             ["package", "--package-path", target.path, "diagnose-api-breaking-changes", "baseline"],
             in: target
         )
     }
 
     /// Copies a folder's files that git tracks or would track (not the ignored ones, such as .build).
-    func copyTrackedFiles(of folder: String, to destination: URL) throws {
-        let files = try git(["ls-files", "--cached", "--others", "--exclude-standard", "--", folder])
+    func copyTrackedFiles(of folder: String, to destination: URL) async throws {
+        let files = try await git(["ls-files", "--cached", "--others", "--exclude-standard", "--", folder])
         for path in files.split(separator: "\n").map(String.init)
         where !path.split(separator: "/").contains(where: {
             $0 == ".build" || $0 == ".swiftpm" || $0 == "Package.resolved"
@@ -125,18 +131,25 @@ extension ReleaseWorkspace {
         }
     }
 
-    /// Runs `swift` with arguments; returns its exit status and output (stdout and stderr).
-    static func swift(_ arguments: [String], in folder: URL) -> (Int32, String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["swift"] + arguments
-        process.currentDirectoryURL = folder
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        do { try process.run() } catch { return (127, "swift could not be run") }
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    /// Runs `swift` with arguments in a folder, through swift-subprocess (an asynchronous wait, never a blocked
+    /// thread).
+    /// - Returns: its exit status (128 + N when signal N ended it) and its output (stdout and stderr, interleaved);
+    ///   127 and "swift could not be run" when it could not be started (or printed more than 64 MiB).
+    static func swift(_ arguments: [String], in folder: URL) async -> (Int32, String) {
+        do {
+            let result = try await Subprocess.run(
+                .name("swift"),
+                arguments: Arguments(arguments),
+                workingDirectory: FilePath(folder.path),
+                output: .string(limit: 64 << 20),
+                error: .combinedWithOutput
+            )
+            switch result.terminationStatus {
+            case .exited(let code): return (code, result.standardOutput)
+            case .signaled(let signal): return (128 + signal, result.standardOutput)
+            }
+        } catch {
+            return (127, "swift could not be run")
+        }
     }
 }

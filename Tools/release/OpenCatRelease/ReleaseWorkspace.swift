@@ -1,4 +1,5 @@
 public import Foundation
+import Subprocess
 
 /// The monorepo as release engineering sees it: each `Packages/<Name>/` with its VERSION, CHANGELOG.md, manifest and
 /// sibling dependencies (`.package(path: "../Sibling")`), and the git tags `<Name>-<version>`.
@@ -46,41 +47,42 @@ public struct ReleaseWorkspace: Sendable {
 
     // MARK: Git
 
-    func git(_ arguments: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["git", "-C", root.path] + arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = Pipe()
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
+    /// Runs `git -C <root>` with arguments, through swift-subprocess (an asynchronous wait, never a blocked thread).
+    /// - Returns: its standard output (standard error is discarded).
+    /// - Throws: ``ReleaseError`` when git exits with a non-zero status; a `SubprocessError` when git cannot be
+    ///   started or prints more than 16 MiB.
+    func git(_ arguments: [String]) async throws -> String {
+        let result = try await Subprocess.run(
+            .name("git"),
+            arguments: Arguments(["-C", root.path] + arguments),
+            output: .string(limit: 16 << 20),
+            error: .discarded
+        )
+        guard result.terminationStatus.isSuccess else {
             throw ReleaseError("git \(arguments.joined(separator: " ")) failed")
         }
-        return String(decoding: data, as: UTF8.self)
+        return result.standardOutput
     }
 
     /// The latest `<name>-<version>` tag.
-    public func lastTag(_ name: String) throws -> (tag: String, version: SemanticVersion)? {
-        try git(["tag", "--list", "\(name)-*"]).split(separator: "\n").compactMap { tag in
+    public func lastTag(_ name: String) async throws -> (tag: String, version: SemanticVersion)? {
+        try await git(["tag", "--list", "\(name)-*"]).split(separator: "\n").compactMap { tag in
             SemanticVersion(String(tag.dropFirst(name.count + 1))).map { (String(tag), $0) }
         }.max { $0.1 < $1.1 }
     }
 
     /// Whether the package's files changed since a tag (committed or not).
-    public func changed(_ name: String, since tag: String) throws -> Bool {
-        !(try git(["diff", "--name-only", tag, "--", "Packages/\(name)"]).isEmpty)
+    public func changed(_ name: String, since tag: String) async throws -> Bool {
+        !(try await git(["diff", "--name-only", tag, "--", "Packages/\(name)"]).isEmpty)
     }
 
     /// Creates the package's tag for its current VERSION.
-    public func tag(_ name: String) throws -> String {
+    public func tag(_ name: String) async throws -> String {
         guard let package = try packages().first(where: { $0.name == name }) else {
             throw ReleaseError("no package \(name)")
         }
         let tag = "\(name)-\(package.version)"
-        _ = try git(["tag", "-a", tag, "-m", "\(name) \(package.version)"])
+        _ = try await git(["tag", "-a", tag, "-m", "\(name) \(package.version)"])
         return tag
     }
 }

@@ -32,7 +32,7 @@ public struct LLMKeysResponder: HTTPResponder {
 }
 
 extension LLMKeysAPI {
-    /// A Hummingbird application serving the API on an address (`opencat llm-keys serve` uses 127.0.0.1).
+    /// A Hummingbird application serving the API on an address (`opencat-server llm-keys` binds `--host`, 127.0.0.1 by default).
     public func application(
         host: String = "127.0.0.1",
         port: Int,

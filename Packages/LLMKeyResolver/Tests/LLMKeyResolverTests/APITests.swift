@@ -1,6 +1,5 @@
 import Foundation
 import HTTPTypes
-import LLMFeatureGateExample
 import LLMKeyResolver
 import LLMKeyResolverHTTP
 import OpenCatCore
@@ -125,24 +124,24 @@ struct APITests {
         }
     }
 
-    @Test func theWorkedExampleGatesFeaturesThroughTheThreeScenarios() async throws {
+    /// The app side's round trip (the worked example `Examples/LLMFeatureGate` shows it as screens): saving a key
+    /// moves a Starter user from C to B, deleting it back to C; no error or log line carries a key.
+    @Test func savingAndDeletingAKeyMovesBetweenTheScenariosWithoutEchoingAKey() async throws {
         let api = try api()
-        func gate(_ token: String) -> LLMFeatureGate {
-            LLMFeatureGate(
-                client: APIKeyStatusClient(
-                    baseURL: URL(string: "http://127.0.0.1")!,
-                    token: Secret(token),
-                    http: HTTPClient(transport: APITransport(api), retryPolicy: .never)
-                )
+        func client(_ token: String) -> APIKeyStatusClient {
+            APIKeyStatusClient(
+                baseURL: URL(string: "http://127.0.0.1")!,
+                token: Secret(token),
+                http: HTTPClient(transport: APITransport(api), retryPolicy: .never)
             )
         }
-        #expect(try await gate(token("p", .proTrial)).refresh() == .ready(LLMProvider.known))
-        let starter = gate(token("s", .starter))
-        #expect(try await starter.refresh() == .needsKeys)
-        #expect(try await starter.saveKeys([.google: Keys.google]) == .ready([.google]))
-        #expect(try await starter.saveKeys([.google: nil]) == .needsKeys)
+        #expect(try await client(token("p", .proTrial)).decision() == .useSystemKeys)
+        let starter = client(token("s", .starter))
+        #expect(try await starter.decision() == .askForKeys)
+        #expect(try await starter.save([.google: Keys.google]) == .useOwnKeys([.google]))
+        #expect(try await starter.save([.google: nil]) == .askForKeys)
         var errors: [String] = []
-        do { _ = try await starter.saveKeys([.anthropic: "sk-ant-short"]) } catch { errors.append("\(error)") }
+        do { _ = try await starter.save([.anthropic: "sk-ant-short"]) } catch { errors.append("\(error)") }
         do { try KeyFormat.validate(Keys.openai + " ", for: .openai) } catch { errors.append("\(error)") }
         do { _ = try LLMKeyCipher.parse(Keys.openai) } catch { errors.append("\(error)") }
         #expect(errors.count == 3)

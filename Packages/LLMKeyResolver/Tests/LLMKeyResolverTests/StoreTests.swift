@@ -45,29 +45,16 @@ struct StoreUnderTest: Sendable {
     }
 }
 
-/// The tests' PostgreSQL: `OPENCAT_TEST_POSTGRES_URL`, else the server `Tools/ci/start-postgres.sh` starts on
-/// loopback (`.ci/run` installs PostgreSQL and starts it before the tests).
+/// The tests' PostgreSQL: `OPENCAT_TEST_POSTGRES_URL`, which `bash Tools/test.sh` sets after installing PostgreSQL and
+/// starting it on loopback. Without it the PostgreSQL cases fail at once, naming the command — never a wait.
 enum TestPostgres {
     static let shared: Result<PostgresClient, any Error> = Result {
-        var url = ProcessInfo.processInfo.environment["OPENCAT_TEST_POSTGRES_URL"] ?? ""
-        if url.isEmpty {
-            let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-                .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/bin/bash")
-            process.arguments = [root.appendingPathComponent("Tools/ci/start-postgres.sh").path]
-            let output = Pipe()
-            process.standardOutput = output
-            try process.run()
-            let data = output.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            guard process.terminationStatus == 0 else {
-                throw LLMKeyError(
-                    .storage,
-                    "no PostgreSQL for the tests: install postgresql (Tools/ci/start-postgres.sh)"
-                )
-            }
-            url = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        guard let url = ProcessInfo.processInfo.environment["OPENCAT_TEST_POSTGRES_URL"], !url.isEmpty else {
+            throw LLMKeyError(
+                .storage,
+                "PostgreSQL for the tests: OPENCAT_TEST_POSTGRES_URL is not set. Run `bash Tools/test.sh` (it installs "
+                    + "postgresql when missing, starts it on 127.0.0.1 and runs every test)."
+            )
         }
         let client = try PostgresLLMKeyStore.client(url: url, logger: Logger(label: "tests.postgres"))
         Task.detached { await client.run() }

@@ -217,20 +217,20 @@ struct SecurityRegressionTests {
 
     // MARK: Item 5: a busy database is not corruption
 
-    @Test func aLockedCacheIsNotQuarantinedAndKeepsItsOutbox() throws {
+    @Test func aLockedCacheIsNotQuarantinedAndKeepsItsOutbox() async throws {
         let file = directory.appendingPathComponent("busy.sqlite")
         let logger = LogCapture().logger
         do {
             let cache = try EncryptedCache(fileURL: file, keyProvider: key, logger: logger)
             #expect(try cache.enqueue(id: "paid-1", payload: Data("proof".utf8)))
         }
-        let lock = try ExclusiveLock(path: file.path)
+        let lock = try await ExclusiveLock(path: file.path)
         let error = #expect(throws: OpenCatError.self) {
             try EncryptedCache(fileURL: file, keyProvider: key, logger: logger, busyTimeout: .milliseconds(50))
         }
         #expect(error?.code == .cache)
         #expect(error?.message.contains("SQLite error 5") == true)
-        lock.release()
+        await lock.release()
 
         let files = try FileManager.default.contentsOfDirectory(atPath: directory.path)
         #expect(!files.contains { $0.contains("corrupt") })
@@ -257,10 +257,10 @@ struct SecurityRegressionTests {
         )
         verifier.set("jws-1", .failure(TableVerifier.TransientFailure()))
         // Another process holds the database: the outbox cannot be written.
-        let lock = try ExclusiveLock(path: directory.appendingPathComponent("opencat-cache.sqlite").path)
+        let lock = try await ExclusiveLock(path: directory.appendingPathComponent("opencat-cache.sqlite").path)
         let error = await #expect(throws: OpenCatError.self) { try await sdk.purchase(productID: Self.monthly) }
         #expect(error?.code == .cache)
-        lock.release()
+        await lock.release()
         await sdk.shutdown()
     }
 
@@ -396,29 +396,33 @@ final class LockedCounter: Sendable {
     var value: Int { count.withLock { $0 } }
 }
 
-/// Another process's connection holding an exclusive lock on a SQLite file, on its own thread, until released.
+/// Another process's connection holding an exclusive lock on a SQLite file, on its own thread (not one of Swift
+/// concurrency's), until released. Nothing here blocks a concurrency thread: the caller awaits the lock.
 final class ExclusiveLock: Sendable {
-    private let acquired = DispatchSemaphore(value: 0)
-    private let done = DispatchSemaphore(value: 0)
-    private let finished = DispatchSemaphore(value: 0)
+    private let done = DispatchSemaphore(value: 0)  // blocking-ok: waited on by the lock thread only
+    private let finished: Task<Void, Never>
 
-    init(path: String) throws {
+    init(path: String) async throws {
         let queue = try DatabaseQueue(path: path)
-        let (acquired, done, finished) = (self.acquired, self.done, self.finished)
+        let done = done
+        let (acquired, acquiredSignal) = AsyncStream.makeStream(of: Void.self)
+        let (ended, endedSignal) = AsyncStream.makeStream(of: Void.self)
         Thread.detachNewThread {
             try? queue.inDatabase { db in
                 try db.execute(sql: "BEGIN EXCLUSIVE")
-                acquired.signal()
-                done.wait()
+                acquiredSignal.yield()
+                acquiredSignal.finish()
+                done.wait()  // blocking-ok: its own thread, not a concurrency thread
                 try db.execute(sql: "ROLLBACK")
             }
-            finished.signal()
+            endedSignal.finish()
         }
-        acquired.wait()
+        finished = Task { for await _ in ended {} }
+        for await _ in acquired { break }
     }
 
-    func release() {
+    func release() async {
         done.signal()
-        finished.wait()
+        await finished.value
     }
 }

@@ -5,7 +5,7 @@ public import StoreAdapters
 import SwiftASN1
 import X509
 
-/// The server's configuration file (`opencat server serve --config FILE`): users, key packs, apps, signing keys,
+/// The server's configuration file (`opencat-server --config FILE`): users, key packs, apps, signing keys,
 /// the OpenCat API and the stores. It holds no secret: store credentials come from environment variables or
 /// owner-only files it names, bearer tokens and API keys appear only as SHA-256 hashes, signing keys live in their
 /// own folder. Relative paths are relative to the file. See Tools/server/README.md.
@@ -48,7 +48,10 @@ public struct ServerConfigurationFile: Sendable, Decodable {
     }
 
     public struct Stripe: Sendable, Decodable {
-        public var secretKeyEnv: String
+        /// The environment variable holding the secret key; or
+        public var secretKeyEnv: String?
+        /// an owner-only file holding it (a mounted secret).
+        public var secretKeyFile: String?
         public var webhookSecretEnv: String?
         public var baseURL: String?
     }
@@ -188,12 +191,16 @@ public struct ServerConfigurationFile: Sendable, Decodable {
         var adapters: [any StoreAdapter] = []
         var stripeWebhooks: StripeWebhookVerifier?
         var payPalWebhooks: PayPalWebhookVerifier?
+        // Where the configuration is being read, for an error that names the store and the field.
+        var field = "stores"
         do {
             if let apple = stores?.apple {
+                field = "stores.apple.rootCertificates"
                 let roots = try apple.rootCertificates.map { file in
                     try Certificate(derEncoded: Array(Data(contentsOf: path(file))))
                 }
                 var credentials: AppleStoreAdapter.APICredentials?
+                field = "stores.apple.privateKeyFile"
                 if let issuer = apple.issuerId, let keyId = apple.keyId, let keyFile = apple.privateKeyFile {
                     try LicenseKeyring.checkOwnerOnly(path(keyFile))
                     credentials = try AppleStoreAdapter.APICredentials(
@@ -202,6 +209,7 @@ public struct ServerConfigurationFile: Sendable, Decodable {
                         privateKeyPEM: Secret(String(contentsOf: path(keyFile), encoding: .utf8))
                     )
                 }
+                field = "stores.apple"
                 adapters.append(
                     AppleStoreAdapter(
                         configuration: .init(
@@ -225,6 +233,7 @@ public struct ServerConfigurationFile: Sendable, Decodable {
                 )
             }
             if let google = stores?.google {
+                field = "stores.google.serviceAccountFile"
                 try LicenseKeyring.checkOwnerOnly(path(google.serviceAccountFile))
                 let account = try GoogleServiceAccount(jsonData: Data(contentsOf: path(google.serviceAccountFile)))
                 adapters.append(
@@ -243,10 +252,21 @@ public struct ServerConfigurationFile: Sendable, Decodable {
                 )
             }
             if let stripe = stores?.stripe {
+                field = stripe.secretKeyFile == nil ? "stores.stripe.secretKeyEnv" : "stores.stripe.secretKeyFile"
+                let secretKey: Secret<String>
+                if let file = stripe.secretKeyFile {
+                    try LicenseKeyring.checkOwnerOnly(path(file))
+                    let text = try String(contentsOf: path(file), encoding: .utf8)
+                    secretKey = Secret(text.trimmingCharacters(in: .whitespacesAndNewlines))
+                } else if let name = stripe.secretKeyEnv {
+                    secretKey = try Self.secret(env: name, environment)
+                } else {
+                    throw ServerConfigurationError("stores.stripe: set secretKeyEnv or secretKeyFile")
+                }
                 adapters.append(
                     StripeAdapter(
                         configuration: .init(
-                            secretKey: try Self.secret(env: stripe.secretKeyEnv, environment),
+                            secretKey: secretKey,
                             baseURL: try Self.url(
                                 stripe.baseURL,
                                 default: StripeAdapter.Configuration.productionBaseURL
@@ -257,10 +277,12 @@ public struct ServerConfigurationFile: Sendable, Decodable {
                     )
                 )
                 if let name = stripe.webhookSecretEnv {
+                    field = "stores.stripe.webhookSecretEnv"
                     stripeWebhooks = try StripeWebhookVerifier(secret: try Self.secret(env: name, environment))
                 }
             }
             if let paypal = stores?.paypal {
+                field = "stores.paypal"
                 var prices: [String: Money] = [:]
                 for (product, price) in paypal.prices {
                     guard let amount = price["amount"], let currency = price["currency"],
@@ -284,9 +306,11 @@ public struct ServerConfigurationFile: Sendable, Decodable {
                     )
                 )
                 adapters.append(adapter)
+                field = "stores.paypal.webhookId"
                 if paypal.webhookId != nil { payPalWebhooks = try adapter.webhookVerifier() }
             }
             if let steam = stores?.steam {
+                field = "stores.steam"
                 adapters.append(
                     SteamAdapter(
                         configuration: .init(
@@ -300,11 +324,13 @@ public struct ServerConfigurationFile: Sendable, Decodable {
                 )
             }
         } catch let error as ServerConfigurationError {
-            throw error
+            throw error.message.hasPrefix("stores.") ? error : ServerConfigurationError("\(field): \(error.message)")
         } catch let error as StoreAdapterError {
-            throw ServerConfigurationError("a store is misconfigured: \(error.code)")
+            throw ServerConfigurationError("\(field): \(error.message) (\(error.code))")
+        } catch let error as CocoaError where error.code == .fileReadNoSuchFile || error.code == .fileNoSuchFile {
+            throw ServerConfigurationError("\(field): a file it names does not exist")
         } catch {
-            throw ServerConfigurationError("a store's files cannot be read (\(String(describing: type(of: error))))")
+            throw ServerConfigurationError("\(field): a file it names cannot be read or is not the expected format")
         }
         return (adapters, stripeWebhooks, payPalWebhooks)
     }

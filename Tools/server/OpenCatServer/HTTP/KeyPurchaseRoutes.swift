@@ -88,7 +88,7 @@ extension OpenCatServerApplication {
             proof.expectedPurchaser = user.userId
         }
         let purchase: VerifiedPurchase
-        do { purchase = try await adapter.verify(proof) } catch { throw Self.refusal(error) }
+        do { purchase = try await adapter.verify(proof) } catch { throw refused(error, store: adapter.store) }
         guard purchase.state == .active else {
             throw Refusal(
                 .unprocessableContent,

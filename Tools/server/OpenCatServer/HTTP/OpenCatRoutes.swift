@@ -72,7 +72,7 @@ extension OpenCatServerApplication {
                     proof.expectedPurchaser = body.appUserId
                 }
                 let purchase: VerifiedPurchase
-                do { purchase = try await adapter.verify(proof) } catch { throw Self.refusal(error) }
+                do { purchase = try await adapter.verify(proof) } catch { throw refused(error, store: adapter.store) }
                 if let productId = body.productId, productId != purchase.productId {
                     throw Refusal(
                         .unprocessableContent,

@@ -6,7 +6,7 @@ import NIOCore
 public import OpenCatCore
 public import StoreAdapters
 
-/// The reference server on Hummingbird: the key server API (docs/api/keyserver.openapi.yaml) and the OpenCat API
+/// The reference server on Hummingbird: the key server API (Tools/server/OpenCatServer/Resources/keyserver.openapi.yaml) and the OpenCat API
 /// (docs/api/opencat-server.md) over a ``LedgerStore``, verifying every store proof through StoreAdapters.
 ///
 /// A key-server user reads and moves only their own keys; every balance change is a ledger entry written in the
@@ -58,9 +58,8 @@ public struct OpenCatServerApplication: Sendable {
     /// The routes.
     public func router() -> Router<BasicRequestContext> {
         let router = Router()
-        router.get("/health") { _, _ in
-            Self.json(.ok, ["status": "ok", "database": databaseKind])
-        }
+        router.add(middleware: RequestLogMiddleware())
+        addOperationsRoutes(to: router)
         addKeyServerRoutes(to: router)
         addOpenCatRoutes(to: router)
         addNotificationRoutes(to: router)
@@ -181,6 +180,14 @@ public struct OpenCatServerApplication: Sendable {
         case .notFound: Self.error(.notFound, error.code.rawValue, error.message)
         default: Self.error(.serviceUnavailable, "unavailable", "the server could not complete the request")
         }
+    }
+
+    /// Logs a store's verdict on a proof by its shared code (never the proof, nor the store's message, which can
+    /// quote it) and returns the refusal to answer.
+    func refused(_ error: any Error, store: Store) -> Refusal {
+        let code = (error as? StoreAdapterError)?.code.rawValue ?? "unknown"
+        logger.notice("proof refused", metadata: ["store": .string(store.rawValue), "reason": .string(code)])
+        return Self.refusal(error)
     }
 
     /// The refusal for a store's verdict: 422 `invalid_receipt` with the shared code when the proof is refused,

@@ -6,7 +6,7 @@ public import KeyServerClient
 /// licenses it signed keep verifying after a rotation.
 ///
 /// Keys are read from a folder with one file per key, `<kid>.ed25519`, holding the base64 of the raw 32-byte
-/// Ed25519 private key (`opencat server keygen` writes one). The folder is never in the repository; a file readable
+/// Ed25519 private key (`opencat-server keygen` writes one). The folder is never in the repository; a file readable
 /// by anyone but its owner is refused.
 public struct LicenseKeyring: Sendable {
     /// Every key, by kid.

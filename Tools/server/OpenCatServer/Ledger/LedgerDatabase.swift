@@ -65,12 +65,20 @@ public enum SQLDialect: String, Sendable {
     case postgresql
 }
 
+extension LedgerStore {
+    /// Whether the database answers: a transaction that runs `SELECT 1` (what `GET /ready` checks).
+    /// - Throws: ``LedgerError`` with ``LedgerError/Code/storage`` when it does not.
+    public func ping() async throws(LedgerError) {
+        _ = try await transaction(locking: []) { connection in try await connection.query("SELECT 1", []) }
+    }
+}
+
 extension LedgerConnection {
-    func rows(_ sql: String, _ arguments: SQLValue...) async throws -> [SQLRow] {
+    package func rows(_ sql: String, _ arguments: SQLValue...) async throws -> [SQLRow] {
         try await query(sql, arguments)
     }
 
-    func execute(_ sql: String, _ arguments: SQLValue...) async throws {
+    package func execute(_ sql: String, _ arguments: SQLValue...) async throws {
         try await query(sql, arguments)
     }
 
@@ -81,24 +89,24 @@ extension LedgerConnection {
 }
 
 extension String {
-    var sql: SQLValue { .text(self) }
+    package var sql: SQLValue { .text(self) }
 }
 
 extension Optional where Wrapped == String {
-    var sql: SQLValue { map(SQLValue.text) ?? .null }
+    package var sql: SQLValue { map(SQLValue.text) ?? .null }
 }
 
 extension Int64 {
-    var sql: SQLValue { .integer(self) }
+    package var sql: SQLValue { .integer(self) }
 }
 
 extension Date {
-    var sql: SQLValue { .real(timeIntervalSince1970) }
+    package var sql: SQLValue { .real(timeIntervalSince1970) }
 }
 
 /// The ledger's schema, one migration list per dialect; both create the same tables and constraints.
-enum LedgerSchema {
-    static func migrations(_ dialect: SQLDialect) -> [(name: String, sql: [String])] {
+package enum LedgerSchema {
+    package static func migrations(_ dialect: SQLDialect) -> [(name: String, sql: [String])] {
         let serial = dialect == .sqlite ? "INTEGER PRIMARY KEY AUTOINCREMENT" : "BIGSERIAL PRIMARY KEY"
         let integer = dialect == .sqlite ? "INTEGER" : "BIGINT"
         let real = dialect == .sqlite ? "REAL" : "DOUBLE PRECISION"

@@ -3,7 +3,7 @@ import HTTPTypes
 import Logging
 public import OpenCatCore
 
-/// The key server's API (`/api/v1`, docs/api/keyserver.openapi.yaml): key-pack purchases on five platforms, the key
+/// The key server's API (`/api/v1`, Tools/server/OpenCatServer/Resources/keyserver.openapi.yaml): key-pack purchases on five platforms, the key
 /// wallet, app features, the community pool and key sync. Every call carries the user's bearer token; purchases and
 /// spends carry an `Idempotency-Key`, so a retry never buys or spends twice.
 ///

@@ -28,7 +28,8 @@ public struct StaticKeyProvider: KeyProvider {
 /// - A new key is written to a private temporary file and published with `link(2)`, so no reader ever sees a
 ///   partly written key file and two processes creating one at once agree on one key.
 /// - A key file that is being written by another process (shorter than 32 bytes and modified within the last
-///   ``settleInterval``) is waited for, up to ``settleInterval``, instead of failing.
+///   ``settleInterval``) is never set aside: with a `pause` it is waited for, up to ``settleInterval``; without one
+///   (the default, so that no thread of Swift concurrency ever blocks) ``cacheKey()`` throws, to be tried again.
 /// - A key file that cannot be used (another length after that wait: truncated by a crash or a disk error) is set
 ///   aside as `<name>.damaged-<milliseconds>` — never deleted — and a new key is made. The cache sealed with the
 ///   old key then fails its key check and is quarantined and rebuilt, which ``EncryptedCache/recovery`` reports.
@@ -39,14 +40,16 @@ public struct FileKeyProvider: KeyProvider {
     /// How long a short key file modified this recently is taken to be still being written (default 1 s).
     public let settleInterval: Duration
     private let logger: Logger?
-    private let pause: @Sendable (Duration) -> Void
+    private let pause: (@Sendable (Duration) -> Void)?
 
     /// Creates a provider.
     /// - Parameters:
     ///   - fileURL: the key file; created (with its folder) on first use.
     ///   - settleInterval: see ``settleInterval``.
     ///   - logger: where a damaged or over-permissive key file is reported (never the key).
-    ///   - pause: how to wait while another process writes the file (tests pass their own).
+    ///   - pause: how to wait while another process writes the file. Without one (the default) nothing waits: a
+    ///     thread of Swift concurrency is never blocked, and ``cacheKey()`` throws a ``OpenCatError/Code/cache`` error
+    ///     to try again later instead of setting the other process's file aside.
     public init(
         fileURL: URL,
         settleInterval: Duration = .seconds(1),
@@ -56,7 +59,7 @@ public struct FileKeyProvider: KeyProvider {
         self.fileURL = fileURL
         self.settleInterval = settleInterval
         self.logger = logger
-        self.pause = pause ?? { Thread.sleep(forTimeInterval: $0.timeInterval) }
+        self.pause = pause
     }
 
     public func cacheKey() throws -> SymmetricKey {
@@ -72,7 +75,10 @@ public struct FileKeyProvider: KeyProvider {
     private func existingKey() throws -> SymmetricKey? {
         guard var data = FileManager.default.contents(atPath: fileURL.path) else { return nil }
         if data.count < 32, isFresh() {
-            // Another process is writing it: wait for it to settle.
+            // Another process is writing it: wait for it to settle, or say so without waiting.
+            guard let pause else {
+                throw OpenCatError(.cache, "the cache key file is being written by another process; try again")
+            }
             let step = Duration.milliseconds(50)
             var waited = Duration.zero
             while data.count < 32, waited < settleInterval {

@@ -1,0 +1,104 @@
+import Crypto
+import Foundation
+public import KeyServerClient
+import MockStores
+public import OpenCatConformance
+public import StarknetCrypto
+
+/// The keys a run of the workspace's own sections signs and pays with, made fresh for each run and never committed:
+/// the key server's license issuer (kid `conformance`) and the Stark key of the account that pays from its vault.
+public struct SectionCredentials: Sendable {
+    /// Signs the licenses the key-server and reference-server cassettes hold; the clients trust its public key.
+    public var licenseIssuer: LicenseIssuer
+    /// The Stark key of the conformance account (signatures are left to the account contract, so cassettes never
+    /// hold a key).
+    public var starknetAccountKey: StarkPrivateKey
+
+    /// A fresh set.
+    public init() {
+        licenseIssuer = LicenseIssuer(privateKey: Curve25519.Signing.PrivateKey(), kid: "conformance")
+        starknetAccountKey = StarkPrivateKey.generate()
+    }
+
+    /// The run's credentials with the license signer added: a cassette's `licenses` are signed by the run's issuer
+    /// for its own kid, and by a throwaway key for any other kid (a foreign license).
+    public func applied(to credentials: ConformanceCredentials) -> ConformanceCredentials {
+        var copy = credentials
+        let issuer = licenseIssuer
+        copy.signers["licenses"] = .init(placeholderPrefix: "keyserver.license") { payload in
+            let decoded = try JSONDecoder.licensePayload.decode(LicensePayload.self, from: payload.serialized())
+            let signer =
+                decoded.kid == issuer.kid
+                ? issuer : LicenseIssuer(privateKey: Curve25519.Signing.PrivateKey(), kid: decoded.kid)
+            return try signer.sign(decoded).rawValue
+        }
+        return copy
+    }
+}
+
+/// The sections a workspace run adds after the stores' matrix, each a subfolder of `Fixtures/` with its own
+/// `scenarios.json`, run through the same runner with its own adapter. Internal to the workspace: adapter authors
+/// use ``OpenCatConformance`` alone.
+public enum ConformanceSections {
+    /// Folder name and title, in the order the report lists them.
+    public static let all: [(name: String, title: String)] = [
+        ("keyserver", "Key server"), ("llmkeys", "LLM keys"), ("chippipay", "ChippiPay"),
+        ("server", "Reference server"),
+    ]
+
+    /// The adapter a section's cassettes run with.
+    public static func adapter(_ name: String, _ section: SectionCredentials) -> ConformanceAdapterFactory? {
+        switch name {
+        case "keyserver": .keyServer(section)
+        case "llmkeys": .llmKeys
+        case "chippipay": .chippiPay(section)
+        case "server": .server(section)
+        default: nil
+        }
+    }
+
+    /// One section of a fixtures folder, on fresh section credentials; nil when the folder has no such section.
+    /// - Parameter extraFolders: further folders whose cassettes this section also runs (`--fixtures`).
+    public static func suite(
+        _ name: String,
+        in fixtures: URL,
+        extraFolders: [URL] = [],
+        parallelism: Int = 1,
+        scenarios: Set<String> = [],
+        section: SectionCredentials = SectionCredentials()
+    ) throws -> ConformanceSuite? {
+        let folder = fixtures.appendingPathComponent(name)
+        let catalogue = folder.appendingPathComponent("scenarios.json")
+        guard FileManager.default.fileExists(atPath: catalogue.path), let adapter = adapter(name, section) else {
+            return nil
+        }
+        return try ConformanceSuite(
+            catalogue: ScenarioCatalogue.load(from: catalogue),
+            cassetteFolders: [folder] + extraFolders,
+            adapters: [adapter],
+            scenarios: scenarios,
+            parallelism: parallelism,
+            credentials: section.applied(to: ConformanceCredentials())
+        )
+    }
+
+    /// Every section of a fixtures folder that has one, by folder name.
+    public static func suites(in fixtures: URL, parallelism: Int = 1, scenarios: Set<String> = []) throws
+        -> [String: ConformanceSuite]
+    {
+        var suites: [String: ConformanceSuite] = [:]
+        for (name, _) in all {
+            suites[name] = try suite(name, in: fixtures, parallelism: parallelism, scenarios: scenarios)
+        }
+        return suites
+    }
+}
+
+extension JSONDecoder {
+    /// Reads a cassette's license payload (RFC 3339 dates).
+    static var licensePayload: JSONDecoder {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        return decoder
+    }
+}

@@ -1,0 +1,279 @@
+import Foundation
+import HTTPTypes
+import OpenCatAsyncHTTPClient
+import OpenCatCore
+import OpenCatServer
+import Synchronization
+import Testing
+import ToolsTestSupport
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// `opencat-server` as an operator deploys it: its own executable, bound where `--host` says, ready only while its
+/// database answers, one server per SQLite file, requests logged with an id and no secret, and SIGTERM draining the
+/// requests in flight.
+@Suite(.serialized)
+struct ServerProcessTests {
+    static let users = 10
+    static func token(_ user: Int) -> String { "process-test-token-\(user)-" + String(repeating: "p", count: 20) }
+
+    /// A folder with a users file and a server configuration naming it.
+    struct Setup {
+        let folder: URL
+        var config: URL { folder.appendingPathComponent("server.json") }
+        var ledger: URL { folder.appendingPathComponent("ledger.sqlite") }
+
+        init() throws {
+            folder = FileManager.default.temporaryDirectory.appendingPathComponent("opencat-process-\(UUID())")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            let users = (0..<ServerProcessTests.users).map {
+                ServerUser(userId: "user-\($0)", token: ServerProcessTests.token($0))
+            }
+            try JSONEncoder().encode(users).write(to: folder.appendingPathComponent("users.json"))
+            try Data(#"{"usersFile": "users.json"}"#.utf8).write(to: config)
+        }
+
+        func remove() { try? FileManager.default.removeItem(at: folder) }
+    }
+
+    static func get(_ url: String, headers: [String: String] = [:]) async throws -> (Int, String, [String: String]) {
+        var request = URLRequest(url: URL(string: url)!)
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+        let (data, response) = try await URLSession.shared.data(for: request)
+        let http = response as? HTTPURLResponse
+        var fields: [String: String] = [:]
+        for (name, value) in http?.allHeaderFields ?? [:] { fields["\(name.base)".lowercased()] = "\(value)" }
+        return (http?.statusCode ?? 0, String(decoding: data, as: UTF8.self), fields)
+    }
+
+    @Test func healthReadyAndTheAPIDocumentAnswerAndRequestsAreLoggedWithAnIdButNoSecret() async throws {
+        let setup = try Setup()
+        defer { setup.remove() }
+        let log = setup.folder.appendingPathComponent("server.log")
+        try await ServerProcess.run(
+            ["--port", "0", "--database", "sqlite:" + setup.ledger.path, "--config", setup.config.path],
+            standardError: log
+        ) { _, port in
+            let base = "http://127.0.0.1:\(port)"
+            #expect(try await Self.get(base + "/health").0 == 200)
+            let ready = try await Self.get(base + "/ready")
+            #expect(ready.0 == 200)
+            #expect(ready.1.contains("\"status\":\"ready\""))
+            let document = try await Self.get(base + "/openapi.yaml")
+            #expect(document.0 == 200)
+            #expect(document.1.hasPrefix("openapi:"))
+            let wallet = try await Self.get(
+                base + "/api/v1/wallet/user-1",
+                headers: ["Authorization": "Bearer \(Self.token(1))", "X-Request-Id": "req-wallet-1"]
+            )
+            #expect(wallet.0 == 200)
+            #expect(wallet.2["x-request-id"] == "req-wallet-1")
+            let refused = try await Self.get(
+                base + "/api/v1/wallet/user-1",
+                headers: ["Authorization": "Bearer \(Self.token(2))"]
+            )
+            #expect(refused.0 == 403)
+        }
+        let text = try String(contentsOf: log, encoding: .utf8)
+        #expect(text.contains("request_id=req-wallet-1"))
+        #expect(text.contains("route=/api/v1/wallet/{userId}"))
+        for user in 0..<Self.users { #expect(!text.contains(Self.token(user))) }
+    }
+
+    @Test func aSecondServerOnTheSameSQLiteLedgerIsRefused() async throws {
+        let setup = try Setup()
+        defer { setup.remove() }
+        let arguments = ["--port", "0", "--database", "sqlite:" + setup.ledger.path, "--config", setup.config.path]
+        try await ServerProcess.run(arguments) { _, _ in
+            let second = try await runProcess(ServerProcess.executable.path, arguments)
+            #expect(second.status != 0)
+            #expect(second.error.contains("another opencat-server already serves"))
+        }
+    }
+
+    @Test func aMisconfiguredStoreIsNamedWithItsFieldAtStart() async throws {
+        let setup = try Setup()
+        defer { setup.remove() }
+        try Data(
+            #"{"usersFile": "users.json", "stores": {"stripe": {"secretKeyEnv": "OPENCAT_TEST_NO_SUCH_VARIABLE"}}}"#
+                .utf8
+        ).write(to: setup.config)
+        let result = try await runProcess(
+            ServerProcess.executable.path,
+            ["--port", "0", "--database", "sqlite:" + setup.ledger.path, "--config", setup.config.path]
+        )
+        #expect(result.status != 0)
+        #expect(result.error.contains("stores.stripe.secretKeyEnv"))
+        #expect(result.error.contains("OPENCAT_TEST_NO_SUCH_VARIABLE"))
+    }
+
+    /// An address of this machine other than loopback, if it has one.
+    static let nonLoopbackAddress: String? = {
+        var list: UnsafeMutablePointer<ifaddrs>?
+        guard getifaddrs(&list) == 0, let first = list else { return nil }
+        defer { freeifaddrs(list) }
+        var cursor: UnsafeMutablePointer<ifaddrs>? = first
+        while let entry = cursor {
+            defer { cursor = entry.pointee.ifa_next }
+            guard let address = entry.pointee.ifa_addr, address.pointee.sa_family == sa_family_t(AF_INET) else {
+                continue
+            }
+            var host = [CChar](repeating: 0, count: Int(NI_MAXHOST))
+            guard
+                getnameinfo(
+                    address,
+                    socklen_t(MemoryLayout<sockaddr_in>.size),
+                    &host,
+                    socklen_t(host.count),
+                    nil,
+                    0,
+                    NI_NUMERICHOST
+                ) == 0
+            else { continue }
+            let text = String(decoding: host.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            if !text.hasPrefix("127.") { return text }
+        }
+        return nil
+    }()
+
+    @Test(.enabled(if: nonLoopbackAddress != nil, "this machine has no address but loopback"))
+    func hostZeroBindsEveryInterface() async throws {
+        let setup = try Setup()
+        defer { setup.remove() }
+        let address = try #require(Self.nonLoopbackAddress)
+        try await ServerProcess.run(
+            [
+                "--host", "0.0.0.0", "--port", "0", "--database", "sqlite:" + setup.ledger.path, "--config",
+                setup.config.path,
+            ]
+        ) { _, port in
+            let outside = try await Self.get("http://\(address):\(port)/health")
+            #expect(outside.0 == 200)
+            let loopback = try await Self.get("http://127.0.0.1:\(port)/health")
+            #expect(loopback.0 == 200)
+        }
+    }
+
+    @Test func sigtermDuringALoadOfSpendsLosesNoneThatWereAcknowledged() async throws {
+        let setup = try Setup()
+        defer { setup.remove() }
+        do {
+            let ledger = try SQLiteLedgerStore(fileURL: setup.ledger)
+            for user in 0..<Self.users {
+                _ = try await ledger.redeem(
+                    store: "apple",
+                    transactionId: "seed-\(user)",
+                    userId: "user-\(user)",
+                    amount: 1_000
+                )
+            }
+        }
+        let transport = AsyncHTTPClientTransport()
+        let spends = 400
+        let ((outcomes, _), status) = try await ServerProcess.run(
+            ["--port", "0", "--database", "sqlite:" + setup.ledger.path, "--config", setup.config.path]
+        ) { server, port in
+            let acknowledged = Counter()
+            let outcomes = await withTaskGroup(of: Outcome.self) { group in
+                for index in 0..<spends {
+                    group.addTask {
+                        let outcome = await Self.spend(index, port: port, transport: transport)
+                        if outcome.entryId != nil, acknowledged.value.add(1, ordering: .relaxed).newValue == 40 {
+                            try? server.send(SIGTERM)
+                        }
+                        return outcome
+                    }
+                }
+                var all: [Outcome] = []
+                for await outcome in group { all.append(outcome) }
+                return all
+            }
+            // The server exits by itself once it has drained and its clients have gone.
+            try await transport.shutdown()
+            for try await _ in server.lines {}
+            return (outcomes, 0)
+        }
+        #expect(status == 0, "SIGTERM is a graceful stop: exit 0")
+        let acknowledgedIds = outcomes.compactMap(\.entryId)
+        #expect(acknowledgedIds.count >= 40)
+        let ledger = try SQLiteLedgerStore(fileURL: setup.ledger)
+        var entries: Set<String> = []
+        for user in 0..<Self.users {
+            for entry in try await ledger.entries(of: "user-\(user)", limit: 1_000) { entries.insert(entry.id) }
+        }
+        for id in acknowledgedIds { #expect(entries.contains(id)) }
+    }
+
+    struct Outcome: Sendable {
+        var index: Int
+        var entryId: String?
+    }
+
+    static func spend(_ index: Int, port: Int, transport: AsyncHTTPClientTransport) async -> Outcome {
+        let user = index % users
+        var request = HTTPRequest(
+            method: .post,
+            scheme: "http",
+            authority: "127.0.0.1:\(port)",
+            path: "/api/v1/wallet/spend"
+        )
+        request.headerFields[.authorization] = "Bearer \(token(user))"
+        request.headerFields[.contentType] = "application/json"
+        request.headerFields[HTTPField.Name("Idempotency-Key")!] = "term-\(index)"
+        let body = Data(#"{"amount":1,"feature":"f","app":"a","userId":"user-\#(user)"}"#.utf8)
+        guard let response = try? await transport.send(request, body: body), response.head.status == .ok,
+            let object = try? JSONSerialization.jsonObject(with: response.body) as? [String: Any]
+        else { return Outcome(index: index, entryId: nil) }
+        return Outcome(index: index, entryId: object["transactionId"] as? String)
+    }
+
+    @Test func readyFollowsItsPostgreSQLServerWithoutARestart() async throws {
+        // A PostgreSQL server of this test's own, so stopping it disturbs no other test.
+        let port = 55_400 + Int.random(in: 0..<90)
+        let folder = "/tmp/opencat-pg-ready-\(UUID().uuidString.prefix(8))"
+        let environment: [String: String?] = ["OPENCAT_PG_PORT": "\(port)", "OPENCAT_PG_DIR": folder]
+        let script = TestEnvironment.repositoryRoot.appendingPathComponent("Tools/ci/start-postgres.sh").path
+        let started = try await runProcess("/bin/bash", [script], environment: environment)
+        try #require(
+            started.status == 0,
+            "PostgreSQL did not start: \(started.error) — run `\(TestEnvironment.provisionCommand)`"
+        )
+        let url = started.output.trimmingCharacters(in: .whitespacesAndNewlines)
+        defer {
+            Task.detached {
+                _ = try? await runProcess("/bin/bash", [script, "stop"], environment: environment)
+                try? FileManager.default.removeItem(atPath: folder)
+                try? FileManager.default.removeItem(atPath: folder + ".pw")
+            }
+        }
+        let setup = try Setup()
+        defer { setup.remove() }
+        try await ServerProcess.run(
+            ["--port", "0", "--database", "env:OPENCAT_READY_TEST_URL", "--config", setup.config.path],
+            environment: ["OPENCAT_READY_TEST_URL": url]
+        ) { _, serverPort in
+            let ready = "http://127.0.0.1:\(serverPort)/ready"
+            #expect(try await Self.get(ready).0 == 200)
+            let stopped = try await runProcess("/bin/bash", [script, "stop"], environment: environment)
+            #expect(stopped.status == 0)
+            let down = try await Self.get(ready)
+            #expect(down.0 == 503)
+            #expect(down.2["retry-after"] != nil)
+            #expect(try await Self.get("http://127.0.0.1:\(serverPort)/health").0 == 200)
+            let restarted = try await runProcess("/bin/bash", [script], environment: environment)
+            #expect(restarted.status == 0)
+            // The pool reconnects on its own: ready again within a few tries, same process.
+            var status = 0
+            for _ in 0..<40 where status != 200 {
+                status = try await Self.get(ready).0
+                if status != 200 { try await Task.sleep(for: .milliseconds(250)) }
+            }
+            #expect(status == 200)
+        }
+    }
+}

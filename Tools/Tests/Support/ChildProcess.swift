@@ -1,0 +1,142 @@
+public import Foundation
+import Subprocess
+import SystemPackage
+
+/// What a finished child process left: its exit status (or 128 + the signal that ended it), standard output and
+/// standard error.
+public struct ProcessResult: Sendable {
+    /// The exit status; 128 + N when signal N ended it.
+    public var status: Int32
+    /// Everything it wrote to standard output.
+    public var output: String
+    /// Everything it wrote to standard error.
+    public var error: String
+
+    /// Creates a result.
+    public init(status: Int32, output: String, error: String) {
+        self.status = status
+        self.output = output
+        self.error = error
+    }
+}
+
+/// Runs a program to its end without blocking a thread of Swift concurrency (swift-subprocess waits
+/// asynchronously), and returns what it printed.
+/// - Parameters:
+///   - executable: a name looked up on `PATH`, or an absolute path.
+///   - environment: variables added to (or, with a nil value, removed from) this process's environment.
+///   - input: written to its standard input.
+public func runProcess(
+    _ executable: String,
+    _ arguments: [String],
+    workingDirectory: URL? = nil,
+    environment: [String: String?] = [:],
+    input: String? = nil
+) async throws -> ProcessResult {
+    let result = try await Subprocess.run(
+        ChildProcess.executable(executable),
+        arguments: Arguments(arguments),
+        environment: ChildProcess.environment(environment),
+        workingDirectory: workingDirectory.map { FilePath($0.path) },
+        input: .string(input ?? ""),
+        output: .string(limit: 64 << 20),
+        error: .string(limit: 64 << 20)
+    )
+    return ProcessResult(
+        status: ChildProcess.status(result.terminationStatus),
+        output: result.standardOutput,
+        error: result.standardError
+    )
+}
+
+/// A program running beside a test (a server, say): the lines of its standard output as they come, its process id,
+/// and signals. Valid only inside ``withChildProcess(_:_:environment:standardError:_:)``'s body.
+public struct ChildProcess: Sendable {
+    /// Its process id.
+    public let pid: Int32
+    /// Its standard output, line by line, read as it is written (the whole output is drained, so a chatty child
+    /// never blocks on a full pipe).
+    public let lines: AsyncThrowingStream<String, any Error>
+    let signal: @Sendable (Int32) throws -> Void
+
+    /// Sends a signal (`SIGTERM`, `SIGKILL`, …).
+    public func send(_ signal: Int32) throws { try self.signal(signal) }
+
+    /// The first line of standard output that contains `text`; nil when the output ends before one does.
+    public func firstLine(containing text: String) async throws -> String? {
+        for try await line in lines where line.contains(text) { return line }
+        return nil
+    }
+
+    static func executable(_ name: String) -> Executable {
+        name.hasPrefix("/") ? .path(FilePath(name)) : .name(name)
+    }
+
+    static func environment(_ values: [String: String?]) -> Subprocess.Environment {
+        var updates: [Subprocess.Environment.Key: String?] = [:]
+        for (name, value) in values { updates[Subprocess.Environment.Key(stringLiteral: name)] = value }
+        return .inherit.updating(updates)
+    }
+
+    static func status(_ status: TerminationStatus) -> Int32 {
+        switch status {
+        case .exited(let code): code
+        case .signaled(let signal): 128 + signal
+        }
+    }
+}
+
+/// Starts a program, runs `body` while it runs, then ends it (`SIGKILL` if it is still running once `body`
+/// returns) and returns `body`'s value with the program's exit status (128 + N when signal N ended it).
+/// Nothing blocks a thread of Swift concurrency.
+/// - Parameter standardError: a file that receives its standard error (default: discarded).
+@discardableResult
+public func withChildProcess<T: Sendable>(
+    _ executable: String,
+    _ arguments: [String],
+    environment: [String: String?] = [:],
+    standardError: URL? = nil,
+    _ body: (ChildProcess) async throws -> T
+) async throws -> (value: T, status: Int32) {
+    let errorDescriptor = try FileDescriptor.open(
+        FilePath(standardError?.path ?? "/dev/null"),
+        .writeOnly,
+        options: standardError == nil ? [] : [.create, .truncate],
+        permissions: standardError == nil ? nil : [.ownerReadWrite]
+    )
+    let error: FileDescriptorOutput = .fileDescriptor(errorDescriptor, closeAfterSpawningProcess: true)
+    let result = try await Subprocess.run(
+        ChildProcess.executable(executable),
+        arguments: Arguments(arguments),
+        environment: ChildProcess.environment(environment),
+        input: .none,
+        output: .sequence,
+        error: error
+    ) { execution in
+        let (lines, continuation) = AsyncThrowingStream.makeStream(of: String.self)
+        let drain = Task {
+            do {
+                for try await line in execution.standardOutput.strings() { continuation.yield(line) }
+                continuation.finish()
+            } catch {
+                continuation.finish(throwing: error)
+            }
+        }
+        let child = ChildProcess(pid: execution.processIdentifier.value, lines: lines) { signal in
+            try execution.send(signal: Signal(rawValue: signal))
+        }
+        let value: T
+        do {
+            value = try await body(child)
+        } catch {
+            try? execution.send(signal: .kill)
+            _ = await drain.result
+            throw error
+        }
+        // Still running: end it. Already ended: the signal fails, which is fine.
+        try? execution.send(signal: .kill)
+        _ = await drain.result
+        return value
+    }
+    return (result.closureResult, ChildProcess.status(result.terminationStatus))
+}

@@ -1,0 +1,146 @@
+import Foundation
+import HTTPTypes
+public import Hummingbird
+import Logging
+import NIOCore
+
+/// Logs every request once it is answered: method, the route's template (never the concrete path, whose segments
+/// can be emails, nor the query, which can carry a push token), status, duration and a request id — the client's
+/// `X-Request-Id` when it is a plain token of at most 64 characters, else Hummingbird's. The id is echoed in the
+/// answer's `X-Request-Id`. Headers and bodies are never logged.
+public struct RequestLogMiddleware<Context: RequestContext>: RouterMiddleware {
+    /// The level requests are logged at (`info`; health and readiness probes at `debug`).
+    public var level: Logger.Level
+
+    /// A middleware logging at `level`.
+    public init(level: Logger.Level = .info) { self.level = level }
+
+    public func handle(
+        _ request: Request,
+        context: Context,
+        next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
+        let started = ContinuousClock.now
+        var context = context
+        // Hummingbird's own id when its server made the context (`context.id` traps without one).
+        let id =
+            Self.clientRequestId(request.headers[Self.requestIdField])
+            ?? context.logger[metadataKey: "hb.request.id"]?.description ?? UUID().uuidString.lowercased()
+        context.logger[metadataKey: "request_id"] = .string(id)
+        let probe = request.uri.path == "/health" || request.uri.path == "/ready"
+        do {
+            var response = try await next(request, context)
+            response.headers[Self.requestIdField] = id
+            log(request, context: context, status: response.status.code, started: started, probe: probe)
+            return response
+        } catch {
+            let status = (error as? any HTTPResponseError)?.status.code ?? 500
+            log(request, context: context, status: status, started: started, probe: probe)
+            throw error
+        }
+    }
+
+    func log(_ request: Request, context: Context, status: Int, started: ContinuousClock.Instant, probe: Bool) {
+        let elapsed = ContinuousClock.now - started
+        let milliseconds =
+            Double(elapsed.components.seconds) * 1000
+            + Double(elapsed.components.attoseconds) / 1_000_000_000_000_000
+        context.logger.log(
+            level: probe ? .debug : level,
+            "request",
+            metadata: [
+                "method": .string(request.method.rawValue),
+                "route": .string(context.endpointPath ?? "unmatched"),
+                "status": .stringConvertible(status),
+                "ms": .string(String(format: "%.1f", milliseconds)),
+            ]
+        )
+    }
+
+    /// The answer's and request's `X-Request-Id`.
+    public static var requestIdField: HTTPField.Name { HTTPField.Name("X-Request-Id")! }
+
+    /// A client's request id, when it is 1–64 characters of letters, digits, `-`, `_` and `.`.
+    static func clientRequestId(_ value: String?) -> String? {
+        guard let value, (1...64).contains(value.utf8.count),
+            value.utf8.allSatisfy({ $0.isASCIIAlphanumeric || $0 == 0x2D || $0 == 0x5F || $0 == 0x2E })
+        else { return nil }
+        return value
+    }
+}
+
+extension UInt8 {
+    fileprivate var isASCIIAlphanumeric: Bool {
+        (0x30...0x39).contains(self) || (0x41...0x5A).contains(self) || (0x61...0x7A).contains(self)
+    }
+}
+
+extension OpenCatServerApplication {
+    /// How long `/ready` waits for the database before answering 503.
+    static let readinessTimeout = Duration.seconds(2)
+
+    /// `GET /health` (the process is up), `GET /ready` (the database answers: 200, else 503 with the reason and
+    /// `Retry-After`), `GET /openapi.yaml` (the key server's API document).
+    func addOperationsRoutes(to router: Router<BasicRequestContext>) {
+        router.get("/health") { _, _ in
+            Self.json(.ok, ["status": "ok", "database": databaseKind])
+        }
+        router.get("/ready") { _, _ in
+            if let problem = await readinessProblem() {
+                var response = Self.json(
+                    .serviceUnavailable,
+                    ["status": "unavailable", "database": databaseKind, "reason": problem]
+                )
+                response.headers[.retryAfter] = "5"
+                return response
+            }
+            return Self.json(.ok, ["status": "ready", "database": databaseKind])
+        }
+        router.get("/openapi.yaml") { _, _ in
+            guard let document = Self.openAPIDocument else {
+                return Self.error(.notFound, "not_found", "the API document is not installed beside the server")
+            }
+            var headers = HTTPFields()
+            headers[.contentType] = "application/yaml"
+            return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: document)))
+        }
+    }
+
+    /// Why the server is not ready (the database does not answer in time), or nil when it is.
+    func readinessProblem() async -> String? {
+        let ledger = ledger
+        let timeout = Self.readinessTimeout
+        return await withTaskGroup(of: String?.self) { group in
+            group.addTask {
+                do throws(LedgerError) {
+                    try await ledger.ping()
+                    return nil
+                } catch {
+                    return "the \(ledger.dialect.rawValue) database does not answer: \(error.message)"
+                }
+            }
+            group.addTask {
+                try? await Task.sleep(for: timeout)
+                return Task.isCancelled
+                    ? nil : "the \(ledger.dialect.rawValue) database did not answer within \(timeout)"
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first
+        }
+    }
+
+    /// The key server's OpenAPI document (`Resources/keyserver.openapi.yaml`), read from the resource bundle
+    /// installed beside the executable; nil when it is not there (never a crash).
+    static let openAPIDocument: Data? = {
+        let name = "keyserver.openapi.yaml"
+        var candidates: [URL] = []
+        let executable = URL(fileURLWithPath: CommandLine.arguments.first ?? "").resolvingSymlinksInPath()
+        for folder in [executable.deletingLastPathComponent(), Bundle.main.bundleURL] {
+            for bundle in ["OpenCatWorkspace_OpenCatServer.resources", "OpenCatWorkspace_OpenCatServer.bundle"] {
+                candidates.append(folder.appendingPathComponent(bundle).appendingPathComponent(name))
+            }
+        }
+        return candidates.lazy.compactMap { FileManager.default.contents(atPath: $0.path) }.first
+    }()
+}

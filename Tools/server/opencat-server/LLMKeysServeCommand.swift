@@ -1,0 +1,88 @@
+import ArgumentParser
+import Foundation
+import Hummingbird
+import LLMKeyResolver
+import LLMKeyResolverHTTP
+import LLMKeyResolverPostgres
+import Logging
+import OpenCatCore
+import PostgresNIO
+
+/// `opencat-server llm-keys --host H --port N [--database sqlite:PATH|postgres://…]`: the LLM key API.
+struct LLMKeysServe: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "llm-keys",
+        abstract: "Serve GET /api/api-key-status and GET/POST /api/v1/settings/llm-keys.",
+        discussion: """
+            Master keys come from OPENCAT_LLM_MASTER_KEY, or the file OPENCAT_LLM_MASTER_KEY_FILE names (base64 of 32 \
+            bytes, or id=base64 pairs separated by commas, the first the primary), the JWT secret from OPENCAT_LLM_JWT_SECRET (32 bytes or more), system keys from \
+            OPENAI_API_KEY, ANTHROPIC_API_KEY and GOOGLE_API_KEY. Rows sealed under an older master key are re-sealed \
+            at start, in batches.
+            """
+    )
+
+    @Option(name: .customLong("host"), help: "The address to bind (0.0.0.0: every interface).")
+    var host = "127.0.0.1"
+
+    @Option(name: .customLong("port"), help: "The port (0: any free port).")
+    var port: Int
+
+    @Option(
+        name: .customLong("database"),
+        help: "sqlite:PATH (default sqlite:llm-keys.sqlite) or postgres://user:pass@host:port/db"
+    )
+    var database: String = "sqlite:llm-keys.sqlite"
+
+    func validate() throws {
+        guard (0...65_535).contains(port) else { throw ValidationError("--port takes 0 to 65535") }
+        guard database.hasPrefix("sqlite:") || database.hasPrefix("postgres://") || database.hasPrefix("postgresql://")
+        else { throw ValidationError("--database takes sqlite:PATH or postgres://…") }
+    }
+
+    func run() async throws {
+        let cipher = try LLMKeyCipher.load()
+        let authenticator = try HS256JWTAuthenticator(
+            secret: Secret(try Self.environment("OPENCAT_LLM_JWT_SECRET"))
+        )
+        let logger = Logger(label: "opencat.llm-keys")
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            let store: any LLMKeyStore
+            if database.hasPrefix("sqlite:") {
+                store = try SQLiteLLMKeyStore(
+                    fileURL: URL(fileURLWithPath: String(database.dropFirst("sqlite:".count)))
+                )
+            } else {
+                let client = try PostgresLLMKeyStore.client(url: database, logger: logger)
+                group.addTask { await client.run() }
+                let postgres = try PostgresLLMKeyStore(client: client)
+                try await postgres.migrate()
+                store = postgres
+            }
+            let vault = UserKeyVault(store: store, cipher: cipher)
+            let rewrapped = try await vault.rewrap()
+            if rewrapped.rewrapped + rewrapped.failed > 0 {
+                print(
+                    "re-sealed \(rewrapped.rewrapped) rows; \(rewrapped.failed) do not open and were left as they are"
+                )
+            }
+            let api = LLMKeysAPI(
+                resolver: LLMKeyResolver(systemKeys: LLMKeyResolver.systemKeys(), vault: vault),
+                authenticator: authenticator,
+                logger: logger
+            )
+            let app = api.application(host: host, port: port) { bound in
+                FileHandle.standardOutput.write(Data("llm-keys: listening on http://\(host):\(bound)\n".utf8))
+            }
+            group.addTask { try await app.runService() }
+            try await group.next()
+            group.cancelAll()
+        }
+    }
+
+    static func environment(_ name: String) throws -> String {
+        guard let value = ProcessInfo.processInfo.environment[name], !value.isEmpty else {
+            throw ValidationError("set \(name)")
+        }
+        return value
+    }
+}

@@ -1,0 +1,228 @@
+import ArgumentParser
+import Foundation
+import Hummingbird
+import Logging
+import OpenCatAsyncHTTPClient
+import OpenCatCore
+import OpenCatServer
+import OpenCatServerPostgres
+import PostgresNIO
+import ServiceLifecycle
+import StoreAdapters
+
+/// What ``buildApplication(_:)`` reads: the serve command's options (the shape of Hummingbird's own examples).
+protocol AppArguments: Sendable {
+    var host: String { get }
+    var port: Int { get }
+    var logLevel: Logger.Level? { get }
+    /// `sqlite:PATH`, `postgres://…`, or `env:NAME`.
+    var database: String { get }
+    var config: String? { get }
+    var tokens: String? { get }
+}
+
+/// `opencat-server [serve] --host H --port N --log-level L --database sqlite:PATH|postgres://…|env:NAME --config F`.
+struct ServeCommand: AsyncParsableCommand, AppArguments {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Serve /health, /ready, /openapi.yaml, the key server API and the OpenCat API.",
+        discussion: """
+            --database sqlite:PATH keeps the ledger in a SQLite file (created owner-only; one server per file, a \
+            second is refused); postgres://user:password@host:port/database keeps it in PostgreSQL, shared by \
+            several instances; env:NAME reads either from that variable, so a password never appears in `ps`. \
+            Migrations run before the server accepts a request. --config names the server's JSON configuration (see \
+            Tools/server/README.md); store secrets come from the environment variables it names. SIGTERM and SIGINT \
+            stop accepting connections and finish the requests in flight before the process exits.
+            """
+    )
+
+    @Option(name: .customLong("host"), help: "The address to bind (0.0.0.0: every interface).")
+    var host = "127.0.0.1"
+    @Option(name: .customLong("port"), help: "The port (0: any free port).")
+    var port = 8080
+    @Option(
+        name: .customLong("log-level"),
+        help: "trace, debug, info, notice, warning, error or critical (default info, or OPENCAT_LOG_LEVEL)."
+    )
+    var logLevel: Logger.Level?
+    @Option(
+        name: .customLong("database"),
+        help: "sqlite:PATH, postgres://user:password@host:port/database, or env:NAME (the URL in that variable)"
+    )
+    var database = "sqlite:opencat-server.sqlite"
+    @Option(name: .customLong("config"), help: "The server configuration (JSON).")
+    var config: String?
+    @Option(name: .customLong("tokens"), help: "A JSON file of bearer tokens → user ids (wallet only).")
+    var tokens: String?
+
+    func validate() throws {
+        guard (0...65_535).contains(port) else { throw ValidationError("--port must be 0…65535") }
+        guard !host.isEmpty else { throw ValidationError("--host must not be empty") }
+        let url = ServerDatabase.resolve(database)
+        guard
+            (url.hasPrefix("sqlite:") && url.count > 7) || url.hasPrefix("postgres://")
+                || url.hasPrefix("postgresql://")
+        else {
+            throw ValidationError(
+                database.hasPrefix("env:")
+                    ? "\(database): the variable is not set to sqlite:PATH or postgres://…"
+                    : "--database takes sqlite:PATH, postgres://user:password@host:port/database or env:NAME"
+            )
+        }
+    }
+
+    func run() async throws {
+        let app = try await buildApplication(self) { address in
+            // Unbuffered: a supervisor (or a test) reads the bound address from the first line.
+            FileHandle.standardOutput.write(Data("opencat-server: listening on \(address)\n".utf8))
+        }
+        try await app.runService()
+    }
+}
+
+/// The server's database argument.
+enum ServerDatabase {
+    /// `env:NAME` → the variable's value; anything else as it is.
+    static func resolve(_ argument: String) -> String {
+        guard argument.hasPrefix("env:") else { return argument }
+        return ProcessInfo.processInfo.environment[String(argument.dropFirst(4))] ?? ""
+    }
+}
+
+/// The reference server as a Hummingbird application: configuration read and checked (a misconfigured store is
+/// named with its field), the stores' HTTP client and the PostgreSQL client run as services, migrations applied
+/// before the server starts, every request logged with its id.
+func buildApplication(
+    _ arguments: some AppArguments,
+    onServerRunning: @escaping @Sendable (String) -> Void = { _ in }
+) async throws -> some ApplicationProtocol {
+    var logger = Logger(label: "opencat-server")
+    logger.logLevel =
+        arguments.logLevel ?? ProcessInfo.processInfo.environment["OPENCAT_LOG_LEVEL"].flatMap {
+            Logger.Level(rawValue: $0)
+        }
+        ?? .info
+    let environment = ProcessInfo.processInfo.environment
+    let transport = AsyncHTTPClientTransport()
+    var services: [any Service] = [ShutdownService(name: "stores' HTTP client") { try await transport.shutdown() }]
+    var settings = ServerSettings(users: BearerTokens(users: []))
+    var stores: (adapters: [any StoreAdapter], stripe: StripeWebhookVerifier?, payPal: PayPalWebhookVerifier?) = (
+        [], nil, nil
+    )
+    do throws(ServerConfigurationError) {
+        if let config = arguments.config {
+            let file = try ServerConfigurationFile(file: URL(fileURLWithPath: config))
+            settings = try file.settings(environment: environment)
+            let built = try file.adapters(
+                environment: environment,
+                httpClient: HTTPClient(transport: transport, logger: logger),
+                logger: logger
+            )
+            stores = (built.adapters, built.stripeWebhooks, built.payPalWebhooks)
+        } else if let tokens = arguments.tokens {
+            settings.users = try BearerTokens(file: URL(fileURLWithPath: tokens))
+        }
+    } catch {
+        try? await transport.shutdown()
+        throw ServerStartError("configuration: \(error.message)")
+    }
+    let database = ServerDatabase.resolve(arguments.database)
+    let ledger: any LedgerStore
+    let kind: String
+    var migrate: (@Sendable () async throws -> Void)?
+    if database.hasPrefix("sqlite:") {
+        let path = String(database.dropFirst(7))
+        do {
+            let lock = try SQLiteFileLock(path: path)
+            services.append(ShutdownService(name: "SQLite lock") { lock.release() })
+            ledger = try SQLiteLedgerStore(fileURL: URL(fileURLWithPath: path))
+        } catch {
+            try? await transport.shutdown()
+            throw error
+        }
+        kind = "sqlite"
+    } else {
+        let client = try PostgresLedgerStore.client(url: database, logger: logger)
+        let postgres = PostgresLedgerStore(client: client, logger: logger)
+        services.insert(client, at: 0)
+        ledger = postgres
+        kind = "postgresql"
+        migrate = {
+            // The client's run() starts as a service just before this: let it begin first.
+            try await Task.sleep(for: .milliseconds(50))
+            try await postgres.migrate()
+        }
+    }
+    let server = OpenCatServerApplication(
+        ledger: ledger,
+        settings: settings,
+        adapters: stores.adapters,
+        stripeWebhooks: stores.stripe,
+        payPalWebhooks: stores.payPal,
+        databaseKind: kind,
+        logger: logger
+    )
+    let host = arguments.host
+    var app = Application(
+        router: server.router(),
+        configuration: ApplicationConfiguration(address: .hostname(host, port: arguments.port), serverName: nil),
+        onServerRunning: { channel in
+            let port = channel.localAddress?.port ?? arguments.port
+            onServerRunning("http://\(host):\(port) (\(kind))")
+        },
+        logger: logger
+    )
+    app.addServices(services)
+    if let migrate { app.beforeServerStarts(perform: migrate) }
+    let storeNames = stores.adapters.map(\.store.rawValue).sorted()
+    logger.info(
+        "starting",
+        metadata: [
+            "database": .string(kind),
+            "stores": .string(storeNames.isEmpty ? "none" : storeNames.joined(separator: ",")),
+        ]
+    )
+    return app
+}
+
+/// A service that does nothing until the service group shuts down, then runs `shutdown` (after the HTTP server has
+/// drained, since the group stops services in reverse order).
+struct ShutdownService: Service {
+    let name: String
+    let shutdown: @Sendable () async throws -> Void
+
+    func run() async throws {
+        try? await gracefulShutdown()
+        try await shutdown()
+    }
+}
+
+/// An exclusive lock on `PATH.lock` held while the server runs: a second server on the same SQLite ledger is refused
+/// (SQLite serialises writers inside one process only; two processes would interleave a balance check and a spend).
+final class SQLiteFileLock: Sendable {
+    let descriptor: Int32
+
+    init(path: String) throws {
+        let lockPath = path + ".lock"
+        let fd = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw ServerStartError("\(lockPath) cannot be opened (errno \(errno))") }
+        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
+            close(fd)
+            throw ServerStartError(
+                "another opencat-server already serves \(path) (it holds \(lockPath)); a SQLite ledger has one server"
+            )
+        }
+        descriptor = fd
+    }
+
+    func release() {
+        flock(descriptor, LOCK_UN)
+        close(descriptor)
+    }
+}
+
+/// Why the server did not start (exit 1 with this line, no usage text).
+struct ServerStartError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,215 @@
+import ArgumentParser
+import Crypto
+import Foundation
+import KeyServerClient
+import OpenCatServer
+
+/// `opencat-server init DIR`: a starter configuration with one user, a signing key, a key pack and an app.
+struct ServerInit: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "init",
+        abstract: "Write a starter server configuration (server.json, users.json, a signing key) into a folder.",
+        discussion: """
+            Prints the demo user's bearer token and the OpenCat API key once: the files keep only their SHA-256. \
+            No store is configured; add them to server.json (see Tools/server/README.md). With --demo the \
+            configuration is wired to `opencat mock serve` on 127.0.0.1:9090 (Stripe, from the recorded \
+            cassettes), with two users, so that buying a pack, spending, sharing and syncing work at once; it prints \
+            the commands to run.
+            """
+    )
+
+    @Argument(help: "The folder to create (must not exist).") var folder: String
+    @Flag(name: .customLong("demo"), help: "Wire the configuration to `opencat mock serve --port 9090` (Stripe).")
+    var demo = false
+    @Option(name: .customLong("mock-port"), help: "The mock stores' port for --demo (default 9090).")
+    var mockPort = 9090
+
+    func run() throws {
+        let root = URL(fileURLWithPath: folder)
+        guard !FileManager.default.fileExists(atPath: root.path) else {
+            throw ValidationError("\(folder) exists; init writes a new folder")
+        }
+        let keys = root.appendingPathComponent("signing-keys")
+        try FileManager.default.createDirectory(at: keys, withIntermediateDirectories: true)
+        try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: keys.path)
+        let kid = "k" + ISO8601DateFormatter().string(from: Date()).prefix(10).replacingOccurrences(of: "-", with: "")
+        let issuer: LicenseIssuer
+        do throws(ServerConfigurationError) { issuer = try LicenseKeyring.generate(kid: kid, in: keys) } catch {
+            throw ValidationError(error.message)
+        }
+        let token = "ocs_" + Self.random()
+        let friendToken = "ocs_" + Self.random()
+        let apiKey = "ocat_" + Self.random()
+        // The demo's buyer is the one the recorded Stripe payment names (metadata.app_user_id).
+        let buyer = demo ? "player-42" : "demo-user"
+        var users = [ServerUser(userId: buyer, email: "demo@example.com", token: token)]
+        if demo { users.append(ServerUser(userId: "friend", email: "friend@example.com", token: friendToken)) }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        try write(try encoder.encode(users), to: root.appendingPathComponent("users.json"))
+        var stores: [String: Any] = [:]
+        var keyPacks: [String: Any] = [
+            "com.example.keys.10": ["keys": 10, "bonusKeys": 1, "communityKeys": 1, "plan": "L1"]
+        ]
+        let stripeKey = "sk_test_demo_" + Self.random()
+        if demo {
+            // The product and price of the recorded payment Fixtures/stripe/one-time-paid.json.
+            keyPacks["gems_500"] = ["keys": 10, "bonusKeys": 1, "communityKeys": 1, "plan": "L1", "licenses": 1]
+            stores["stripe"] = [
+                "secretKeyFile": "stripe-secret-key", "baseURL": "http://127.0.0.1:\(mockPort)",
+            ]
+            try write(Data(stripeKey.utf8), to: root.appendingPathComponent("stripe-secret-key"))
+            try write(
+                try JSONSerialization.data(withJSONObject: ["stripe.secretKey": stripeKey], options: [.sortedKeys]),
+                to: root.appendingPathComponent("mock-secrets.json")
+            )
+        }
+        let config: [String: Any] = [
+            "usersFile": "users.json",
+            "signingKeys": ["folder": "signing-keys", "activeKid": kid],
+            "keyPacks": keyPacks,
+            "apps": ["example-app": [["id": "pro-voices", "name": "Pro voices", "cost": 3]]],
+            "syncRateLimit": ["requests": 10, "seconds": 60],
+            "openCat": [
+                "apiKeySHA256": [BearerTokens.hash(apiKey)],
+                "entitlements": ["com.example.pro.monthly": ["pro"]],
+            ],
+            "stores": stores,
+        ]
+        let data = try JSONSerialization.data(
+            withJSONObject: config,
+            options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        )
+        try write(data, to: root.appendingPathComponent("server.json"))
+        print("wrote \(root.path)/server.json, users.json and signing-keys/\(kid).ed25519")
+        print("license public key (\(kid)): \(issuer.publicKey.rawRepresentation.base64EncodedString())")
+        print("\(buyer) bearer token (shown once): \(token)")
+        if demo { print("friend bearer token (shown once): \(friendToken)") }
+        print("OpenCat API key (shown once): \(apiKey)")
+        if demo {
+            print(
+                """
+
+                Try it (Tools/server/README.md walks through it):
+                  swift run opencat mock serve --port \(mockPort) --store stripe --scenario one-time-paid \\
+                      --secrets \(root.path)/mock-secrets.json &
+                  swift run opencat-server --port 8080 --config \(root.path)/server.json \\
+                      --database sqlite:\(root.path)/ledger.sqlite &
+                  curl -s -H 'Authorization: Bearer \(token)' -H 'Content-Type: application/json' \\
+                      -d '{"paymentIntentId":"pi_3OpenCatPaid001","productId":"gems_500"}' \\
+                      http://127.0.0.1:8080/api/v1/keys/purchase/stripe
+                """
+            )
+        }
+    }
+
+    func write(_ data: Data, to url: URL) throws {
+        guard FileManager.default.createFile(atPath: url.path, contents: data, attributes: [.posixPermissions: 0o600])
+        else { throw ValidationError("\(url.path) cannot be written") }
+    }
+
+    static func random() -> String {
+        SymmetricKey(size: .bits256).withUnsafeBytes { Data($0) }.base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+}
+
+/// `opencat-server keygen --kid K --folder DIR`: a new license signing key (rotation).
+struct ServerKeygen: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "keygen",
+        abstract: "Write a new Ed25519 license signing key <kid>.ed25519 (owner-only) and print its public key.",
+        discussion: """
+            Rotate by generating a key with a new kid and making it signingKeys.activeKid: keep the old files, so \
+            licenses they signed keep verifying (apps embed every public key by kid).
+            """
+    )
+
+    @Option(name: .customLong("kid"), help: "The key id (letters, digits, . _ -).") var kid: String
+    @Option(name: .customLong("folder"), help: "The signing key folder.") var folder: String
+
+    func run() throws {
+        do throws(ServerConfigurationError) {
+            let issuer = try LicenseKeyring.generate(kid: kid, in: URL(fileURLWithPath: folder))
+            print("\(kid): \(issuer.publicKey.rawRepresentation.base64EncodedString())")
+        } catch {
+            throw ValidationError(error.message)
+        }
+    }
+}
+
+/// `opencat-server hash-token`: the SHA-256 a users file or `openCat.apiKeySHA256` keeps for a token.
+struct ServerHashToken: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "hash-token",
+        abstract: "Read a token on standard input and print its SHA-256 (hex), for users.json and server.json."
+    )
+
+    func run() throws {
+        let token = (readLine(strippingNewline: true) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !token.isEmpty else { throw ValidationError("no token on standard input") }
+        print(BearerTokens.hash(token))
+    }
+}
+
+/// `opencat-server add-user --users FILE --user-id U [--email E] [--steam-id S]`: a new user with a fresh token.
+struct ServerAddUser: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "add-user",
+        abstract: "Add a user to a users file with a new bearer token, printed once (the file keeps its SHA-256).",
+        discussion: """
+            The file is rewritten atomically, owner-only; a user id or email already in it is refused. A running \
+            server reads the file at start: restart it (or roll the instances) to let the user in.
+            """
+    )
+
+    @Option(name: .customLong("users"), help: "The users file (created when missing), e.g. DIR/users.json.")
+    var users: String
+    @Option(name: .customLong("user-id"), help: "The user's id.") var userId: String
+    @Option(name: .customLong("email"), help: "The user's email (key sync and shares find users by it).")
+    var email: String?
+    @Option(name: .customLong("steam-id"), help: "The user's SteamID64 (Steam purchases must be theirs).")
+    var steamId: String?
+
+    func validate() throws {
+        guard !userId.isEmpty, userId.count <= 128 else { throw ValidationError("--user-id takes 1 to 128 characters") }
+        if let email, !email.contains("@") { throw ValidationError("--email is not an email address") }
+        if let steamId, UInt64(steamId) == nil { throw ValidationError("--steam-id is a SteamID64 (digits)") }
+    }
+
+    func run() throws {
+        let url = URL(fileURLWithPath: users)
+        var list: [ServerUser] = []
+        if FileManager.default.fileExists(atPath: url.path) {
+            guard let data = FileManager.default.contents(atPath: url.path),
+                let decoded = try? JSONDecoder().decode([ServerUser].self, from: data)
+            else { throw ValidationError("\(users) is not a JSON array of users; nothing was changed") }
+            list = decoded
+        }
+        if list.contains(where: { $0.userId == userId }) {
+            throw ValidationError("\(userId) is already in \(users); nothing was changed")
+        }
+        if let email, list.contains(where: { $0.email?.lowercased() == email.lowercased() }) {
+            throw ValidationError("\(email) is already in \(users); nothing was changed")
+        }
+        let token = "ocs_" + ServerInit.random()
+        list.append(ServerUser(userId: userId, email: email, steamId: steamId, token: token))
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).\(UUID())")
+        guard
+            FileManager.default.createFile(
+                atPath: temporary.path,
+                contents: try encoder.encode(list),
+                attributes: [.posixPermissions: 0o600]
+            )
+        else { throw ValidationError("\(temporary.path) cannot be written; nothing was changed") }
+        guard rename(temporary.path, url.path) == 0 else {
+            try? FileManager.default.removeItem(at: temporary)
+            throw ValidationError("\(users) cannot be replaced (errno \(errno)); nothing was changed")
+        }
+        print("added \(userId) to \(users)")
+        print("bearer token (shown once): \(token)")
+    }
+}
