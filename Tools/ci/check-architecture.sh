@@ -81,11 +81,15 @@ while [ $# -gt 0 ]; do
         shift ;;
     --example-scratch)
         scratch="$2"; shift 2
+        # SwiftPM lays out a folder for every target of the graph; a compiled one holds object files.
         for module in PostgresNIO NIOSSL AsyncHTTPClient ZIPFoundation GRDB; do
-            if ls -d "$scratch"/*/debug/"$module".build "$scratch"/debug/"$module".build >/dev/null 2>&1; then
+            if [ -n "$(find "$scratch" -path "*/debug/$module.build/*.o" -print -quit 2>/dev/null)" ]; then
                 echo "architecture: the adapter author's package compiled $module"; status=1
             fi
-        done ;;
+        done
+        if [ -z "$(find "$scratch" -path '*/debug/StoreAdapters.build/*.o' -print -quit 2>/dev/null)" ]; then
+            echo "architecture: $scratch holds no build of the adapter author's package"; status=1
+        fi ;;
     *) echo "architecture: unknown option $1"; exit 64 ;;
     esac
 done

@@ -177,9 +177,6 @@ struct ServerDemoTests {
                 let bought = try await Self.call(base + "/api/v1/keys/purchase/stripe", token: buyer, body: purchase)
                 #expect(bought.0 == 200, "\(bought.1)")
                 #expect(bought.1.contains("\"keysAdded\":10"))
-                // The same buyer retrying gets the same purchase back and nothing more.
-                let again = try await Self.call(base + "/api/v1/keys/purchase/stripe", token: buyer, body: purchase)
-                #expect(again.0 == 200 && again.1.contains("\"transactionId\":\"pi_3OpenCatPaid001\""))
                 #expect(
                     try await Self.call(base + "/api/v1/wallet/player-42", token: buyer).1.contains("\"balance\":11")
                 )

@@ -54,6 +54,8 @@ struct LLMKeysServe: AsyncParsableCommand {
             } else {
                 let client = try PostgresLLMKeyStore.client(url: database, logger: logger)
                 group.addTask { await client.run() }
+                // Let the client's run() begin before the first query (PostgresNIO warns otherwise).
+                try await Task.sleep(for: .milliseconds(50))
                 let postgres = try PostgresLLMKeyStore(client: client)
                 try await postgres.migrate()
                 store = postgres
