@@ -12,7 +12,7 @@ cd "$(dirname "$0")/.."
 packages=(libsqlite3-dev libssl-dev postgresql chromium libxml2-utils)
 if command -v dpkg >/dev/null 2>&1; then
     need=()
-    for pkg in "${packages[@]}"; do dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg"); done
+    for pkg in "${packages[@]}"; do [ "$(dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null)" = "install ok installed" ] || need+=("$pkg"); done
     if [ ${#need[@]} -gt 0 ]; then
         echo "test: installing ${need[*]}"
         if [ "$(id -u)" = 0 ]; then

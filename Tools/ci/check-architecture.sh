@@ -56,12 +56,13 @@ for symbol in "class ManualClock" "struct MockAppleCA"; do
 done
 long=$(find Packages/*/Sources -name '*.swift' -exec wc -l {} + | awk '$2 != "total" && $1 > 300 {print $2 " (" $1 " lines)"}')
 if [ -n "$long" ]; then echo "architecture: files over 300 lines:"; echo "$long"; status=1; fi
-blocking=$(grep -rnE 'waitUntilExit|readDataToEndOfFile|\.availableData|Thread\.sleep|DispatchSemaphore' \
-    --include='*.swift' Packages ConformanceTests Tools Examples 2>/dev/null \
+blocking=$(grep -rnE 'waitUntilExit|readDataToEndOfFile|readToEnd\(|\.availableData|Thread\.sleep|DispatchSemaphore|DispatchGroup|(^|[^.A-Za-z_])(usleep|nanosleep)\(' \
+    --include='*.swift' --exclude-dir=.build --exclude-dir='.build-*' --exclude-dir='.build_*' \
+    Packages ConformanceTests Tools Examples 2>/dev/null \
     | grep -v 'blocking-ok:' | grep -v '^Tools/fuzz/' | grep -vE '^[^:]+:[0-9]+:\s*(///|//)' || true)
 if [ -n "$blocking" ]; then echo "architecture: blocking waits (use swift-subprocess or async APIs):"; echo "$blocking"; status=1; fi
-shipped=$(grep -rlnE '^(public )?import (OpenCatTesting|MockStores)$' Tools/opencat Tools/server Tools/release 2>/dev/null \
-    | grep -v '^Tools/opencat/' || true)
+shipped=$(grep -rlnE '^(@[A-Za-z]+ )*((public|package|internal) )?import (OpenCatTesting|MockStores|MockStoresServer)$' \
+    Tools/server Tools/release 2>/dev/null || true)
 if [ -n "$shipped" ]; then echo "architecture: test support in a server or release executable: $shipped"; status=1; fi
 while [ $# -gt 0 ]; do
     case "$1" in

@@ -19,7 +19,7 @@ if [ "$(id -u)" = 0 ]; then
     as_user() { runuser -u "$user" -- "$@"; }
 fi
 if [ "${1:-start}" = stop ]; then
-    [ -f "$data/PG_VERSION" ] && as_user "$bindir/pg_ctl" -D "$data" -m fast -w stop >/dev/null
+    if [ -f "$data/PG_VERSION" ]; then as_user "$bindir/pg_ctl" -D "$data" -m fast -w stop >/dev/null 2>&1 || true; fi
     exit 0
 fi
 if "$bindir/pg_isready" -q -h 127.0.0.1 -p "$port"; then echo "$url"; exit 0; fi

@@ -27,6 +27,9 @@ struct FixturesLint: AsyncParsableCommand {
     @Option(name: .customLong("catalogue"), help: "The scenario catalogue (default: Fixtures/scenarios.json).")
     var cataloguePath: String?
 
+    @Option(name: .customLong("root"), help: "The OpenCat checkout (default: found from the current folder).")
+    var root: String?
+
     /// Text that looks like a live credential or a signed token; cassettes carry placeholders instead.
     static let forbidden: [(pattern: String, what: String)] = [
         ("sk_live_[A-Za-z0-9]+", "a live Stripe secret key"), ("rk_live_[A-Za-z0-9]+", "a live Stripe restricted key"),
@@ -37,7 +40,7 @@ struct FixturesLint: AsyncParsableCommand {
     ]
 
     func run() async throws {
-        let root = try ConformanceCommand.findRoot()
+        let root = try root.map { URL(fileURLWithPath: $0) } ?? ConformanceCommand.findRoot()
         let fixtures = folder.map { URL(fileURLWithPath: $0) } ?? root.appendingPathComponent("Fixtures")
         let catalogue = try ScenarioCatalogue.load(
             from: cataloguePath.map { URL(fileURLWithPath: $0) }

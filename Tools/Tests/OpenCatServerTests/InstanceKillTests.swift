@@ -63,50 +63,59 @@ struct InstanceKillTests {
             }
             let arguments = ["--port", "0", "--database", url, "--config", config.path]
             let transport = AsyncHTTPClientTransport()
-            try await ServerProcess.run(arguments) { _, survivorPort in
-                let (outcomes, victimStatus) = try await ServerProcess.run(arguments) { victim, victimPort in
-                    let acknowledgedByVictim = Counter()
-                    return await withTaskGroup(of: (Outcome, Bool).self) { group in
-                        for index in 0..<Self.spends {
-                            group.addTask {
-                                let onVictim = index % 2 == 0
-                                let outcome = await Self.spend(
-                                    index,
-                                    port: onVictim ? victimPort : survivorPort,
-                                    transport: transport
-                                )
-                                if onVictim, outcome.entryId != nil,
-                                    acknowledgedByVictim.value.add(1, ordering: .relaxed).newValue == 60
-                                {
-                                    try? victim.send(SIGKILL)
+            let killed = Counter()
+            do {
+                try await ServerProcess.run(arguments) { _, survivorPort in
+                    let (outcomes, victimStatus) = try await ServerProcess.run(arguments) { victim, victimPort in
+                        let acknowledgedByVictim = Counter()
+                        return await withTaskGroup(of: (Outcome, Bool).self) { group in
+                            for index in 0..<Self.spends {
+                                group.addTask {
+                                    let onVictim = index % 2 == 0
+                                    let outcome = await Self.spend(
+                                        index,
+                                        port: onVictim ? victimPort : survivorPort,
+                                        transport: transport
+                                    )
+                                    if onVictim, outcome.entryId != nil,
+                                        acknowledgedByVictim.value.add(1, ordering: .relaxed).newValue == 60
+                                    {
+                                        if (try? victim.send(SIGKILL)) != nil {
+                                            killed.value.add(1, ordering: .relaxed)
+                                        }
+                                    }
+                                    return (outcome, onVictim)
                                 }
-                                return (outcome, onVictim)
                             }
+                            var all: [(Outcome, Bool)] = []
+                            for await outcome in group { all.append(outcome) }
+                            return all
                         }
-                        var all: [(Outcome, Bool)] = []
-                        for await outcome in group { all.append(outcome) }
-                        return all
+                    }
+                    #expect(killed.value.load(ordering: .relaxed) == 1, "the test killed the victim mid-load")
+                    #expect(victimStatus == 128 + SIGKILL)
+                    let failed = outcomes.filter { $0.0.entryId == nil }
+                    #expect(!failed.isEmpty, "the kill interrupted some spends")
+                    // Everything acknowledged, by either instance, is in the ledger.
+                    var entries: [String: LedgerEntry] = [:]
+                    for user in 0..<Self.users {
+                        for entry in try await ledger.entries(of: "user-\(user)", limit: 1_000) {
+                            entries[entry.id] = entry
+                        }
+                    }
+                    for (outcome, _) in outcomes {
+                        guard let id = outcome.entryId else { continue }
+                        #expect(entries[id]?.userId == "user-\(outcome.index % Self.users)")
+                    }
+                    // The client retries what was not acknowledged on the surviving instance: each key applies once.
+                    for (outcome, _) in failed {
+                        let retried = await Self.spend(outcome.index, port: survivorPort, transport: transport)
+                        #expect(retried.entryId != nil)
                     }
                 }
-                #expect(victimStatus == 128 + SIGKILL)
-                let failed = outcomes.filter { $0.0.entryId == nil }
-                #expect(!failed.isEmpty, "the kill interrupted some spends")
-                // Everything acknowledged, by either instance, is in the ledger.
-                var entries: [String: LedgerEntry] = [:]
-                for user in 0..<Self.users {
-                    for entry in try await ledger.entries(of: "user-\(user)", limit: 1_000) {
-                        entries[entry.id] = entry
-                    }
-                }
-                for (outcome, _) in outcomes {
-                    guard let id = outcome.entryId else { continue }
-                    #expect(entries[id]?.userId == "user-\(outcome.index % Self.users)")
-                }
-                // The client retries what was not acknowledged on the surviving instance: each key applies once.
-                for (outcome, _) in failed {
-                    let retried = await Self.spend(outcome.index, port: survivorPort, transport: transport)
-                    #expect(retried.entryId != nil)
-                }
+            } catch {
+                try? await transport.shutdown()
+                throw error
             }
             try await transport.shutdown()
             for user in 0..<Self.users {
@@ -132,7 +141,8 @@ enum ServerProcess {
     }
 
     /// Starts `opencat-server` with `arguments`, runs `body` with it and the port it printed, then ends it (SIGKILL
-    /// if it still runs); returns `body`'s value and the exit status (128 + N after signal N).
+    /// if it still runs); returns `body`'s value and the exit status (128 + N after signal N). A server that does not
+    /// start fails with the end of its standard error.
     @discardableResult
     static func run<T: Sendable>(
         _ arguments: [String],
@@ -140,15 +150,22 @@ enum ServerProcess {
         standardError: URL? = nil,
         _ body: (ChildProcess, Int) async throws -> T
     ) async throws -> (value: T, status: Int32) {
-        try await withChildProcess(
+        let log =
+            standardError
+            ?? FileManager.default.temporaryDirectory.appendingPathComponent("opencat-server-\(UUID()).log")
+        defer { if standardError == nil { try? FileManager.default.removeItem(at: log) } }
+        return try await withChildProcess(
             executable.path,
             arguments,
             environment: environment,
-            standardError: standardError
+            standardError: log
         ) { child in
             guard let line = try await child.firstLine(containing: "listening on"),
                 let port = line.split(separator: ":").last.flatMap({ Int($0.prefix { $0.isNumber }) })
-            else { throw LedgerError(.storage, "opencat-server did not start") }
+            else {
+                let reason = (try? String(contentsOf: log, encoding: .utf8)).map { String($0.suffix(600)) } ?? ""
+                throw LedgerError(.storage, "opencat-server did not start: \(reason)")
+            }
             return try await body(child, port)
         }
     }

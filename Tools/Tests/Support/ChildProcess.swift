@@ -21,7 +21,8 @@ public struct ProcessResult: Sendable {
 }
 
 /// Runs a program to its end without blocking a thread of Swift concurrency (swift-subprocess waits
-/// asynchronously), and returns what it printed.
+/// asynchronously), and returns what it printed. A program still running after `timeout` is killed (its status is
+/// then 128 + 9), so a stalled program fails its test instead of hanging the run.
 /// - Parameters:
 ///   - executable: a name looked up on `PATH`, or an absolute path.
 ///   - environment: variables added to (or, with a nil value, removed from) this process's environment.
@@ -31,7 +32,8 @@ public func runProcess(
     _ arguments: [String],
     workingDirectory: URL? = nil,
     environment: [String: String?] = [:],
-    input: String? = nil
+    input: String? = nil,
+    timeout: Duration = .seconds(300)
 ) async throws -> ProcessResult {
     let result = try await Subprocess.run(
         ChildProcess.executable(executable),
@@ -39,14 +41,20 @@ public func runProcess(
         environment: ChildProcess.environment(environment),
         workingDirectory: workingDirectory.map { FilePath($0.path) },
         input: .string(input ?? ""),
-        output: .string(limit: 64 << 20),
-        error: .string(limit: 64 << 20)
-    )
-    return ProcessResult(
-        status: ChildProcess.status(result.terminationStatus),
-        output: result.standardOutput,
-        error: result.standardError
-    )
+        output: .sequence,
+        error: .sequence
+    ) { execution in
+        let watchdog = Task {
+            try await Task.sleep(for: timeout)
+            try? execution.send(signal: .kill)
+        }
+        defer { watchdog.cancel() }
+        async let output = ChildProcess.collect(execution.standardOutput)
+        async let error = ChildProcess.collect(execution.standardError)
+        return try await (output, error)
+    }
+    let (output, error) = result.closureResult
+    return ProcessResult(status: ChildProcess.status(result.terminationStatus), output: output, error: error)
 }
 
 /// A program running beside a test (a server, say): the lines of its standard output as they come, its process id,
@@ -62,10 +70,17 @@ public struct ChildProcess: Sendable {
     /// Sends a signal (`SIGTERM`, `SIGKILL`, …).
     public func send(_ signal: Int32) throws { try self.signal(signal) }
 
-    /// The first line of standard output that contains `text`; nil when the output ends before one does.
+    /// The first line of standard output that contains `text`; nil when the output ends before one does (the
+    /// child ended, or was killed at its time limit).
     public func firstLine(containing text: String) async throws -> String? {
         for try await line in lines where line.contains(text) { return line }
         return nil
+    }
+
+    static func collect(_ sequence: SubprocessOutputSequence) async throws -> String {
+        var bytes: [UInt8] = []
+        for try await buffer in sequence { buffer.withUnsafeBytes { bytes.append(contentsOf: $0) } }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     static func executable(_ name: String) -> Executable {
@@ -88,7 +103,8 @@ public struct ChildProcess: Sendable {
 
 /// Starts a program, runs `body` while it runs, then ends it (`SIGKILL` if it is still running once `body`
 /// returns) and returns `body`'s value with the program's exit status (128 + N when signal N ended it).
-/// Nothing blocks a thread of Swift concurrency.
+/// Nothing blocks a thread of Swift concurrency, and nothing waits for ever: a program still running after `timeout`
+/// is killed, which ends its output (so a body waiting for a line gets nil and fails).
 /// - Parameter standardError: a file that receives its standard error (default: discarded).
 @discardableResult
 public func withChildProcess<T: Sendable>(
@@ -96,6 +112,7 @@ public func withChildProcess<T: Sendable>(
     _ arguments: [String],
     environment: [String: String?] = [:],
     standardError: URL? = nil,
+    timeout: Duration = .seconds(300),
     _ body: (ChildProcess) async throws -> T
 ) async throws -> (value: T, status: Int32) {
     let errorDescriptor = try FileDescriptor.open(
@@ -113,6 +130,11 @@ public func withChildProcess<T: Sendable>(
         output: .sequence,
         error: error
     ) { execution in
+        let watchdog = Task {
+            try await Task.sleep(for: timeout)
+            try? execution.send(signal: .kill)
+        }
+        defer { watchdog.cancel() }
         let (lines, continuation) = AsyncThrowingStream.makeStream(of: String.self)
         let drain = Task {
             do {

@@ -68,6 +68,13 @@ public final class PostgresLedgerStore: LedgerStore, Sendable {
         }
     }
 
+    /// `SELECT 1` on a pooled connection, outside any transaction.
+    public func ping() async throws(LedgerError) {
+        do { _ = try await client.query("SELECT 1", logger: logger).collect() } catch {
+            throw LedgerError(.storage, "PostgreSQL does not answer")
+        }
+    }
+
     public func transaction<T: Sendable>(
         locking users: [String],
         _ body: @Sendable (any LedgerConnection) async throws -> T

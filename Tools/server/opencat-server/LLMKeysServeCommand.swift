@@ -29,14 +29,15 @@ struct LLMKeysServe: AsyncParsableCommand {
 
     @Option(
         name: .customLong("database"),
-        help: "sqlite:PATH (default sqlite:llm-keys.sqlite) or postgres://user:pass@host:port/db"
+        help: "sqlite:PATH (default sqlite:llm-keys.sqlite), postgres://user:pass@host:port/db, or env:NAME"
     )
     var database: String = "sqlite:llm-keys.sqlite"
 
     func validate() throws {
         guard (0...65_535).contains(port) else { throw ValidationError("--port takes 0 to 65535") }
+        let database = ServerDatabase.resolve(database)
         guard database.hasPrefix("sqlite:") || database.hasPrefix("postgres://") || database.hasPrefix("postgresql://")
-        else { throw ValidationError("--database takes sqlite:PATH or postgres://…") }
+        else { throw ValidationError("--database takes sqlite:PATH, postgres://… or env:NAME") }
     }
 
     func run() async throws {
@@ -45,6 +46,7 @@ struct LLMKeysServe: AsyncParsableCommand {
             secret: Secret(try Self.environment("OPENCAT_LLM_JWT_SECRET"))
         )
         let logger = Logger(label: "opencat.llm-keys")
+        let database = ServerDatabase.resolve(database)
         try await withThrowingTaskGroup(of: Void.self) { group in
             let store: any LLMKeyStore
             if database.hasPrefix("sqlite:") {
@@ -53,9 +55,14 @@ struct LLMKeysServe: AsyncParsableCommand {
                 )
             } else {
                 let client = try PostgresLLMKeyStore.client(url: database, logger: logger)
-                group.addTask { await client.run() }
-                // Let the client's run() begin before the first query (PostgresNIO warns otherwise).
-                try await Task.sleep(for: .milliseconds(50))
+                // The first query waits until the client's run() has begun (PostgresNIO warns otherwise).
+                let (started, signal) = AsyncStream.makeStream(of: Void.self)
+                group.addTask {
+                    signal.finish()
+                    await client.run()
+                }
+                for await _ in started {}
+                await Task.yield()
                 let postgres = try PostgresLLMKeyStore(client: client)
                 try await postgres.migrate()
                 store = postgres

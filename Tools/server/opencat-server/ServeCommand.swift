@@ -9,6 +9,7 @@ import OpenCatServerPostgres
 import PostgresNIO
 import ServiceLifecycle
 import StoreAdapters
+import UnixSignals
 
 /// What ``buildApplication(_:)`` reads: the serve command's options (the shape of Hummingbird's own examples).
 protocol AppArguments: Sendable {
@@ -76,7 +77,14 @@ struct ServeCommand: AsyncParsableCommand, AppArguments {
             // Unbuffered: a supervisor (or a test) reads the bound address from the first line.
             FileHandle.standardOutput.write(Data("opencat-server: listening on \(address)\n".utf8))
         }
-        try await app.runService()
+        // SIGTERM / SIGINT: stop accepting, drain the requests in flight for at most 30 s, then stop the services.
+        var configuration = ServiceGroupConfiguration(
+            services: [app],
+            gracefulShutdownSignals: [.sigterm, .sigint],
+            logger: app.logger
+        )
+        configuration.maximumGracefulShutdownDuration = .seconds(30)
+        try await ServiceGroup(configuration: configuration).run()
     }
 }
 
@@ -142,14 +150,20 @@ func buildApplication(
         }
         kind = "sqlite"
     } else {
-        let client = try PostgresLedgerStore.client(url: database, logger: logger)
+        let client: PostgresClient
+        do throws(LedgerError) { client = try PostgresLedgerStore.client(url: database, logger: logger) } catch {
+            try? await transport.shutdown()
+            throw ServerStartError("--database: \(error.message)")
+        }
         let postgres = PostgresLedgerStore(client: client, logger: logger)
-        services.insert(client, at: 0)
+        let (started, signal) = AsyncStream.makeStream(of: Void.self)
+        services.insert(PostgresClientService(client: client, started: signal), at: 0)
         ledger = postgres
         kind = "postgresql"
         migrate = {
-            // The client's run() starts as a service just before this: let it begin first.
-            try await Task.sleep(for: .milliseconds(50))
+            // Migrate once the client's run() has begun (PostgresNIO warns about a query before it).
+            for await _ in started {}
+            await Task.yield()
             try await postgres.migrate()
         }
     }
@@ -183,6 +197,17 @@ func buildApplication(
         ]
     )
     return app
+}
+
+/// Runs the PostgreSQL client as a service and says when its `run()` begins.
+struct PostgresClientService: Service {
+    let client: PostgresClient
+    let started: AsyncStream<Void>.Continuation
+
+    func run() async {
+        started.finish()
+        await client.run()
+    }
 }
 
 /// A service that does nothing until the service group shuts down, then runs `shutdown` (after the HTTP server has

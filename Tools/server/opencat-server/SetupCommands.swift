@@ -29,6 +29,11 @@ struct ServerInit: ParsableCommand {
         guard !FileManager.default.fileExists(atPath: root.path) else {
             throw ValidationError("\(folder) exists; init writes a new folder")
         }
+        try FileManager.default.createDirectory(
+            at: root,
+            withIntermediateDirectories: true,
+            attributes: [.posixPermissions: 0o700]
+        )
         let keys = root.appendingPathComponent("signing-keys")
         try FileManager.default.createDirectory(at: keys, withIntermediateDirectories: true)
         try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: keys.path)
@@ -103,9 +108,19 @@ struct ServerInit: ParsableCommand {
         }
     }
 
+    /// Writes a new file that only its owner can read, from its first byte (no window with the umask's mode).
     func write(_ data: Data, to url: URL) throws {
-        guard FileManager.default.createFile(atPath: url.path, contents: data, attributes: [.posixPermissions: 0o600])
-        else { throw ValidationError("\(url.path) cannot be written") }
+        try ServerInit.writeOwnerOnly(data, to: url)
+    }
+
+    static func writeOwnerOnly(_ data: Data, to url: URL) throws {
+        let fd = open(url.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw ValidationError("\(url.path) cannot be created (errno \(errno))") }
+        defer { close(fd) }
+        let written = writeBytes(data, to: fd)
+        guard written == data.count, fsync(fd) == 0 else {
+            throw ValidationError("\(url.path) cannot be written (errno \(errno))")
+        }
     }
 
     static func random() -> String {
@@ -198,13 +213,7 @@ struct ServerAddUser: ParsableCommand {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).\(UUID())")
-        guard
-            FileManager.default.createFile(
-                atPath: temporary.path,
-                contents: try encoder.encode(list),
-                attributes: [.posixPermissions: 0o600]
-            )
-        else { throw ValidationError("\(temporary.path) cannot be written; nothing was changed") }
+        try ServerInit.writeOwnerOnly(try encoder.encode(list), to: temporary)
         guard rename(temporary.path, url.path) == 0 else {
             try? FileManager.default.removeItem(at: temporary)
             throw ValidationError("\(users) cannot be replaced (errno \(errno)); nothing was changed")
@@ -212,4 +221,9 @@ struct ServerAddUser: ParsableCommand {
         print("added \(userId) to \(users)")
         print("bearer token (shown once): \(token)")
     }
+}
+
+/// `write(2)` of the whole buffer (outside the types whose `write` methods would shadow it).
+private func writeBytes(_ data: Data, to fd: Int32) -> Int {
+    data.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
 }

@@ -209,7 +209,7 @@ public struct ServerConfigurationFile: Sendable, Decodable {
                         privateKeyPEM: Secret(String(contentsOf: path(keyFile), encoding: .utf8))
                     )
                 }
-                field = "stores.apple"
+                field = "stores.apple.productionBaseURL / sandboxBaseURL"
                 adapters.append(
                     AppleStoreAdapter(
                         configuration: .init(
@@ -236,6 +236,7 @@ public struct ServerConfigurationFile: Sendable, Decodable {
                 field = "stores.google.serviceAccountFile"
                 try LicenseKeyring.checkOwnerOnly(path(google.serviceAccountFile))
                 let account = try GoogleServiceAccount(jsonData: Data(contentsOf: path(google.serviceAccountFile)))
+                field = "stores.google (packageName, baseURL, tokenURL)"
                 adapters.append(
                     GooglePlayAdapter(
                         configuration: try .init(
@@ -254,6 +255,9 @@ public struct ServerConfigurationFile: Sendable, Decodable {
             if let stripe = stores?.stripe {
                 field = stripe.secretKeyFile == nil ? "stores.stripe.secretKeyEnv" : "stores.stripe.secretKeyFile"
                 let secretKey: Secret<String>
+                if stripe.secretKeyFile != nil, stripe.secretKeyEnv != nil {
+                    throw ServerConfigurationError("stores.stripe: set secretKeyEnv or secretKeyFile, not both")
+                }
                 if let file = stripe.secretKeyFile {
                     try LicenseKeyring.checkOwnerOnly(path(file))
                     let text = try String(contentsOf: path(file), encoding: .utf8)
@@ -263,6 +267,7 @@ public struct ServerConfigurationFile: Sendable, Decodable {
                 } else {
                     throw ServerConfigurationError("stores.stripe: set secretKeyEnv or secretKeyFile")
                 }
+                field = "stores.stripe.baseURL"
                 adapters.append(
                     StripeAdapter(
                         configuration: .init(

@@ -3,6 +3,7 @@ import HTTPTypes
 public import Hummingbird
 import Logging
 import NIOCore
+import Synchronization
 
 /// Logs every request once it is answered: method, the route's template (never the concrete path, whose segments
 /// can be emails, nor the query, which can carry a push token), status, duration and a request id — the client's
@@ -69,6 +70,21 @@ public struct RequestLogMiddleware<Context: RequestContext>: RouterMiddleware {
     }
 }
 
+/// Resumes a continuation with the first answer given; later ones are dropped.
+final class FirstAnswer: Sendable {
+    private let continuation: Mutex<CheckedContinuation<String?, Never>?>
+
+    init(_ continuation: CheckedContinuation<String?, Never>) { self.continuation = Mutex(continuation) }
+
+    func give(_ answer: String?) {
+        let pending = continuation.withLock { pending in
+            defer { pending = nil }
+            return pending
+        }
+        pending?.resume(returning: answer)
+    }
+}
+
 extension UInt8 {
     fileprivate var isASCIIAlphanumeric: Bool {
         (0x30...0x39).contains(self) || (0x41...0x5A).contains(self) || (0x61...0x7A).contains(self)
@@ -106,27 +122,26 @@ extension OpenCatServerApplication {
         }
     }
 
-    /// Why the server is not ready (the database does not answer in time), or nil when it is.
+    /// Why the server is not ready (the database does not answer in time), or nil when it is. Answers within
+    /// ``readinessTimeout`` even while the database hangs: the probe is left to finish on its own.
     func readinessProblem() async -> String? {
         let ledger = ledger
         let timeout = Self.readinessTimeout
-        return await withTaskGroup(of: String?.self) { group in
-            group.addTask {
+        let dialect = ledger.dialect.rawValue
+        return await withCheckedContinuation { (continuation: CheckedContinuation<String?, Never>) in
+            let answer = FirstAnswer(continuation)
+            Task {
                 do throws(LedgerError) {
                     try await ledger.ping()
-                    return nil
+                    answer.give(nil)
                 } catch {
-                    return "the \(ledger.dialect.rawValue) database does not answer: \(error.message)"
+                    answer.give("the \(dialect) database does not answer: \(error.message)")
                 }
             }
-            group.addTask {
+            Task {
                 try? await Task.sleep(for: timeout)
-                return Task.isCancelled
-                    ? nil : "the \(ledger.dialect.rawValue) database did not answer within \(timeout)"
+                answer.give("the \(dialect) database did not answer within \(timeout)")
             }
-            let first = await group.next() ?? nil
-            group.cancelAll()
-            return first
         }
     }
 

@@ -57,6 +57,11 @@ public protocol LedgerStore: Sendable {
         locking users: [String],
         _ body: @Sendable (any LedgerConnection) async throws -> T
     ) async throws(LedgerError) -> T
+
+    /// Whether the database answers, as cheaply as the backend allows (what `GET /ready` checks): no write lock, no
+    /// transaction where the backend can avoid one.
+    /// - Throws: ``LedgerError`` with ``LedgerError/Code/storage`` when it does not.
+    func ping() async throws(LedgerError)
 }
 
 /// The SQL dialect of a ``LedgerStore``.
@@ -66,8 +71,7 @@ public enum SQLDialect: String, Sendable {
 }
 
 extension LedgerStore {
-    /// Whether the database answers: a transaction that runs `SELECT 1` (what `GET /ready` checks).
-    /// - Throws: ``LedgerError`` with ``LedgerError/Code/storage`` when it does not.
+    /// The default ping: a transaction that runs `SELECT 1`.
     public func ping() async throws(LedgerError) {
         _ = try await transaction(locking: []) { connection in try await connection.query("SELECT 1", []) }
     }

@@ -41,6 +41,13 @@ public final class SQLiteLedgerStore: LedgerStore, Sendable {
         }
     }
 
+    /// A read of `SELECT 1` on GRDB's own queue: no write lock, no blocked thread.
+    public func ping() async throws(LedgerError) {
+        do { try await database.read { db in try db.execute(sql: "SELECT 1") } } catch {
+            throw LedgerError(.storage, "the SQLite ledger does not answer")
+        }
+    }
+
     public func transaction<T: Sendable>(
         locking users: [String],
         _ body: @Sendable (any LedgerConnection) async throws -> T
