@@ -12,9 +12,14 @@ import Synchronization
 public struct RequestLogMiddleware<Context: RequestContext>: RouterMiddleware {
     /// The level requests are logged at (`info`; health and readiness probes at `debug`).
     public var level: Logger.Level
+    /// Where requests are logged (default: the request context's logger).
+    public var logger: Logger?
 
-    /// A middleware logging at `level`.
-    public init(level: Logger.Level = .info) { self.level = level }
+    /// A middleware logging at `level`, to `logger` or else the request context's logger.
+    public init(level: Logger.Level = .info, logger: Logger? = nil) {
+        self.level = level
+        self.logger = logger
+    }
 
     public func handle(
         _ request: Request,
@@ -28,25 +33,34 @@ public struct RequestLogMiddleware<Context: RequestContext>: RouterMiddleware {
             Self.clientRequestId(request.headers[Self.requestIdField])
             ?? context.logger[metadataKey: "hb.request.id"]?.description ?? UUID().uuidString.lowercased()
         context.logger[metadataKey: "request_id"] = .string(id)
+        var logger = self.logger ?? context.logger
+        logger[metadataKey: "request_id"] = .string(id)
         let probe = request.uri.path == "/health" || request.uri.path == "/ready"
         do {
             var response = try await next(request, context)
             response.headers[Self.requestIdField] = id
-            log(request, context: context, status: response.status.code, started: started, probe: probe)
+            log(request, context: context, logger: logger, status: response.status.code, started: started, probe: probe)
             return response
         } catch {
             let status = (error as? any HTTPResponseError)?.status.code ?? 500
-            log(request, context: context, status: status, started: started, probe: probe)
+            log(request, context: context, logger: logger, status: status, started: started, probe: probe)
             throw error
         }
     }
 
-    func log(_ request: Request, context: Context, status: Int, started: ContinuousClock.Instant, probe: Bool) {
+    func log(
+        _ request: Request,
+        context: Context,
+        logger: Logger,
+        status: Int,
+        started: ContinuousClock.Instant,
+        probe: Bool
+    ) {
         let elapsed = ContinuousClock.now - started
         let milliseconds =
             Double(elapsed.components.seconds) * 1000
             + Double(elapsed.components.attoseconds) / 1_000_000_000_000_000
-        context.logger.log(
+        logger.log(
             level: probe ? .debug : level,
             "request",
             metadata: [

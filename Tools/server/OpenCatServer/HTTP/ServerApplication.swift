@@ -58,7 +58,7 @@ public struct OpenCatServerApplication: Sendable {
     /// The routes.
     public func router() -> Router<BasicRequestContext> {
         let router = Router()
-        router.add(middleware: RequestLogMiddleware())
+        router.add(middleware: RequestLogMiddleware(logger: logger))
         addOperationsRoutes(to: router)
         addKeyServerRoutes(to: router)
         addOpenCatRoutes(to: router)
