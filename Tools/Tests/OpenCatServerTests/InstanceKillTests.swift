@@ -20,27 +20,17 @@ struct InstanceKillTests {
 
     static func token(_ user: Int) -> String { "kill-test-token-\(user)-" + String(repeating: "k", count: 20) }
 
-    struct Outcome: Sendable {
-        var index: Int
-        var entryId: String?
-    }
+    typealias Outcome = ServerProcess.Outcome
 
     static func spend(_ index: Int, port: Int, transport: AsyncHTTPClientTransport) async -> Outcome {
-        let user = index % users
-        var request = HTTPRequest(
-            method: .post,
-            scheme: "http",
-            authority: "127.0.0.1:\(port)",
-            path: "/api/v1/wallet/spend"
+        await ServerProcess.spend(
+            index,
+            user: index % users,
+            token: token(index % users),
+            key: "kill",
+            port: port,
+            transport: transport
         )
-        request.headerFields[.authorization] = "Bearer \(token(user))"
-        request.headerFields[.contentType] = "application/json"
-        request.headerFields[HTTPField.Name("Idempotency-Key")!] = "kill-\(index)"
-        let body = Data(#"{"amount":1,"feature":"f","app":"a","userId":"user-\#(user)"}"#.utf8)
-        guard let response = try? await transport.send(request, body: body), response.head.status == .ok,
-            let object = try? JSONSerialization.jsonObject(with: response.body) as? [String: Any]
-        else { return Outcome(index: index, entryId: nil) }
-        return Outcome(index: index, entryId: object["transactionId"] as? String)
     }
 
     @Test func anInstanceKilledMidRequestLosesNothingItAcknowledged() async throws {
@@ -129,6 +119,37 @@ struct InstanceKillTests {
 
 /// `opencat-server` run as a person runs it, in a child process: the port it prints, its signals, its exit status.
 enum ServerProcess {
+    /// One spend of a load: its index and the ledger entry the server acknowledged (nil: not acknowledged).
+    struct Outcome: Sendable {
+        var index: Int
+        var entryId: String?
+    }
+
+    /// `POST /api/v1/wallet/spend` of one key for `user-<user>`, with the idempotency key `<key>-<index>`.
+    static func spend(
+        _ index: Int,
+        user: Int,
+        token: String,
+        key: String,
+        port: Int,
+        transport: AsyncHTTPClientTransport
+    ) async -> Outcome {
+        var request = HTTPRequest(
+            method: .post,
+            scheme: "http",
+            authority: "127.0.0.1:\(port)",
+            path: "/api/v1/wallet/spend"
+        )
+        request.headerFields[.authorization] = "Bearer \(token)"
+        request.headerFields[.contentType] = "application/json"
+        request.headerFields[HTTPField.Name("Idempotency-Key")!] = "\(key)-\(index)"
+        let body = Data(#"{"amount":1,"feature":"f","app":"a","userId":"user-\#(user)"}"#.utf8)
+        guard let response = try? await transport.send(request, body: body), response.head.status == .ok,
+            let object = try? JSONSerialization.jsonObject(with: response.body) as? [String: Any]
+        else { return Outcome(index: index, entryId: nil) }
+        return Outcome(index: index, entryId: object["transactionId"] as? String)
+    }
+
     /// The executable built next to the test bundle.
     static var executable: URL {
         var folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()

@@ -218,27 +218,17 @@ struct ServerProcessTests {
         for id in acknowledgedIds { #expect(entries.contains(id)) }
     }
 
-    struct Outcome: Sendable {
-        var index: Int
-        var entryId: String?
-    }
+    typealias Outcome = ServerProcess.Outcome
 
     static func spend(_ index: Int, port: Int, transport: AsyncHTTPClientTransport) async -> Outcome {
-        let user = index % users
-        var request = HTTPRequest(
-            method: .post,
-            scheme: "http",
-            authority: "127.0.0.1:\(port)",
-            path: "/api/v1/wallet/spend"
+        await ServerProcess.spend(
+            index,
+            user: index % users,
+            token: token(index % users),
+            key: "term",
+            port: port,
+            transport: transport
         )
-        request.headerFields[.authorization] = "Bearer \(token(user))"
-        request.headerFields[.contentType] = "application/json"
-        request.headerFields[HTTPField.Name("Idempotency-Key")!] = "term-\(index)"
-        let body = Data(#"{"amount":1,"feature":"f","app":"a","userId":"user-\#(user)"}"#.utf8)
-        guard let response = try? await transport.send(request, body: body), response.head.status == .ok,
-            let object = try? JSONSerialization.jsonObject(with: response.body) as? [String: Any]
-        else { return Outcome(index: index, entryId: nil) }
-        return Outcome(index: index, entryId: object["transactionId"] as? String)
     }
 
     @Test func readyFollowsItsPostgreSQLServerWithoutARestart() async throws {

@@ -48,7 +48,7 @@ public struct FileKeyProvider: KeyProvider {
     ///   - settleInterval: see ``settleInterval``.
     ///   - logger: where a damaged or over-permissive key file is reported (never the key).
     ///   - pause: how to wait while another process writes the file. Without one (the default) nothing waits: a
-    ///     thread of Swift concurrency is never blocked, and ``cacheKey()`` throws a ``OpenCatError/Code/cache`` error
+    ///     thread of Swift concurrency is never blocked, and ``cacheKey()`` throws an `OpenCatError` with code `cache`
     ///     to try again later instead of setting the other process's file aside.
     public init(
         fileURL: URL,
