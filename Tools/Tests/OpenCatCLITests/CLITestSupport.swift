@@ -13,22 +13,10 @@ enum OpenCatCLI {
         var trapped: Bool
     }
 
-    /// The built products folder: the test bundle's folder (SwiftPM builds every product there).
-    static var products: URL {
-        var folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        // macOS runs tests from inside an .xctest bundle.
-        while folder.pathExtension == "xctest" || folder.lastPathComponent == "MacOS"
-            || folder.lastPathComponent == "Contents"
-        {
-            folder.deleteLastPathComponent()
-        }
-        return folder
-    }
-
     /// `opencat`.
-    static var executable: URL { products.appendingPathComponent("opencat") }
+    static var executable: URL { TestEnvironment.builtProduct("opencat") }
     /// `opencat-server`.
-    static var server: URL { products.appendingPathComponent("opencat-server") }
+    static var server: URL { TestEnvironment.builtProduct("opencat-server") }
 
     /// Runs `opencat` (or another of the products) with `arguments` to its end.
     static func run(_ arguments: [String], executable: URL = executable, input: String? = nil) async throws -> Result {

@@ -13,11 +13,7 @@ import ToolsTestSupport
 struct ServerCLITests {
     /// Starts `opencat-server` with `arguments`, runs `body` with the port it printed, then ends it.
     static func withServer<T: Sendable>(_ arguments: [String], _ body: (Int) async throws -> T) async throws -> T {
-        try await withChildProcess(OpenCatCLI.server.path, arguments) { child in
-            let line = try #require(try await child.firstLine(containing: "listening on"))
-            let port = try #require(line.split(separator: ":").last.flatMap { Int($0.prefix { $0.isNumber }) })
-            return try await body(port)
-        }.value
+        try await withServerProcess(OpenCatCLI.server.path, arguments) { _, port in try await body(port) }.value
     }
 
     @Test func serveAnswersHealthOnSQLite() async throws {
@@ -160,14 +156,14 @@ struct ServerDemoTests {
         let buyer = try token("player-42")
         let friend = try token("friend")
         let repository = TestEnvironment.repositoryRoot.path
-        try await withChildProcess(
+        try await withServerProcess(
             OpenCatCLI.executable.path,
             [
                 "mock", "serve", "--root", repository, "--port", "\(mockPort)", "--store", "stripe", "--scenario",
                 "one-time-paid", "--secrets", folder.appendingPathComponent("mock-secrets.json").path,
-            ]
-        ) { mock in
-            _ = try #require(try await mock.firstLine(containing: "MockStores listening"))
+            ],
+            banner: "MockStores listening"
+        ) { _, _ in
             try await ServerCLITests.withServer([
                 "--port", "0", "--config", folder.appendingPathComponent("server.json").path, "--database",
                 "sqlite:" + folder.appendingPathComponent("ledger.sqlite").path,

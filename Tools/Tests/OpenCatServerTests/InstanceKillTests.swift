@@ -151,19 +151,9 @@ enum ServerProcess {
     }
 
     /// The executable built next to the test bundle.
-    static var executable: URL {
-        var folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        while folder.pathExtension == "xctest" || folder.lastPathComponent == "MacOS"
-            || folder.lastPathComponent == "Contents"
-        {
-            folder.deleteLastPathComponent()
-        }
-        return folder.appendingPathComponent("opencat-server")
-    }
+    static var executable: URL { TestEnvironment.builtProduct("opencat-server") }
 
-    /// Starts `opencat-server` with `arguments`, runs `body` with it and the port it printed, then ends it (SIGKILL
-    /// if it still runs); returns `body`'s value and the exit status (128 + N after signal N). A server that does not
-    /// start fails with the end of its standard error.
+    /// Starts `opencat-server` with `arguments` and runs `body` with it and its port (see `withServerProcess`).
     @discardableResult
     static func run<T: Sendable>(
         _ arguments: [String],
@@ -171,24 +161,13 @@ enum ServerProcess {
         standardError: URL? = nil,
         _ body: (ChildProcess, Int) async throws -> T
     ) async throws -> (value: T, status: Int32) {
-        let log =
-            standardError
-            ?? FileManager.default.temporaryDirectory.appendingPathComponent("opencat-server-\(UUID()).log")
-        defer { if standardError == nil { try? FileManager.default.removeItem(at: log) } }
-        return try await withChildProcess(
+        try await withServerProcess(
             executable.path,
             arguments,
             environment: environment,
-            standardError: log
-        ) { child in
-            guard let line = try await child.firstLine(containing: "listening on"),
-                let port = line.split(separator: ":").last.flatMap({ Int($0.prefix { $0.isNumber }) })
-            else {
-                let reason = (try? String(contentsOf: log, encoding: .utf8)).map { String($0.suffix(600)) } ?? ""
-                throw LedgerError(.storage, "opencat-server did not start: \(reason)")
-            }
-            return try await body(child, port)
-        }
+            standardError: standardError,
+            body
+        )
     }
 }
 

@@ -162,3 +162,36 @@ public func withChildProcess<T: Sendable>(
     }
     return (result.closureResult, ChildProcess.status(result.terminationStatus))
 }
+
+/// A server a test starts (`opencat-server`, `opencat mock serve`) did not print its address.
+public struct ServerDidNotStart: Error, CustomStringConvertible {
+    /// What it printed on standard error last.
+    public var description: String
+}
+
+/// Starts a server that prints a line containing `banner` and ending in its port (`… http://127.0.0.1:8080 …`,
+/// `…:8080`), runs `body` with it and that port, then ends it (SIGKILL if it still runs); returns `body`'s value and
+/// the exit status (128 + N after signal N). A server that does not print the line fails with the end of its
+/// standard error.
+@discardableResult
+public func withServerProcess<T: Sendable>(
+    _ executable: String,
+    _ arguments: [String],
+    banner: String = "listening on",
+    environment: [String: String?] = [:],
+    standardError: URL? = nil,
+    _ body: (ChildProcess, Int) async throws -> T
+) async throws -> (value: T, status: Int32) {
+    let log =
+        standardError ?? FileManager.default.temporaryDirectory.appendingPathComponent("opencat-child-\(UUID()).log")
+    defer { if standardError == nil { try? FileManager.default.removeItem(at: log) } }
+    return try await withChildProcess(executable, arguments, environment: environment, standardError: log) { child in
+        guard let line = try await child.firstLine(containing: banner),
+            let port = TestEnvironment.port(in: line)
+        else {
+            let reason = (try? String(contentsOf: log, encoding: .utf8)).map { String($0.suffix(600)) } ?? ""
+            throw ServerDidNotStart(description: "\(executable) did not start: \(reason)")
+        }
+        return try await body(child, port)
+    }
+}

@@ -46,6 +46,24 @@ public enum TestEnvironment {
         )
     }
 
+    /// A product SwiftPM built beside the running test bundle (`opencat`, `opencat-server`).
+    public static func builtProduct(_ name: String) -> URL {
+        var folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        // macOS runs tests from inside an .xctest bundle.
+        while folder.pathExtension == "xctest" || folder.lastPathComponent == "MacOS"
+            || folder.lastPathComponent == "Contents"
+        {
+            folder.deleteLastPathComponent()
+        }
+        return folder.appendingPathComponent(name)
+    }
+
+    /// The port at the end of a server's address line (`…:8080`, `…:8080 (sqlite)`, `…:8080 with 3 cassettes`).
+    public static func port(in line: String) -> Int? {
+        guard let match = line.firstMatch(of: /:(\d{1,5})(?!\d)/) else { return nil }
+        return Int(match.1)
+    }
+
     /// The repository's root folder (found from this file).
     public static let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()

@@ -100,7 +100,8 @@ final class InlineTaskExecutor: TaskExecutor, @unchecked Sendable {
     private let jobs = Mutex<[UnownedJob]>([])
     /// Signalled per job enqueued: the draining thread sleeps on it while a job is due from elsewhere (a wake-up
     /// hint only; the queue is the truth).
-    private let available = DispatchSemaphore(value: 0)
+    // Waited on by libFuzzer's own thread (the draining one), never by a thread of Swift concurrency's pool.
+    private let available = DispatchSemaphore(value: 0)  // blocking-ok: libFuzzer's thread
 
     func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
