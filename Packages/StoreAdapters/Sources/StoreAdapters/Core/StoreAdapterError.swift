@@ -44,11 +44,15 @@ public struct StoreAdapterError: Error, Hashable, Sendable, CustomStringConverti
         public static let purchaserMismatch = Code(rawValue: "purchaserMismatch")
         /// The adapter's configuration cannot verify safely (an empty webhook secret, a missing expected price).
         public static let misconfigured = Code(rawValue: "misconfigured")
+        /// The purchase is genuine but was made in an environment the caller does not accept (a sandbox or test
+        /// purchase where only real money counts); see ``VerifiedPurchase/requireEnvironment(in:)``.
+        public static let sandboxNotAccepted = Code(rawValue: "sandboxNotAccepted")
 
         /// Every shared code.
         public static let all: [Code] = [
             .invalidProof, .wrongApplication, .productMismatch, .notFound, .notPaid, .unauthorized, .rateLimited,
             .storeUnavailable, .timeout, .malformedResponse, .network, .purchaserMismatch, .misconfigured,
+            .sandboxNotAccepted,
         ]
     }
 

@@ -1,6 +1,7 @@
-/// One item of a `QueryTxn` answer.
+/// One item of a `QueryTxn` or `GetReport` order.
 ///
-/// See <https://partner.steamgames.com/doc/webapi/ISteamMicroTxn#QueryTxn>.
+/// See <https://partner.steamgames.com/doc/webapi/ISteamMicroTxn#QueryTxn> and
+/// <https://partner.steamgames.com/doc/webapi/ISteamMicroTxn#GetReport>.
 struct QueryTxnItem: Decodable, Sendable {
     /// The game's id for the item (the partner's product id).
     var itemid: SteamFlexibleID?

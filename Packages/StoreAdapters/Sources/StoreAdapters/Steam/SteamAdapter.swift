@@ -29,6 +29,10 @@ public import OpenCatCore
 ///
 /// Steam error codes map as `SteamErrorCode` documents; HTTP 401/403 → `unauthorized`, 429 → `rateLimited`,
 /// 5xx → `storeUnavailable`, 400 → `invalidProof`.
+///
+/// Beyond verification: ``authenticateUserTicket(_:identity:)`` proves who the player is (the `steamid` to bind
+/// purchases to), and ``refundReport(since:maxResults:type:)`` reads the refunds and chargebacks to claw back, since
+/// Steam pushes no notifications.
 public struct SteamAdapter: StoreAdapter {
     /// The adapter's settings.
     public let configuration: Configuration
@@ -150,11 +154,19 @@ public struct SteamAdapter: StoreAdapter {
         return true
     }
 
-    func makeRequest(_ httpMethod: HTTPRequest.Method, method: String, query: String?) -> HTTPRequest {
+    /// A request to `baseURL/<interface>/<method>[?query]` with the publisher key in the `x-webapi-key` header.
+    /// - Parameter interface: the Web API interface (default: ``Configuration/interface``, `ISteamMicroTxn` or
+    ///   `ISteamMicroTxnSandbox`).
+    func makeRequest(
+        _ httpMethod: HTTPRequest.Method,
+        method: String,
+        query: String?,
+        interface: String? = nil
+    ) -> HTTPRequest {
         let base = configuration.baseURL
         let basePath = base.path.hasSuffix("/") ? String(base.path.dropLast()) : base.path
         let authority = base.host.map { host in base.port.map { "\(host):\($0)" } ?? host }
-        var path = "\(basePath)/\(configuration.interface)/\(method)"
+        var path = "\(basePath)/\(interface ?? configuration.interface)/\(method)"
         if let query { path += "?" + query }
         var request = HTTPRequest(method: httpMethod, scheme: base.scheme, authority: authority, path: path)
         request.headerFields[Self.webAPIKey] = configuration.publisherKey.revealed
@@ -175,8 +187,9 @@ public struct SteamAdapter: StoreAdapter {
             if let common = http.commonError(for: response, reason: nil) { throw common }
             switch status {
             case 400:
+                // A report request carries no proof: a refused parameter is the app id or the time.
                 throw StoreAdapterError(
-                    .invalidProof,
+                    method == .getReport ? .misconfigured : .invalidProof,
                     store: .steam,
                     "Steam rejected the \(method.rawValue) parameters",
                     httpStatus: status

@@ -14,6 +14,13 @@ import OpenCatCore
 /// | 100–107 | insufficient funds, finalization time limit exceeded, account disabled or not allowed to purchase, fraud, no cached payment method, spending limit, pending transaction | `notPaid` |
 /// | other | not documented | `malformedResponse` |
 ///
+/// `GetReport` answers only 2 and 4 (`storeUnavailable`) or 3 (`misconfigured`: the app id or time was refused)
+/// meaningfully; any other code is `malformedResponse`.
+///
+/// `ISteamUserAuth/AuthenticateUserTicket` has codes of its own: 102 "Ticket for other app" is `wrongApplication`,
+/// every other code (101 "Invalid ticket", 3 "Invalid parameter", an expired or cancelled ticket, …) is
+/// `invalidProof`.
+///
 /// The code is kept as ``StoreAdapterError/storeReason`` (`"errorcode 100"`); Steam's `errordesc` is not copied,
 /// since it can quote request values.
 ///
@@ -26,6 +33,8 @@ enum SteamErrorCode {
         case getUserAgreementInfo = "GetUserAgreementInfo"
         case cancelAgreement = "CancelAgreement"
         case processAgreement = "ProcessAgreement"
+        case getReport = "GetReport"
+        case authenticateUserTicket = "AuthenticateUserTicket"
     }
 
     /// `6`: the transaction was already committed (finalized).
@@ -33,6 +42,20 @@ enum SteamErrorCode {
 
     /// The shared code and an OpenCat message for a Steam error code.
     static func map(_ code: Int64, method: Method) -> (code: StoreAdapterError.Code, message: String) {
+        switch method {
+        case .authenticateUserTicket:
+            return code == 102
+                ? (.wrongApplication, "Steam says the ticket was issued for another app")
+                : (.invalidProof, "Steam did not accept the authentication ticket")
+        case .getReport:
+            switch code {
+            case 2, 4: return (.storeUnavailable, "Steam could not produce the report")
+            case 3: return (.misconfigured, "Steam rejected a parameter of the report request (check the app id)")
+            default: return (.malformedResponse, "Steam answered an unexpected error code for GetReport")
+            }
+        default:
+            break
+        }
         switch code {
         case 1:
             return (.malformedResponse, "Steam reported a failure with a success code")

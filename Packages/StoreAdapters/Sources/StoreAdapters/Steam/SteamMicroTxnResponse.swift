@@ -1,7 +1,9 @@
 /// The envelope of every ISteamMicroTxn answer:
-/// `{"response": {"result": "OK" | "Failure", "params": {…}, "error": {"errorcode": N, "errordesc": "…"}}}`.
+/// `{"response": {"result": "OK" | "Failure", "params": {…}, "error": {"errorcode": N, "errordesc": "…"}}}`,
+/// and of `ISteamUserAuth/AuthenticateUserTicket` (whose `result` is inside `params`).
 ///
-/// See <https://partner.steamgames.com/doc/webapi/ISteamMicroTxn>.
+/// See <https://partner.steamgames.com/doc/webapi/ISteamMicroTxn> and
+/// <https://partner.steamgames.com/doc/webapi_overview/responses>.
 struct SteamMicroTxnResponse<Params: Decodable & Sendable>: Decodable, Sendable {
     /// The `response` object.
     struct Body: Decodable, Sendable {

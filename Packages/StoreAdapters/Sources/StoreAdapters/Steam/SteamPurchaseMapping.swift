@@ -44,10 +44,7 @@ enum SteamPurchaseMapping {
                 storeReason: status.rawValue
             )
         case .partialRefund:
-            let productRefunded = lines.contains { line in
-                line.itemstatus.map { SteamTransactionStatus.reversals.contains($0) } ?? true
-            }
-            state = productRefunded ? .refunded : .active
+            state = Self.reversedLines(lines, status: status).isEmpty ? .active : .refunded
         case .refunded, .chargedback, .refundedSuspectedFraud, .refundedFriendlyFraud:
             state = .refunded
         default:
@@ -77,11 +74,7 @@ enum SteamPurchaseMapping {
         let price = Self.total(of: lines, currency: params.currency)
         var refundedAmount: Money?
         if state == .refunded {
-            let refundedLines =
-                status == .partialRefund
-                ? lines.filter { $0.itemstatus.map { SteamTransactionStatus.reversals.contains($0) } ?? true }
-                : lines
-            refundedAmount = Self.total(of: refundedLines, currency: params.currency)
+            refundedAmount = Self.total(of: Self.reversedLines(lines, status: status), currency: params.currency)
         }
 
         return VerifiedPurchase(
@@ -121,8 +114,24 @@ enum SteamPurchaseMapping {
         return (productId, lines)
     }
 
+    /// The lines an order's status reversed: every line of a `Refunded`, `Chargedback` or fraud-refunded order;
+    /// for a `PartialRefund`, the lines whose `itemstatus` is a reversal (a line without one counts as reversed, so
+    /// that a refund is never missed); none for any other status.
+    static func reversedLines(_ lines: [QueryTxnItem], status: SteamTransactionStatus) -> [QueryTxnItem] {
+        switch status {
+        case .partialRefund:
+            return lines.filter { line in
+                line.itemstatus.map { SteamTransactionStatus.reversals.contains($0) } ?? true
+            }
+        case _ where SteamTransactionStatus.reversals.contains(status):
+            return lines
+        default:
+            return []
+        }
+    }
+
     /// The sum of the lines' `amount` (cents) as exact money, or `nil` without a currency or an amount.
-    private static func total(of lines: [QueryTxnItem], currency: String?) -> Money? {
+    static func total(of lines: [QueryTxnItem], currency: String?) -> Money? {
         guard let currency, !currency.isEmpty, !lines.isEmpty else { return nil }
         var cents: Int64 = 0
         for line in lines {

@@ -95,26 +95,38 @@ extension StripeAdapter {
     }
 
     /// The normalized purchase a verified webhook event reports, or `nil` for an event about something else:
-    /// - `customer.subscription.*`: the subscription in the event, mapped as ``purchase(from:expectedProductId:configuration:verifiedAt:)``;
+    /// - `customer.subscription.*` (`created`, `updated`, `deleted`, `paused`, `resumed`, …): the subscription the
+    ///   event names, read again from Stripe (`GET /v1/subscriptions/{id}`) and mapped as
+    ///   ``purchase(from:expectedProductId:configuration:verifiedAt:)``. The snapshot inside the event is never
+    ///   applied: Stripe does not deliver events in order, so an older `customer.subscription.updated` that arrives
+    ///   after `customer.subscription.deleted` would otherwise revive a cancelled subscription. Whatever the order
+    ///   of delivery, the result is the subscription's current state;
     /// - `invoice.paid`, `invoice.payment_failed`: the subscription the invoice bills, read again from Stripe (the
     ///   invoice alone does not say whether access continues), so a renewal extends and a failure enters billing
     ///   retry or grace;
     /// - `payment_intent.*`: the PaymentIntent in the event.
     ///
-    /// Verify the event first (``StripeWebhookVerifier``); the event's time is the result's `verifiedAt`.
+    /// Verify the event first (``StripeWebhookVerifier``). For a subscription or invoice event the result's
+    /// `verifiedAt` is the HTTP `Date` of Stripe's answer (the event's time without one); for a PaymentIntent event
+    /// it is the event's time.
+    /// - Throws: ``StoreAdapterError`` (`invalidProof` for an event whose object has no subscription id,
+    ///   `notFound` for a subscription Stripe no longer has, `wrongApplication`, the shared transport codes).
     public func purchase(for event: Stripe.Event) async throws -> VerifiedPurchase? {
-        if let subscription = event.subscription {
-            try checkApplication(subscription.metadata)
-            return try Self.purchase(
-                from: subscription,
-                expectedProductId: nil,
-                configuration: configuration,
-                verifiedAt: event.createdDate
-            )
-        }
-        if event.type == .invoicePaid || event.type == .invoicePaymentFailed {
+        let subscriptionId: String?
+        if event.type.rawValue.hasPrefix("customer.subscription.") {
+            guard let id = event.subscription?.id ?? Self.objectId(of: event) else {
+                throw StoreAdapterError(.invalidProof, store: .stripe, "the subscription event names no subscription")
+            }
+            subscriptionId = id
+        } else if event.type == .invoicePaid || event.type == .invoicePaymentFailed {
             guard let id = event.invoiceSubscription else { return nil }
-            let (subscription, date) = try await fetchSubscription(id: Secret(id))
+            subscriptionId = id
+        } else {
+            subscriptionId = nil
+        }
+        if let subscriptionId {
+            // Stripe's current state, never the event's snapshot: events can arrive late and out of order.
+            let (subscription, date) = try await fetchSubscription(id: Secret(subscriptionId))
             try checkApplication(subscription.metadata)
             return try Self.purchase(
                 from: subscription,
@@ -133,5 +145,11 @@ extension StripeAdapter {
             )
         }
         return nil
+    }
+
+    /// The `id` of an event's `data.object` (a subscription event whose object did not decode as a subscription).
+    private static func objectId(of event: Stripe.Event) -> String? {
+        struct Identified: Decodable { var id: String }
+        return (try? JSONDecoder().decode(Identified.self, from: event.data.object))?.id
     }
 }

@@ -84,7 +84,9 @@ extension Stripe {
         public var paymentIntent: PaymentIntent?
         /// `data.object` read as a Charge, for `charge.*` events other than disputes (`nil` if it cannot be read).
         public var charge: Charge?
-        /// `data.object` read as a subscription, for `customer.subscription.*` events.
+        /// `data.object` read as a subscription, for `customer.subscription.*` events: a snapshot from the event's
+        /// time, possibly older than a later-delivered event's (``StripeAdapter/purchase(for:)`` reads the
+        /// subscription again from Stripe instead of applying it).
         public var subscription: Subscription?
         /// `data.object` read as an invoice, for `invoice.*` events (`invoice.paid`, `invoice.payment_failed`).
         public var invoice: Subscription.Invoice?
