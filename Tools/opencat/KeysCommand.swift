@@ -37,7 +37,7 @@ struct KeysCheck: ParsableCommand {
     }
 }
 
-/// `opencat keys verify --license FILE --public-key FILE [--kid ID] [--at ISO8601|now]`.
+/// `opencat keys verify --license FILE --public-key FILE [--kid ID] [--at ISO8601|now] [--revocations FILE]`.
 struct KeysVerify: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "verify",
@@ -45,8 +45,10 @@ struct KeysVerify: ParsableCommand {
         discussion: """
             The license is key/<payload>.<signature> (base64url, Ed25519 over the ASCII bytes key/<payload>). The \
             public key is PEM (an Ed25519 SubjectPublicKeyInfo) or base64 of the raw 32 bytes; it is trusted for \
-            --kid (default: the kid the license names). --at sets the time (default now). Exit 0: valid; 2: not \
-            valid (forged, altered, another key, expired, not yet valid); 64: usage error.
+            --kid (default: the kid the license names). --at sets the time (default now). --revocations takes the \
+            server's signed revocation list (rev/<payload>.<signature>, signed by the same key): a license it \
+            revokes is not valid. Exit 0: valid; 2: not valid (forged, altered, another key, expired, not yet valid, \
+            revoked), or a revocation list that does not verify; 64: usage error.
             """
     )
 
@@ -62,6 +64,12 @@ struct KeysVerify: ParsableCommand {
     @Option(name: .customLong("at"), help: "The time to verify at: an ISO 8601 date, or now (default).")
     var at: String = "now"
 
+    @Option(
+        name: .customLong("revocations"),
+        help: "File holding the server's signed revocation list (rev/…): a license it revokes is not valid."
+    )
+    var revocationsFile: String?
+
     func validate() throws {
         guard at == "now" || Self.date(at) != nil else {
             throw ValidationError("--at takes now or an ISO 8601 date with a year from 1 to 9999")
@@ -75,12 +83,26 @@ struct KeysVerify: ParsableCommand {
         guard let keyData = FileManager.default.contents(atPath: publicKeyFile) else {
             throw ValidationError("cannot read the public key file \(publicKeyFile)")
         }
+        var revocationsData: Data?
+        if let revocationsFile {
+            guard let data = FileManager.default.contents(atPath: revocationsFile) else {
+                throw ValidationError("cannot read the revocation list file \(revocationsFile)")
+            }
+            revocationsData = data
+        }
         let time = at == "now" ? Date() : Self.date(at)!
+        var revocationSerial: UInt64?
         do {
             let publicKey = try LicenseVerifier.publicKey(parsing: String(decoding: keyData, as: UTF8.self))
             let license = try SignedLicense(String(decoding: licenseData, as: UTF8.self))
             let trustedKid = try kid ?? license.unverifiedPayload().kid
-            let verified = try LicenseVerifier(keys: [trustedKid: publicKey]).verify(license, at: time)
+            let keys = [trustedKid: publicKey]
+            // The list is checked with the same trusted key: one that does not verify fails the whole check.
+            let revocations = try revocationsData.map {
+                try LicenseRevocationList(String(decoding: $0, as: UTF8.self), keys: keys)
+            }
+            revocationSerial = revocations?.serial
+            let verified = try LicenseVerifier(keys: keys, revocations: revocations).verify(license, at: time)
             // The payload exactly as the server signed it (every member, dates as written), keys sorted.
             _ = verified
             let object = try JSONSerialization.jsonObject(with: license.payloadJSON)
@@ -89,8 +111,16 @@ struct KeysVerify: ParsableCommand {
                 options: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
             )
             print(String(decoding: text, as: UTF8.self))
+        } catch LicenseError.revoked {
+            // Which list revoked it, never the license or its key.
+            let serial = revocationSerial.map { "; revocation list serial \($0)" } ?? ""
+            FileHandle.standardError.write(Data("not valid: \(LicenseError.revoked.reason)\(serial)\n".utf8))
+            throw ExitCode(2)
         } catch let error as LicenseError {
             FileHandle.standardError.write(Data("not valid: \(error.reason)\n".utf8))
+            throw ExitCode(2)
+        } catch let error as LicenseRevocationError {
+            FileHandle.standardError.write(Data("revocation list refused: \(error.message)\n".utf8))
             throw ExitCode(2)
         }
     }

@@ -13,10 +13,13 @@ import ToolsTestSupport
 
 /// Two `opencat-server` processes on one PostgreSQL database; one is killed (SIGKILL) while spends are in
 /// flight. Every spend it acknowledged is in the ledger; a client retrying the others on the surviving instance
-/// with the same idempotency keys gets each applied exactly once.
+/// with the same idempotency keys gets each applied exactly once. Refunds of a second purchase land during the load
+/// (from a third client of the database) and take it back in full.
 struct InstanceKillTests {
     static let users = 20
     static let spends = 600
+    /// Users 0..<refunded also buy a second pack of 50 keys, refunded while the spends run.
+    static let refunded = 5
 
     static func token(_ user: Int) -> String { "kill-test-token-\(user)-" + String(repeating: "k", count: 20) }
 
@@ -50,6 +53,14 @@ struct InstanceKillTests {
                     userId: "user-\(user)",
                     amount: 1_000
                 )
+                if user < Self.refunded {
+                    _ = try await ledger.redeem(
+                        store: "apple",
+                        transactionId: "extra-\(user)",
+                        userId: "user-\(user)",
+                        amount: 50
+                    )
+                }
             }
             let arguments = ["--port", "0", "--database", url, "--config", config.path]
             let transport = AsyncHTTPClientTransport()
@@ -58,7 +69,13 @@ struct InstanceKillTests {
                 try await ServerProcess.run(arguments) { _, survivorPort in
                     let (outcomes, victimStatus) = try await ServerProcess.run(arguments) { victim, victimPort in
                         let acknowledgedByVictim = Counter()
-                        return await withTaskGroup(of: (Outcome, Bool).self) { group in
+                        return await withTaskGroup(of: (Outcome, Bool)?.self) { group in
+                            for user in 0..<Self.refunded {
+                                group.addTask {
+                                    _ = try? await ledger.refund(store: "apple", transactionId: "extra-\(user)")
+                                    return nil
+                                }
+                            }
                             for index in 0..<Self.spends {
                                 group.addTask {
                                     let onVictim = index % 2 == 0
@@ -78,7 +95,7 @@ struct InstanceKillTests {
                                 }
                             }
                             var all: [(Outcome, Bool)] = []
-                            for await outcome in group { all.append(outcome) }
+                            for await outcome in group { if let outcome { all.append(outcome) } }
                             return all
                         }
                     }
@@ -111,7 +128,12 @@ struct InstanceKillTests {
             for user in 0..<Self.users {
                 let spent = try await ledger.entries(of: "user-\(user)", limit: 1_000).filter { $0.kind == "spend" }
                 #expect(spent.count == Self.spends / Self.users)
+                // A refunded second purchase is taken back whole, whatever the spends around it.
                 #expect(try await ledger.balance(of: "user-\(user)") == 1_000 - Int64(Self.spends / Self.users))
+                if user < Self.refunded {
+                    let refunds = try await ledger.entries(of: "user-\(user)", limit: 1_000).filter { $0.kind == "refund" }
+                    #expect(refunds.map(\.amount) == [-50])
+                }
             }
         }
     }

@@ -296,15 +296,24 @@ struct ServerKeyServerTests {
                 idempotencyKey: "sh1"
             )
             #expect(try await bob.walletBalance(userId: "user-2").balance == 3)
-            let nobody = await keyServerError {
+            // An email without an account gets the same answer as one with (nobody learns who is a customer).
+            let toNobody = await keyServerError {
                 try await ada.shareKeys(
-                    amount: 1,
+                    amount: 5,
                     recipientEmail: "nobody@example.com",
                     userId: "user-1",
                     idempotencyKey: "sh2"
                 )
             }
-            #expect(nobody?.status == 404)
+            let toBob = await keyServerError {
+                try await ada.shareKeys(
+                    amount: 5,
+                    recipientEmail: "user2@example.com",
+                    userId: "user-1",
+                    idempotencyKey: "sh3"
+                )
+            }
+            #expect(toNobody?.status == 402 && toBob?.status == 402 && toNobody?.code == toBob?.code)
             let donated = try await ada.donateKeys(amount: 4, userId: "user-1", idempotencyKey: "d1")
             #expect(donated.remainingBalance == 0)
             #expect(donated.poolTotal == 5)
@@ -368,7 +377,8 @@ struct ServerKeyServerTests {
             #expect(try await ada.keys(email: "user1@example.com").availableKeys.isEmpty)
             let history = try await ada.walletHistory(userId: "user-1")
             #expect(history.last?.kind == "refund")
-            #expect(history.last?.amount == -7)
+            // The whole pack (12) is taken back: 7 held, 5 already spent, which is now debt.
+            #expect(history.last?.amount == -12)
 
             // A forged notification is refused and changes nothing.
             var forged = HTTPRequest(

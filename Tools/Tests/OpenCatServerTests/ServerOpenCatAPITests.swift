@@ -117,7 +117,7 @@ struct ServerOpenCatAPITests {
                         #expect(String(buffer: response.body).contains("\"applied\":\(applied)"))
                     }
                 }
-                let (_, renewed) = try await get(client, "/v1/subscribers/app-user-1")
+                let (_, renewed) = try await get(client, "/v1/subscribers/app-user-1", key: ServerFixture.secretKey)
                 #expect(
                     transactions(renewed).map { $0["transactionId"] as? String } == [
                         "5000000000000002", "5000000000000001",
@@ -147,8 +147,16 @@ struct ServerOpenCatAPITests {
                     headers: [.contentType: "application/json"],
                     body: ByteBuffer(bytes: refund)
                 ) { response in #expect(response.status == .ok) }
-                let (_, afterRefund) = try await get(client, "/v1/subscribers/app-user-1")
+                let (_, afterRefund) = try await get(client, "/v1/subscribers/app-user-1", key: ServerFixture.secretKey)
                 #expect(transactions(afterRefund).first?["status"] as? String == "refunded")
+                // The public app key (in every copy of the app) sees what grants access now, never the history.
+                let (_, visible) = try await get(client, "/v1/subscribers/app-user-1")
+                #expect(transactions(visible).allSatisfy { $0["status"] as? String != "refunded" })
+                #expect(
+                    transactions(visible).allSatisfy {
+                        ($0["transactionId"] as? String)?.hasPrefix("tx_") == true && $0["originalTransactionId"] == nil
+                    }
+                )
 
                 // The pre-refund proof posted again cannot revive the refunded transaction.
                 let oldProof: [String: Any] = [
@@ -158,7 +166,11 @@ struct ServerOpenCatAPITests {
                 let (revivedStatus, revived) = try await post(client, "/v1/receipts", oldProof)
                 #expect(revivedStatus == .unprocessableContent)
                 #expect((revived["error"] as? [String: Any])?["code"] as? String == "refunded")
-                let (_, stillRefunded) = try await get(client, "/v1/subscribers/app-user-1")
+                let (_, stillRefunded) = try await get(
+                    client,
+                    "/v1/subscribers/app-user-1",
+                    key: ServerFixture.secretKey
+                )
                 #expect(transactions(stillRefunded).first?["status"] as? String == "refunded")
 
                 // A user never seen is created empty; offerings answer with the server's clock.

@@ -71,6 +71,8 @@ struct ServerFixture {
 
     static func token(_ index: Int) -> String { "tok-\(index)-" + String(repeating: "s", count: 24) }
     static let apiKey = "ocat_server_tests_0123456789"
+    /// The app backend's secret key: it also reads subscribers' history.
+    static let secretKey = "ocat_sk_server_tests_9876543210"
 
     static let ca: MockAppleCA = try! MockAppleCA()
     static let otherCA: MockAppleCA = try! MockAppleCA()
@@ -83,6 +85,8 @@ struct ServerFixture {
         stores: [any StoreAdapter] = [],
         stripeWebhooks: StripeWebhookVerifier? = nil,
         googlePushToken: String? = nil,
+        storeRateLimit: RateLimit? = nil,
+        acceptedEnvironments: [Store: Set<VerifiedPurchase.Environment>] = [:],
         logger: Logger = Logger(label: "tests.server", factory: { _ in SwiftLogNoOpLogHandler() })
     ) throws {
         self.ca = Self.ca
@@ -119,6 +123,9 @@ struct ServerFixture {
             )
         )
         settings.googlePushToken = googlePushToken
+        settings.openCat?.secretKeySHA256 = [BearerTokens.hash(Self.secretKey)]
+        settings.storeRateLimit = storeRateLimit ?? RateLimit(requests: 1_000, seconds: 1)
+        settings.acceptedEnvironments = acceptedEnvironments
         server = OpenCatServerApplication(
             ledger: ledger,
             settings: settings,

@@ -16,7 +16,13 @@ public struct ServerConfigurationFile: Sendable, Decodable {
     }
 
     public struct OpenCatAPI: Sendable, Decodable {
+        /// The public app keys (in every copy of the app): post receipts, read current entitlements.
         public var apiKeySHA256: [String]
+        /// The secret keys (the app's backend): also read every subscriber's history.
+        public var secretKeySHA256: [String]?
+        /// Whether an Apple signed transaction must carry the app user's `appAccountToken` (default false: checked
+        /// when present).
+        public var requireAppleAccountToken: Bool?
         public var entitlements: [String: [String]]?
         /// A JSON file with the offerings (`{"currentOfferingId": …, "all": {…}}`).
         public var offeringsFile: String?
@@ -54,6 +60,11 @@ public struct ServerConfigurationFile: Sendable, Decodable {
         public var secretKeyFile: String?
         public var webhookSecretEnv: String?
         public var baseURL: String?
+        /// When one Stripe account sells for several apps: the metadata key naming the app, and this app's value.
+        public var appMetadataKey: String?
+        public var appId: String?
+        /// Product id → `{"amount": "9.99", "currency": "USD"}`: a PaymentIntent must charge exactly this per unit.
+        public var prices: [String: [String: String]]?
     }
 
     public struct PayPal: Sendable, Decodable {
@@ -64,6 +75,8 @@ public struct ServerConfigurationFile: Sendable, Decodable {
         public var payeeMerchantId: String
         /// Product id → `{"amount": "4.99", "currency": "USD"}`.
         public var prices: [String: [String: String]]
+        /// Product id → PayPal billing plan id (`P-…`): a subscription on another plan is refused.
+        public var subscriptionPlans: [String: String]?
         public var webhookId: String?
         public var baseURL: String?
     }
@@ -73,6 +86,8 @@ public struct ServerConfigurationFile: Sendable, Decodable {
         public var publisherKeyEnv: String
         public var sandbox: Bool?
         public var baseURL: String?
+        /// How often the refund report (`GetReport`) is read, in seconds (default 3600; 0: never).
+        public var refundReportSeconds: Int?
     }
 
     public struct Stores: Sendable, Decodable {
@@ -91,12 +106,20 @@ public struct ServerConfigurationFile: Sendable, Decodable {
     public var syncRateLimit: RateLimit?
     public var openCat: OpenCatAPI?
     public var stores: Stores?
+    /// Store (or `*`) → the environments whose purchases credit anything (`production`, `sandbox`); default
+    /// production only.
+    public var acceptedEnvironments: [String: [String]]?
+    /// Calls that reach a store's API, per user (or app user, or API key) and instance.
+    public var storeRateLimit: RateLimit?
+    /// How long a connection may stay idle, or a request half-sent, before it is closed (default 30).
+    public var idleTimeoutSeconds: Int?
 
     /// The folder relative paths resolve against.
     var base = URL(fileURLWithPath: ".")
 
     enum CodingKeys: String, CodingKey {
-        case usersFile, signingKeys, keyPacks, apps, syncRateLimit, openCat, stores
+        case usersFile, signingKeys, keyPacks, apps, syncRateLimit, openCat, stores, acceptedEnvironments
+        case storeRateLimit, idleTimeoutSeconds
     }
 
     /// Reads a configuration file.
@@ -164,6 +187,7 @@ public struct ServerConfigurationFile: Sendable, Decodable {
                 entitlements: api.entitlements ?? [:],
                 offerings: offerings
             )
+            openCatSettings?.secretKeySHA256 = Set((api.secretKeySHA256 ?? []).map { $0.lowercased() })
         }
         for (product, pack) in keyPacks ?? [:]
         where pack.keys < 0 || pack.bonusKeys < 0 || pack.communityKeys < 0
@@ -171,7 +195,7 @@ public struct ServerConfigurationFile: Sendable, Decodable {
         {
             throw ServerConfigurationError("keyPacks.\(product): counts are 0 or more (at most 100 licenses)")
         }
-        return ServerSettings(
+        var settings = ServerSettings(
             users: users,
             keyPacks: keyPacks ?? [:],
             apps: apps ?? [:],
@@ -180,6 +204,70 @@ public struct ServerConfigurationFile: Sendable, Decodable {
             openCat: openCatSettings,
             googlePushToken: stores?.google?.pushTokenEnv.flatMap { environment[$0] }
         )
+        settings.acceptedEnvironments = try Self.environments(acceptedEnvironments ?? [:])
+        if let storeRateLimit {
+            guard storeRateLimit.requests > 0, storeRateLimit.seconds > 0 else {
+                throw ServerConfigurationError("storeRateLimit: requests and seconds are 1 or more")
+            }
+            settings.storeRateLimit = storeRateLimit
+        }
+        if let idleTimeoutSeconds {
+            guard (1...3_600).contains(idleTimeoutSeconds) else {
+                throw ServerConfigurationError("idleTimeoutSeconds: 1…3600")
+            }
+            settings.idleTimeoutSeconds = idleTimeoutSeconds
+        }
+        settings.requireAppleAccountToken = openCat?.requireAppleAccountToken ?? false
+        if let seconds = stores?.steam?.refundReportSeconds {
+            guard seconds == 0 || seconds >= 60 else {
+                throw ServerConfigurationError("stores.steam.refundReportSeconds: 0 (never) or 60 or more")
+            }
+            settings.steamReconciliationSeconds = seconds == 0 ? nil : seconds
+        }
+        settings.stripePrices = try Self.prices(stores?.stripe?.prices ?? [:], field: "stores.stripe.prices")
+        return settings
+    }
+
+    /// Store → accepted environments, from the file's names (`*` sets every store not named).
+    static func environments(_ file: [String: [String]]) throws(ServerConfigurationError)
+        -> [Store: Set<VerifiedPurchase.Environment>]
+    {
+        var accepted: [Store: Set<VerifiedPurchase.Environment>] = [:]
+        let stores: [Store] = [.apple, .google, .stripe, .paypal, .steam]
+        for (name, environments) in file {
+            var set: Set<VerifiedPurchase.Environment> = []
+            for environment in environments {
+                guard let value = VerifiedPurchase.Environment(rawValue: environment) else {
+                    throw ServerConfigurationError(
+                        "acceptedEnvironments.\(name): \(environment) is not production or sandbox"
+                    )
+                }
+                set.insert(value)
+            }
+            if name == "*" {
+                for store in stores where file[store.rawValue] == nil { accepted[store] = set }
+            } else {
+                guard stores.contains(Store(rawValue: name)) else {
+                    throw ServerConfigurationError("acceptedEnvironments.\(name) is not a store")
+                }
+                accepted[Store(rawValue: name)] = set
+            }
+        }
+        return accepted
+    }
+
+    /// Product id → price, from `{"amount": "4.99", "currency": "USD"}` objects.
+    static func prices(_ file: [String: [String: String]], field: String) throws(ServerConfigurationError)
+        -> [String: Money]
+    {
+        var prices: [String: Money] = [:]
+        for (product, price) in file {
+            guard let amount = price["amount"], let currency = price["currency"],
+                let money = Money(decimalString: amount, currency: currency)
+            else { throw ServerConfigurationError("\(field).\(product): amount and currency") }
+            prices[product] = money
+        }
+        return prices
     }
 
     /// The store adapters and webhook verifiers the file configures.
@@ -268,19 +356,19 @@ public struct ServerConfigurationFile: Sendable, Decodable {
                     throw ServerConfigurationError("stores.stripe: set secretKeyEnv or secretKeyFile")
                 }
                 field = "stores.stripe.baseURL"
-                adapters.append(
-                    StripeAdapter(
-                        configuration: .init(
-                            secretKey: secretKey,
-                            baseURL: try Self.url(
-                                stripe.baseURL,
-                                default: StripeAdapter.Configuration.productionBaseURL
-                            ),
-                            httpClient: httpClient,
-                            logger: logger
-                        )
-                    )
+                var stripeConfiguration = StripeAdapter.Configuration(
+                    secretKey: secretKey,
+                    baseURL: try Self.url(stripe.baseURL, default: StripeAdapter.Configuration.productionBaseURL),
+                    httpClient: httpClient,
+                    logger: logger
                 )
+                field = "stores.stripe.appMetadataKey / appId"
+                if (stripe.appMetadataKey == nil) != (stripe.appId == nil) {
+                    throw ServerConfigurationError("stores.stripe: set appMetadataKey and appId together")
+                }
+                stripeConfiguration.appMetadataKey = stripe.appMetadataKey
+                stripeConfiguration.appId = stripe.appId
+                adapters.append(StripeAdapter(configuration: stripeConfiguration))
                 if let name = stripe.webhookSecretEnv {
                     field = "stores.stripe.webhookSecretEnv"
                     stripeWebhooks = try StripeWebhookVerifier(secret: try Self.secret(env: name, environment))
@@ -288,15 +376,8 @@ public struct ServerConfigurationFile: Sendable, Decodable {
             }
             if let paypal = stores?.paypal {
                 field = "stores.paypal"
-                var prices: [String: Money] = [:]
-                for (product, price) in paypal.prices {
-                    guard let amount = price["amount"], let currency = price["currency"],
-                        let money = Money(decimalString: amount, currency: currency)
-                    else { throw ServerConfigurationError("stores.paypal.prices.\(product): amount and currency") }
-                    prices[product] = money
-                }
-                let adapter = PayPalAdapter(
-                    configuration: .init(
+                let prices = try Self.prices(paypal.prices, field: "stores.paypal.prices")
+                var payPalConfiguration = PayPalAdapter.Configuration(
                         clientId: paypal.clientId,
                         clientSecret: try Self.secret(env: paypal.clientSecretEnv, environment),
                         environment: paypal.environment == "sandbox" ? .sandbox : .live,
@@ -308,8 +389,9 @@ public struct ServerConfigurationFile: Sendable, Decodable {
                         webhookId: paypal.webhookId,
                         httpClient: httpClient,
                         logger: logger
-                    )
                 )
+                payPalConfiguration.subscriptionPlans = paypal.subscriptionPlans ?? [:]
+                let adapter = PayPalAdapter(configuration: payPalConfiguration)
                 adapters.append(adapter)
                 field = "stores.paypal.webhookId"
                 if paypal.webhookId != nil { payPalWebhooks = try adapter.webhookVerifier() }

@@ -2,6 +2,7 @@ import Crypto
 public import Foundation
 import Hummingbird
 public import OpenCatCore
+public import StoreAdapters
 
 /// A user of the key server API: who a bearer token is, with the email and Steam id their keys sync by.
 ///
@@ -132,8 +133,11 @@ public struct RateLimit: Sendable, Hashable, Codable {
 /// The OpenCat API's settings: the app's API keys (by SHA-256), which products unlock which entitlements, and the
 /// offerings.
 public struct OpenCatAPISettings: Sendable {
-    /// Hex SHA-256 of each accepted `ocat_…` key.
+    /// Hex SHA-256 of each accepted public app key (`ocat_…`, shipped inside the app): it posts receipts and reads
+    /// a subscriber's current entitlements, never their transaction history.
     public var apiKeySHA256: Set<String>
+    /// Hex SHA-256 of each secret key (the app's own backend): it also reads every subscriber's full history.
+    public var secretKeySHA256: Set<String> = []
     /// Product id → entitlement ids.
     public var entitlements: [String: [String]]
     public var offerings: Offerings
@@ -162,6 +166,26 @@ public struct ServerSettings: Sendable {
     /// account id, Stripe's `app_user_id` metadata or PayPal's `custom_id`): their order and payment ids are not
     /// secrets, so without it whoever posts an id first gets the keys. On by default.
     public var bindPurchases: Bool = true
+    /// The store environments whose purchases credit anything, per store; a store not listed accepts production
+    /// only. A sandbox or test purchase elsewhere is refused (`sandboxNotAccepted`), never credited.
+    public var acceptedEnvironments: [Store: Set<VerifiedPurchase.Environment>] = [:]
+    /// How often one user (or one app user of the OpenCat API, or one API key) may call an endpoint that reaches a
+    /// store's API, per instance.
+    public var storeRateLimit = RateLimit(requests: 30, seconds: 60)
+    /// Stripe product id → its price per unit: a PaymentIntent must charge exactly price × quantity.
+    public var stripePrices: [String: Money] = [:]
+    /// How long a connection may stay idle, or a request half-sent, before the server closes it.
+    public var idleTimeoutSeconds: Int = 30
+    /// How often the Steam refund report is read (seconds); nil: never (Steam refunds then never reach the server).
+    public var steamReconciliationSeconds: Int? = 3_600
+    /// Where the OpenCat API binds an Apple purchase to its app user (docs/SECURITY.md, "Receipts belong to their
+    /// buyer").
+    public var requireAppleAccountToken: Bool = false
+
+    /// The environments a store's purchases may come from.
+    public func environments(_ store: Store) -> Set<VerifiedPurchase.Environment> {
+        acceptedEnvironments[store] ?? [.production]
+    }
 
     public init(
         users: BearerTokens,

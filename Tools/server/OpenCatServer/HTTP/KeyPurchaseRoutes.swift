@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import Hummingbird
 import KeyServerClient
@@ -35,11 +36,23 @@ extension OpenCatServerApplication {
     /// Verifies a key-pack purchase with its store, then redeems it once: the pack's keys, its licenses.
     func purchase(platform: String, _ request: Request) async throws -> Response {
         let user = try authenticate(request)
-        let body = try await decode(PurchaseBody.self, request)
+        let idempotency = try optionalIdempotencyKey(request)
+        let raw = try await rawBody(request)
+        let body = try decode(PurchaseBody.self, from: raw)
         let store = Store(rawValue: platform)
         guard let adapter = adapters[store] else {
             throw Refusal(.notFound, "not_found", "this server does not sell on \(platform)")
         }
+        if let idempotency {
+            // The same key with another body (or for another store) is a conflict, never a second purchase.
+            try await ledger.claimIdempotencyKey(
+                userId: user.userId,
+                key: idempotency,
+                operation: "purchase:\(platform)",
+                fingerprint: SHA256.hash(data: raw).map { String(format: "%02x", $0) }.joined()
+            )
+        }
+        try await limitStoreCalls("user:\(user.userId)")
         var proof: PurchaseProof
         switch platform {
         case "apple":
@@ -88,7 +101,10 @@ extension OpenCatServerApplication {
             proof.expectedPurchaser = user.userId
         }
         let purchase: VerifiedPurchase
-        do { purchase = try await adapter.verify(proof) } catch { throw refused(error, store: adapter.store) }
+        do {
+            purchase = try await adapter.verify(proof)
+            try purchase.requireEnvironment(in: settings.environments(store))
+        } catch { throw refused(error, store: adapter.store) }
         guard purchase.state == .active else {
             throw Refusal(
                 .unprocessableContent,
@@ -114,6 +130,18 @@ extension OpenCatServerApplication {
             )
         }
         let quantity = Int64(purchase.quantity)
+        if platform == "stripe", let unit = settings.stripePrices[purchase.productId] {
+            // Stripe's PaymentIntent says what was charged, not what the product costs: the server compares.
+            let expected = Money(amount: unit.amount * Decimal(quantity), currency: unit.currency.uppercased())
+            guard let paid = purchase.price, paid.currency.uppercased() == expected.currency,
+                paid.amount == expected.amount
+            else {
+                throw refused(
+                    StoreAdapterError(.productMismatch, store: .stripe, "the payment is not the product's price", storeReason: "amount"),
+                    store: .stripe
+                )
+            }
+        }
         var licenses: [LicenseRecord] = []
         if let keyring = settings.keyring, pack.licenses > 0 {
             let minted = try keyring.mint(

@@ -23,7 +23,11 @@ extension OpenCatServerApplication {
 
     struct WalletAnswer: Encodable {
         var userId: String
+        /// Keys the user can spend (never below zero).
         var balance: Int64
+        /// Keys a refund took back that the user no longer held: spending, sharing and donating wait until a
+        /// purchase clears it.
+        var debt: Int64
         var unlockedFeatures: [String: [String]]
         var updatedAt: Date
     }
@@ -35,6 +39,12 @@ extension OpenCatServerApplication {
         var feature: String?
         var app: String?
         var date: Date
+    }
+
+    /// A page of the wallet's history, oldest first; `nextCursor` (absent on the last page) fetches the next.
+    struct HistoryAnswer: Encodable {
+        var transactions: [HistoryItem]
+        var nextCursor: String?
     }
 
     struct FeatureAnswer: Encodable {
@@ -70,6 +80,8 @@ extension OpenCatServerApplication {
         var userEmail: String
         var availableKeys: [VULicenseKey]
         var syncTimestamp: Date
+        /// The signed list of every revoked license (``LicenseRevocationList``): apps drop them offline.
+        var revocations: String?
     }
 
     func addKeyServerRoutes(to router: Router<BasicRequestContext>) {
@@ -90,7 +102,20 @@ extension OpenCatServerApplication {
         router.get("/api/v1/wallet/history/:userId") { request, context in
             await answer {
                 let user = try authorize(request, context.decoded("userId"))
-                let entries = try await ledger.entries(of: user.userId, limit: 1_000).reversed().map { entry in
+                let query = request.uri.queryParameters
+                let limit = query.get("limit").map { Int($0) ?? -1 } ?? 500
+                guard (1...1_000).contains(limit) else {
+                    throw Refusal(.badRequest, "invalid_input", "limit is 1…1000")
+                }
+                var after: Int64?
+                if let cursor = query.get("cursor") {
+                    guard let seq = Self.historyCursor(cursor) else {
+                        throw Refusal(.badRequest, "invalid_input", "the cursor is not one this server gave")
+                    }
+                    after = seq
+                }
+                let page = try await ledger.history(of: user.userId, after: after, limit: limit)
+                let entries = page.entries.map { entry in
                     HistoryItem(
                         kind: entry.kind,
                         id: entry.id,
@@ -100,7 +125,10 @@ extension OpenCatServerApplication {
                         date: entry.createdAt
                     )
                 }
-                return Self.json(.ok, ["transactions": entries])
+                return Self.json(
+                    .ok,
+                    HistoryAnswer(transactions: entries, nextCursor: page.nextCursor.map(Self.historyCursor))
+                )
             }
         }
         router.get("/api/v1/wallet/:userId") { request, context in
@@ -114,16 +142,17 @@ extension OpenCatServerApplication {
         }
         router.post("/api/v1/wallet/spend") { request, _ in
             await answer {
+                let user = try authenticate(request)
                 let key = try idempotencyKey(request)
                 let body = try await decode(SpendBody.self, request)
-                let user = try authorize(request, body.userId)
+                try own(user, body.userId)
                 let outcome = try await ledger.spend(
                     userId: user.userId,
                     amount: body.amount,
                     kind: "spend",
                     reference: body.feature,
                     app: body.app,
-                    idempotencyKey: "spend:" + key
+                    idempotencyKey: key
                 )
                 return Self.json(
                     .ok,
@@ -154,9 +183,10 @@ extension OpenCatServerApplication {
         }
         router.post("/api/v1/apps/:appId/unlock") { request, context in
             await answer {
+                let user = try authenticate(request)
                 let key = try idempotencyKey(request)
                 let body = try await decode(UnlockBody.self, request)
-                let user = try authorize(request, body.userId)
+                try own(user, body.userId)
                 let appId = context.decoded("appId") ?? ""
                 guard let feature = settings.apps[appId]?.first(where: { $0.id == body.featureId }) else {
                     throw Refusal(.notFound, "not_found", "no such feature")
@@ -166,7 +196,7 @@ extension OpenCatServerApplication {
                     app: appId,
                     feature: feature.id,
                     cost: feature.cost,
-                    idempotencyKey: "unlock:" + key
+                    idempotencyKey: key
                 )
                 return Self.json(
                     .ok,
@@ -189,16 +219,17 @@ extension OpenCatServerApplication {
         }
         router.post("/api/v1/community/donate") { request, _ in
             await answer {
+                let user = try authenticate(request)
                 let key = try idempotencyKey(request)
                 let body = try await decode(DonateBody.self, request)
-                let user = try authorize(request, body.userId)
+                try own(user, body.userId)
                 let outcome = try await ledger.transfer(
                     from: user.userId,
                     to: communityPoolAccount,
                     amount: body.amount,
                     kind: "donation",
                     receivedKind: "donation_received",
-                    idempotencyKey: "donate:" + key
+                    idempotencyKey: key
                 )
                 return Self.json(
                     .ok,
@@ -211,19 +242,24 @@ extension OpenCatServerApplication {
         }
         router.post("/api/v1/community/share") { request, _ in
             await answer {
+                let user = try authenticate(request)
                 let key = try idempotencyKey(request)
                 let body = try await decode(ShareBody.self, request)
-                let user = try authorize(request, body.userId)
-                guard let recipient = settings.users.user(email: body.recipientEmail) else {
-                    throw Refusal(.notFound, "not_found", "no account has that email")
+                try own(user, body.userId)
+                let email = body.recipientEmail.trimmingCharacters(in: .whitespaces).lowercased()
+                guard email.contains("@"), email.utf8.count <= 254 else {
+                    throw Refusal(.badRequest, "invalid_input", "recipientEmail is an email address")
                 }
+                // The answer is the same whether or not the email has an account (it tells nobody who is a
+                // customer): keys for an email without one wait in its pending account until it has one.
+                let recipient = settings.users.user(email: email)?.userId ?? Self.pendingAccount(email)
                 let outcome = try await ledger.transfer(
                     from: user.userId,
-                    to: recipient.userId,
+                    to: recipient,
                     amount: body.amount,
                     kind: "share",
                     receivedKind: "received",
-                    idempotencyKey: "share:" + key
+                    idempotencyKey: key
                 )
                 return Self.json(
                     .ok,
@@ -275,17 +311,55 @@ extension OpenCatServerApplication {
     // MARK: Wallet and sync
 
     func wallet(_ user: ServerUser) async throws -> Response {
+        try await receivePending(user)
         let balance = try await ledger.balance(of: user.userId)
         let features = try await ledger.unlockedFeatures(of: user.userId)
         return Self.json(
             .ok,
-            WalletAnswer(userId: user.userId, balance: balance, unlockedFeatures: features, updatedAt: clock())
+            WalletAnswer(
+                userId: user.userId,
+                balance: max(balance, 0),
+                debt: max(-balance, 0),
+                unlockedFeatures: features,
+                updatedAt: clock()
+            )
         )
+    }
+
+    /// The account keys shared to an email without an account wait in.
+    static func pendingAccount(_ email: String) -> String { "pending:" + email.lowercased() }
+
+    /// Moves keys shared to the user's email before it had an account into the user's wallet.
+    func receivePending(_ user: ServerUser) async throws {
+        guard let email = user.email else { return }
+        _ = try await ledger.release(Self.pendingAccount(email), to: user.userId)
+    }
+
+    /// A history cursor: the last entry's sequence number, opaque to clients.
+    static func historyCursor(_ seq: Int64) -> String { "h" + String(seq, radix: 36) }
+
+    static func historyCursor(_ text: String) -> Int64? {
+        guard text.first == "h", text.count <= 16, let seq = Int64(text.dropFirst(), radix: 36), seq > 0 else {
+            return nil
+        }
+        return seq
     }
 
     func keySync(_ user: ServerUser, email: String) async throws -> Response {
         let keys = try await ledger.licenses(of: user.userId).map(Self.licenseKey)
-        return Self.json(.ok, KeySyncAnswer(userEmail: email, availableKeys: keys, syncTimestamp: clock()))
+        var revocations: String?
+        if let keyring = settings.keyring {
+            let revoked = try await ledger.revokedLicenseKeys().compactMap { try? HumanKey($0) }
+            revocations = try keyring.revocationList(
+                serial: UInt64(revoked.count),
+                revoking: revoked,
+                issuedAt: clock()
+            ).rawValue
+        }
+        return Self.json(
+            .ok,
+            KeySyncAnswer(userEmail: email, availableKeys: keys, syncTimestamp: clock(), revocations: revocations)
+        )
     }
 
     func limitSync(_ user: ServerUser) async throws {
@@ -309,19 +383,33 @@ extension OpenCatServerApplication {
     /// The token's user when it is the one named, else 401 or 403.
     func authorize(_ request: Request, _ userId: String?) throws -> ServerUser {
         let user = try authenticate(request)
-        guard let userId, user.userId == userId else {
-            throw Refusal(.forbidden, "forbidden", "a user can only use their own wallet")
-        }
+        try own(user, userId)
         return user
     }
 
-    /// The `Idempotency-Key` every call that moves keys carries.
+    /// 403 unless the body names the token's own user.
+    func own(_ user: ServerUser, _ userId: String?) throws {
+        guard let userId, user.userId == userId else {
+            throw Refusal(.forbidden, "forbidden", "a user can only use their own wallet")
+        }
+    }
+
+    /// The `Idempotency-Key` every call that moves keys carries, normalised: 1…255 visible ASCII characters, compared
+    /// without case (a retry that changes the case is the same request). A key is bound to one operation and one body.
     func idempotencyKey(_ request: Request) throws -> String {
-        guard let key = request.headers[HTTPField.Name("Idempotency-Key")!], !key.isEmpty, key.utf8.count <= 200
-        else {
+        guard let key = try optionalIdempotencyKey(request) else {
             throw Refusal(.badRequest, "invalid_input", "an Idempotency-Key header is required")
         }
         return key
+    }
+
+    /// The `Idempotency-Key` when the request carries one (purchases), normalised as ``idempotencyKey(_:)``.
+    func optionalIdempotencyKey(_ request: Request) throws -> String? {
+        guard let key = request.headers[HTTPField.Name("Idempotency-Key")!] else { return nil }
+        guard (1...255).contains(key.utf8.count), key.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
+            throw Refusal(.badRequest, "invalid_input", "an Idempotency-Key is 1 to 255 visible ASCII characters")
+        }
+        return key.lowercased()
     }
 }
 

@@ -198,12 +198,24 @@ extension OpenCatServerApplication {
     }
 
     func apply(source: String, eventId: String, _ purchase: VerifiedPurchase?) async throws -> Response {
-        let outcome = try await applyInfo(source, eventId, purchase?.transactionInfo)
+        let outcome = try await applyInfo(
+            source,
+            eventId,
+            purchase?.transactionInfo,
+            refundShare: purchase.flatMap(Self.refundShare)
+        )
         return Self.json(.ok, EventAnswer(applied: outcome.applied))
     }
 
-    func applyInfo(_ source: String, _ eventId: String, _ info: TransactionInfo?) async throws -> StoreEventOutcome {
-        let outcome = try await ledger.applyStoreEvent(source: source, eventId: eventId, update: info)
+    func applyInfo(_ source: String, _ eventId: String, _ info: TransactionInfo?, refundShare: RefundShare? = nil)
+        async throws -> StoreEventOutcome
+    {
+        let outcome = try await ledger.applyStoreEvent(
+            source: source,
+            eventId: eventId,
+            update: info,
+            refundShare: refundShare
+        )
         if outcome.applied {
             logger.info(
                 "store notification applied",

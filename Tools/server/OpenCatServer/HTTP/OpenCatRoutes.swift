@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -44,17 +45,19 @@ extension OpenCatServerApplication {
     func addOpenCatRoutes(to router: Router<BasicRequestContext>) {
         router.get("/v1/subscribers/:appUserId") { request, context in
             await answer {
-                let api = try openCatAPI(request)
-                return try await subscriber(appUserId: context.decoded("appUserId") ?? "", api)
+                let caller = try openCatAPI(request)
+                return try await subscriber(appUserId: context.decoded("appUserId") ?? "", caller)
             }
         }
         router.post("/v1/receipts") { request, _ in
             await answer {
-                let api = try openCatAPI(request)
+                let caller = try openCatAPI(request)
                 let body = try await decode(ReceiptBody.self, request)
                 guard !body.appUserId.isEmpty, body.appUserId.utf8.count <= 256 else {
                     throw Refusal(.badRequest, "invalid_input", "an app user id is required")
                 }
+                // Every receipt may reach a store's API: limited per app user and per API key.
+                try await limitStoreCalls("receipt-user:\(body.appUserId)", "receipt-key:\(caller.keyHash)")
                 guard let kinds = Self.receiptKinds[body.store], kinds.contains(body.kind),
                     let adapter = adapters[Store(rawValue: body.store)]
                 else {
@@ -71,8 +74,13 @@ extension OpenCatServerApplication {
                 if settings.bindPurchases, ["google", "stripe", "paypal"].contains(body.store) {
                     proof.expectedPurchaser = body.appUserId
                 }
+                try await bind(&proof, to: body.appUserId, caller: caller, adapter: adapter)
                 let purchase: VerifiedPurchase
-                do { purchase = try await adapter.verify(proof) } catch { throw refused(error, store: adapter.store) }
+                do {
+                    purchase = try await adapter.verify(proof)
+                    try Self.checkReportedPurchaser(purchase, appUserId: body.appUserId)
+                    try purchase.requireEnvironment(in: settings.environments(adapter.store))
+                } catch { throw refused(error, store: adapter.store) }
                 if let productId = body.productId, productId != purchase.productId {
                     throw Refusal(
                         .unprocessableContent,
@@ -82,24 +90,28 @@ extension OpenCatServerApplication {
                     )
                 }
                 try await ledger.record(purchase.transactionInfo, appUserId: body.appUserId)
-                return try await subscriber(appUserId: body.appUserId, api)
+                return try await subscriber(appUserId: body.appUserId, caller)
             }
         }
         router.get("/v1/offerings") { request, _ in
             await answer {
-                let api = try openCatAPI(request)
-                return Self.json(.ok, OfferingsAnswer(requestDate: clock(), offerings: api.offerings))
+                let caller = try openCatAPI(request)
+                return Self.json(.ok, OfferingsAnswer(requestDate: clock(), offerings: caller.settings.offerings))
             }
         }
     }
 
-    func subscriber(appUserId: String, _ api: OpenCatAPISettings) async throws -> Response {
+    func subscriber(appUserId: String, _ caller: OpenCatCaller) async throws -> Response {
         guard !appUserId.isEmpty, appUserId.utf8.count <= 256 else {
             throw Refusal(.badRequest, "invalid_input", "an app user id is required")
         }
+        let api = caller.settings
         let state = try await ledger.subscriber(appUserId)
+        // The public app key is in every copy of the app: it reads what grants access now, never the history (ids
+        // of transactions, purchasers, what expired or was refunded). The secret key reads everything.
+        let transactions = caller.isSecret ? state.transactions : state.transactions.compactMap(Self.redacted)
         var map: [String: [String]] = [:]
-        for transaction in state.transactions {
+        for transaction in transactions {
             if let entitlements = api.entitlements[transaction.productId] { map[transaction.productId] = entitlements }
         }
         return Self.json(
@@ -109,22 +121,109 @@ extension OpenCatServerApplication {
                 subscriber: .init(
                     appUserId: appUserId,
                     firstSeenAt: state.firstSeenAt,
-                    transactions: state.transactions,
+                    transactions: transactions,
                     entitlementMap: map
                 )
             )
         )
     }
 
-    /// The OpenCat API's settings when the request carries one of the app's API keys; 404 when the API is off.
-    func openCatAPI(_ request: Request) throws -> OpenCatAPISettings {
+    /// Who called the OpenCat API: with the app's public key or a secret key.
+    struct OpenCatCaller {
+        var settings: OpenCatAPISettings
+        var isSecret: Bool
+        /// The key's SHA-256 (rate limits count per key).
+        var keyHash: String
+    }
+
+    /// The caller when the request carries one of the app's API keys; 401 otherwise, 404 when the API is off.
+    func openCatAPI(_ request: Request) throws -> OpenCatCaller {
         guard let api = settings.openCat else { throw Refusal(.notFound, "not_found", "the OpenCat API is off") }
         guard let header = request.headers[.authorization], header.count > 7,
-            header.prefix(7).lowercased() == "bearer ",
-            api.apiKeySHA256.contains(BearerTokens.hash(String(header.dropFirst(7))))
-        else {
+            header.prefix(7).lowercased() == "bearer "
+        else { throw Refusal(.unauthorized, "unauthorized", "The API key is missing or wrong.") }
+        let hash = BearerTokens.hash(String(header.dropFirst(7)))
+        if api.secretKeySHA256.contains(hash) { return OpenCatCaller(settings: api, isSecret: true, keyHash: hash) }
+        guard api.apiKeySHA256.contains(hash) else {
             throw Refusal(.unauthorized, "unauthorized", "The API key is missing or wrong.")
         }
-        return api
+        return OpenCatCaller(settings: api, isSecret: false, keyHash: hash)
+    }
+
+    /// What a public-key caller sees of a transaction: only one that grants access now, without its ids or buyer.
+    static func redacted(_ transaction: TransactionInfo) -> TransactionInfo? {
+        guard [.active, .gracePeriod, .billingRetry].contains(transaction.status) else { return nil }
+        var visible = transaction
+        let digest = SHA256.hash(data: Data("\(transaction.store.rawValue):\(transaction.transactionId)".utf8))
+        visible.transactionId = "tx_" + digest.prefix(12).map { String(format: "%02x", $0) }.joined()
+        visible.originalTransactionId = nil
+        visible.purchaser = nil
+        return visible
+    }
+
+    /// Binds a receipt to the app user who posts it (docs/SECURITY.md, "Receipts belong to their buyer"): store ids
+    /// are not secrets, so whoever posts one first would otherwise own it.
+    /// - Apple: a bare transaction id (a lookup, a subscription status) from the public key must carry the app user's
+    ///   `appAccountToken` (the app user id, when it is a UUID); a signed transaction must when
+    ///   `requireAppleAccountToken` is on, and may carry no other.
+    /// - Steam: the order's `steamid` must be the player a session ticket (`context.steamAuthTicket`, from
+    ///   `GetAuthTicketForWebApi`) proves; a secret-key caller may name the player it authenticated
+    ///   (`context.steamId`) instead.
+    func bind(_ proof: inout PurchaseProof, to appUserId: String, caller: OpenCatCaller, adapter: any StoreAdapter)
+        async throws
+    {
+        switch proof.store {
+        case .apple:
+            let token = UUID(uuidString: appUserId)?.uuidString.lowercased()
+            let bare = proof.kind != .appleSignedTransaction
+            if (bare && !caller.isSecret) || settings.requireAppleAccountToken {
+                guard let token else {
+                    throw Refusal(
+                        .unprocessableContent,
+                        "invalid_receipt",
+                        "this proof is bound by appAccountToken: the app user id must be the UUID the app set",
+                        reason: StoreAdapterError.Code.purchaserMismatch.rawValue
+                    )
+                }
+                proof.expectedPurchaser = token
+            }
+        case .steam:
+            if let ticket = proof.context["steamAuthTicket"], let steam = adapter as? SteamAdapter {
+                do {
+                    proof.expectedPurchaser = try await steam.authenticateUserTicket(
+                        Secret(ticket),
+                        identity: proof.context["steamIdentity"]
+                    ).steamId
+                } catch { throw refused(error, store: .steam) }
+            } else if caller.isSecret, let steamId = proof.context["steamId"], !steamId.isEmpty {
+                proof.expectedPurchaser = steamId
+            } else {
+                throw Refusal(
+                    .unprocessableContent,
+                    "invalid_receipt",
+                    "a Steam receipt needs the player's session ticket (context.steamAuthTicket)",
+                    reason: StoreAdapterError.Code.purchaserMismatch.rawValue
+                )
+            }
+        default:
+            break
+        }
+    }
+
+    /// Where the store reports a buyer the app set (an Apple `appAccountToken`, a Google
+    /// `obfuscatedExternalAccountId`), it must be this app user: equal, or for Apple the app user id as a UUID.
+    static func checkReportedPurchaser(_ purchase: VerifiedPurchase, appUserId: String) throws(StoreAdapterError) {
+        guard [.apple, .google].contains(purchase.store), let reported = purchase.purchaser, !reported.isEmpty else {
+            return
+        }
+        let expected = purchase.store == .apple ? UUID(uuidString: appUserId)?.uuidString.lowercased() : appUserId
+        guard reported.lowercased() == expected?.lowercased() else {
+            throw StoreAdapterError(
+                .purchaserMismatch,
+                store: purchase.store,
+                "the store reports another buyer than this app user",
+                storeReason: purchase.store == .apple ? "appAccountToken" : "obfuscatedExternalAccountId"
+            )
+        }
     }
 }

@@ -124,7 +124,13 @@ extension OpenCatServerApplication {
                 response.headers[.retryAfter] = "5"
                 return response
             }
-            return Self.json(.ok, ["status": "ready", "database": databaseKind])
+            var answer = ["status": AnyEncodable("ready"), "database": AnyEncodable(databaseKind)]
+            let missing = storesWithoutRefunds
+            if !missing.isEmpty {
+                answer["refundsNotReceivedFrom"] = AnyEncodable(missing)
+                answer["detail"] = AnyEncodable("refunds from \(missing.joined(separator: ", ")) never reach this server")
+            }
+            return Self.json(.ok, answer)
         }
         router.get("/openapi.yaml") { _, _ in
             guard let document = Self.openAPIDocument else {

@@ -3,6 +3,7 @@ import HTTPTypes
 public import Hummingbird
 public import Logging
 import NIOCore
+import ServiceLifecycle
 public import OpenCatCore
 public import StoreAdapters
 
@@ -21,6 +22,7 @@ public struct OpenCatServerApplication: Sendable {
     public let logger: Logger
     let clock: @Sendable () -> Date
     let syncLimiter: RateLimiter
+    let storeLimiter: RateLimiter
 
     /// A server.
     /// - Parameters:
@@ -46,6 +48,7 @@ public struct OpenCatServerApplication: Sendable {
         self.logger = logger
         clock = now
         syncLimiter = RateLimiter(limit: settings.syncRateLimit, clock: now)
+        storeLimiter = RateLimiter(limit: settings.storeRateLimit, clock: now)
     }
 
     /// A wallet-only server (no stores).
@@ -76,10 +79,28 @@ public struct OpenCatServerApplication: Sendable {
     {
         Application(
             router: router(),
+            server: .http1(
+                configuration: .init(idleTimeout: .seconds(Int64(max(settings.idleTimeoutSeconds, 1))))
+            ),
             configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: nil),
+            services: backgroundServices(),
             onServerRunning: { channel in onServerRunning(channel.localAddress?.port ?? port) },
             logger: logger
         )
+    }
+
+    /// The jobs that run beside the HTTP server (the Steam refund reconciliation), after a warning for every store
+    /// whose refunds never reach the server.
+    func backgroundServices() -> [any Service] {
+        let missing = storesWithoutRefunds
+        if !missing.isEmpty {
+            logger.warning(
+                "refunds from these stores never reach this server: configure their notifications",
+                metadata: ["stores": .string(missing.joined(separator: ","))]
+            )
+        }
+        guard adapters[.steam] != nil, let seconds = settings.steamReconciliationSeconds else { return [] }
+        return [SteamReconciliationService(server: self, interval: .seconds(max(seconds, 60)))]
     }
 
     /// Serves on an address until the task is cancelled (or SIGTERM / SIGINT).
@@ -123,8 +144,24 @@ public struct OpenCatServerApplication: Sendable {
         do { buffer = try await request.collectBody(upTo: Self.maximumBodyBytes) } catch {
             throw Refusal(.contentTooLarge, "invalid_input", "the body is too large")
         }
-        do { return try JSONDecoder().decode(Body.self, from: Data(buffer.readableBytesView)) } catch {
+        return try decode(Body.self, from: Data(buffer.readableBytesView))
+    }
+
+    /// A JSON body already read.
+    func decode<Body: Decodable>(_ type: Body.Type, from data: Data) throws -> Body {
+        do { return try JSONDecoder().decode(Body.self, from: data) } catch {
             throw Refusal(.badRequest, "invalid_input", "the body is not the expected JSON")
+        }
+    }
+
+    /// 429 with `Retry-After` when `key` (a user, an app user, an API key) called a store-backed endpoint too often.
+    func limitStoreCalls(_ keys: String...) async throws {
+        for key in keys {
+            if let wait = await storeLimiter.take(key) {
+                var response = Self.error(.tooManyRequests, "rate_limited", "too many requests; retry later")
+                response.headers[.retryAfter] = String(wait)
+                throw Refusal(response)
+            }
         }
     }
 

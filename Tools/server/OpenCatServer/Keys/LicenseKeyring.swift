@@ -77,7 +77,14 @@ public struct LicenseKeyring: Sendable {
     }
 
     /// Mints `count` licenses for a plan, signed by the active key: each a fresh human key with 55 random bits.
-    public func mint(count: Int, plan: PlanLevel, owner: String, purchasedAt: Date) throws -> [VULicenseKey] {
+    /// - Parameter expiresAt: when a subscription's licenses stop verifying (nil: a purchase, valid for good).
+    public func mint(
+        count: Int,
+        plan: PlanLevel,
+        owner: String,
+        purchasedAt: Date,
+        expiresAt: Date? = nil
+    ) throws -> [VULicenseKey] {
         let issuer = issuers[activeKid]!
         var generator = SystemRandomNumberGenerator()
         return try (0..<count).map { _ in
@@ -85,7 +92,14 @@ public struct LicenseKeyring: Sendable {
                 dataValues: (0..<11).map { _ in UInt8.random(in: 0..<32, using: &generator) },
                 plan: plan
             )
-            let payload = LicensePayload(key: key, plan: plan, owner: owner, purchasedAt: purchasedAt, kid: issuer.kid)
+            let payload = LicensePayload(
+                key: key,
+                plan: plan,
+                owner: owner,
+                purchasedAt: purchasedAt,
+                expiresAt: expiresAt,
+                kid: issuer.kid
+            )
             return VULicenseKey(
                 keyValue: key,
                 planType: plan,
@@ -93,6 +107,19 @@ public struct LicenseKeyring: Sendable {
                 license: try issuer.sign(payload)
             )
         }
+    }
+
+    /// Signs the revocation list the server serves (key sync's `revocations`), with the active key: every license
+    /// withdrawn so far (refunds, chargebacks), by human key. The list is cumulative and `serial` must grow with each
+    /// list published (apps refuse a list older than one they accepted); the list names each license by
+    /// ``LicenseRevocationList/licenseID(of:)``, never by its key.
+    /// - Returns: the signed list; serve its `rawValue`.
+    public func revocationList(
+        serial: UInt64,
+        revoking keys: some Sequence<HumanKey>,
+        issuedAt: Date
+    ) throws -> LicenseRevocationList {
+        try issuers[activeKid]!.signRevocations(serial: serial, revoking: keys, issuedAt: issuedAt)
     }
 }
 

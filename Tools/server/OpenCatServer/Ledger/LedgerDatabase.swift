@@ -182,6 +182,27 @@ package enum LedgerSchema {
                     """
                 ]
             ),
+            (
+                "v4",
+                [
+                    // The keys refunds have taken back for a redemption so far (a partial refund takes its share,
+                    // a later one the rest); `refunded_at` is set only when the whole purchase is refunded.
+                    "ALTER TABLE redemptions ADD COLUMN refunded_keys \(integer) NOT NULL DEFAULT 0",
+                    // An idempotency key is bound to one operation and one body, per user.
+                    """
+                    CREATE TABLE idempotency_keys (
+                        user_id TEXT NOT NULL, idempotency_key TEXT NOT NULL, operation TEXT NOT NULL,
+                        fingerprint TEXT NOT NULL, created_at \(real) NOT NULL,
+                        PRIMARY KEY (user_id, idempotency_key))
+                    """,
+                    // Steam refunds are read from the MicroTxn report: where the last reconciliation stopped.
+                    """
+                    CREATE TABLE reconciliation_cursors (
+                        source TEXT PRIMARY KEY, cursor TEXT NOT NULL, updated_at \(real) NOT NULL)
+                    """,
+                    "CREATE INDEX IF NOT EXISTS ledger_entries_reference ON ledger_entries(user_id, kind, reference)",
+                ]
+            ),
         ]
     }
 }

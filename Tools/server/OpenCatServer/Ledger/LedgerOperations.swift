@@ -44,6 +44,46 @@ extension LedgerStore {
         }
     }
 
+    /// One page of the user's entries, oldest first, after the entry a cursor names (nil: from the first); the
+    /// cursor of the next page is nil when this page is the last.
+    public func history(of userId: String, after cursor: Int64?, limit: Int) async throws(LedgerError) -> (
+        entries: [LedgerEntry], nextCursor: Int64?
+    ) {
+        let bounded = Int64(max(1, min(limit, 1_000)))
+        return try await transaction(locking: []) { connection in
+            let rows = try await connection.rows(
+                """
+                SELECT seq, id, user_id, amount, kind, reference, app, created_at FROM ledger_entries
+                WHERE user_id = ? AND seq > ? ORDER BY seq LIMIT ?
+                """,
+                userId.sql,
+                (cursor ?? 0).sql,
+                (bounded + 1).sql
+            )
+            let page = rows.prefix(Int(bounded))
+            let next = rows.count > Int(bounded) ? page.last?["seq"]?.integer : nil
+            return (page.map(Self.entry), next)
+        }
+    }
+
+    /// Binds an idempotency key to one operation and one body, once: the first use records them, a later use with
+    /// the same operation and body passes (a retry), anything else is ``LedgerError/Code/idempotencyConflict``.
+    public func claimIdempotencyKey(userId: String, key: String, operation: String, fingerprint: String)
+        async throws(LedgerError)
+    {
+        let now = now
+        try await transaction(locking: []) { connection in
+            try await Self.claim(
+                connection,
+                userId: userId,
+                key: key,
+                operation: operation,
+                fingerprint: fingerprint,
+                now: now
+            )
+        }
+    }
+
     /// Takes `amount` keys if the balance allows it; the same idempotency key returns the first outcome.
     public func spend(
         userId: String,
@@ -56,7 +96,15 @@ extension LedgerStore {
         try Self.check(amount: amount, userId: userId, idempotencyKey: idempotencyKey)
         let now = now
         return try await transaction(locking: [userId]) { connection in
-            try await Self.debit(
+            try await Self.claim(
+                connection,
+                userId: userId,
+                key: idempotencyKey,
+                operation: kind,
+                fingerprint: "\(amount)|\(reference ?? "")|\(app ?? "")",
+                now: now
+            )
+            return try await Self.debit(
                 connection,
                 userId: userId,
                 amount: amount,
@@ -79,6 +127,14 @@ extension LedgerStore {
         try Self.check(amount: max(cost, 1), userId: userId, idempotencyKey: idempotencyKey)
         let now = now
         return try await transaction(locking: [userId]) { connection in
+            try await Self.claim(
+                connection,
+                userId: userId,
+                key: idempotencyKey,
+                operation: "unlock",
+                fingerprint: "\(app)|\(feature)",
+                now: now
+            )
             let existing = try await connection.rows(
                 "SELECT entry_id FROM unlocks WHERE user_id = ? AND app = ? AND feature = ?",
                 userId.sql,
@@ -154,6 +210,14 @@ extension LedgerStore {
         }
         let now = now
         return try await transaction(locking: [userId]) { connection in
+            try await Self.claim(
+                connection,
+                userId: userId,
+                key: idempotencyKey,
+                operation: kind,
+                fingerprint: "\(amount)|\(recipient)",
+                now: now
+            )
             let outcome = try await Self.debit(
                 connection,
                 userId: userId,
@@ -187,6 +251,67 @@ extension LedgerStore {
         }
     }
 
+    /// Moves everything an account holds (keys shared to an email before it had an account) to a user, in one
+    /// transaction; returns how many keys moved.
+    public func release(_ account: String, to userId: String) async throws(LedgerError) -> Int64 {
+        guard !account.isEmpty, !userId.isEmpty, account != userId else {
+            throw LedgerError(.invalidInput, "keys go from one account to another")
+        }
+        let now = now
+        return try await transaction(locking: [account]) { connection in
+            let held = try await Self.balance(connection, account)
+            guard held > 0 else { return 0 }
+            let id = Self.newEntryId()
+            try await Self.insert(
+                connection,
+                LedgerEntry(id: id, userId: account, amount: -held, kind: "released", reference: userId, createdAt: now),
+                idempotencyKey: "release:\(id)"
+            )
+            try await Self.insert(
+                connection,
+                LedgerEntry(
+                    id: Self.newEntryId(),
+                    userId: userId,
+                    amount: held,
+                    kind: "received",
+                    reference: account,
+                    createdAt: now
+                ),
+                idempotencyKey: "received:\(id)"
+            )
+            return held
+        }
+    }
+
+    /// Where a reconciliation job (Steam's refund report) stopped, if it ran before.
+    public func reconciliationCursor(_ source: String) async throws(LedgerError) -> Date? {
+        try await transaction(locking: []) { connection in
+            try await connection.rows("SELECT cursor FROM reconciliation_cursors WHERE source = ?", source.sql)
+                .first?["cursor"]?.text.flatMap(Double.init).map(Date.init(timeIntervalSince1970:))
+        }
+    }
+
+    /// Records where a reconciliation job stopped; a cursor never moves back.
+    public func setReconciliationCursor(_ source: String, _ cursor: Date) async throws(LedgerError) {
+        let now = now
+        try await transaction(locking: ["reconciliation:\(source)"]) { connection in
+            let current = try await connection.rows(
+                "SELECT cursor FROM reconciliation_cursors WHERE source = ?",
+                source.sql
+            ).first?["cursor"]?.text.flatMap(Double.init)
+            guard current.map({ cursor.timeIntervalSince1970 > $0 }) ?? true else { return }
+            try await connection.execute(
+                """
+                INSERT INTO reconciliation_cursors (source, cursor, updated_at) VALUES (?, ?, ?)
+                ON CONFLICT (source) DO UPDATE SET cursor = excluded.cursor, updated_at = excluded.updated_at
+                """,
+                source.sql,
+                String(cursor.timeIntervalSince1970).sql,
+                now.sql
+            )
+        }
+    }
+
     /// The community pool: its keys and how many users gave to it.
     public func communityPool() async throws(LedgerError) -> (totalKeys: Int64, contributors: Int64) {
         try await transaction(locking: []) { connection in
@@ -212,11 +337,51 @@ extension LedgerStore {
         }
     }
 
+    /// Every license ever revoked (refunds, chargebacks), by human key; revocations are never undone, so the count
+    /// only grows and names the list (its serial).
+    public func revokedLicenseKeys() async throws(LedgerError) -> [String] {
+        try await transaction(locking: []) { connection in
+            try await connection.rows(
+                "SELECT key_value FROM licenses WHERE revoked_at IS NOT NULL ORDER BY key_value"
+            ).compactMap { $0["key_value"]?.text }
+        }
+    }
+
     // MARK: Helpers
 
     static func check(amount: Int64, userId: String, idempotencyKey: String) throws(LedgerError) {
         guard amount > 0, !userId.isEmpty, !idempotencyKey.isEmpty else {
             throw LedgerError(.invalidInput, "an operation needs a positive amount, a user and an idempotency key")
+        }
+    }
+
+    static func claim(
+        _ connection: any LedgerConnection,
+        userId: String,
+        key: String,
+        operation: String,
+        fingerprint: String,
+        now: Date
+    ) async throws {
+        let claimed = try await connection.rows(
+            """
+            INSERT INTO idempotency_keys (user_id, idempotency_key, operation, fingerprint, created_at)
+            VALUES (?, ?, ?, ?, ?) ON CONFLICT (user_id, idempotency_key) DO NOTHING RETURNING operation
+            """,
+            userId.sql,
+            key.sql,
+            operation.sql,
+            fingerprint.sql,
+            now.sql
+        )
+        guard claimed.isEmpty else { return }
+        let earlier = try await connection.rows(
+            "SELECT operation, fingerprint FROM idempotency_keys WHERE user_id = ? AND idempotency_key = ?",
+            userId.sql,
+            key.sql
+        ).first
+        guard earlier?["operation"]?.text == operation, earlier?["fingerprint"]?.text == fingerprint else {
+            throw LedgerError(.idempotencyConflict, "the idempotency key was used for another operation or body")
         }
     }
 

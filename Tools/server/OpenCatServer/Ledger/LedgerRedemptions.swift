@@ -57,13 +57,71 @@ public struct RedemptionOutcome: Sendable, Hashable {
     public var replayed: Bool
 }
 
-/// The outcome of a refund: the keys clawed back (never more than the wallet holds) and the licenses revoked.
+/// The outcome of a refund: the keys it took back and from where, and what it revoked.
+///
+/// A refund takes back every key the refunded part of the purchase paid for (docs/SECURITY.md, "Refunds"): first from
+/// the buyer's balance, then from what the buyer shared or donated after the purchase that the recipients still hold,
+/// and the rest as debt on the buyer (a negative balance, which blocks spending, sharing and donating until a purchase
+/// clears it). While the buyer is in debt, feature unlocks paid after the purchase are revoked, newest first, and
+/// their keys set against the debt.
 public struct RefundOutcome: Sendable, Hashable {
     public var userId: String
+    /// Every key this refund took back: from the buyer's balance, from recipients, and as debt.
     public var clawedBack: Int64
+    /// The part of ``clawedBack`` taken back from users the buyer shared with (or the pool the buyer donated to).
+    public var reversedFromRecipients: Int64 = 0
+    /// The part of ``clawedBack`` the buyer did not hold: recorded as debt (before revoked unlocks repaid some).
+    public var debt: Int64 = 0
+    /// Feature unlocks revoked because the books could not cover them.
+    public var revokedUnlocks: Int = 0
     public var revokedLicenses: Int
     /// Whether the refund had been applied before (nothing changed now).
     public var alreadyApplied: Bool
+
+    public init(
+        userId: String,
+        clawedBack: Int64,
+        reversedFromRecipients: Int64 = 0,
+        debt: Int64 = 0,
+        revokedUnlocks: Int = 0,
+        revokedLicenses: Int,
+        alreadyApplied: Bool
+    ) {
+        self.userId = userId
+        self.clawedBack = clawedBack
+        self.reversedFromRecipients = reversedFromRecipients
+        self.debt = debt
+        self.revokedUnlocks = revokedUnlocks
+        self.revokedLicenses = revokedLicenses
+        self.alreadyApplied = alreadyApplied
+    }
+}
+
+/// How much of a purchase a refund gave back, in the store's money: a partial refund takes back the keys that part
+/// paid for (rounded up, in the merchant's favour) and revokes licenses only once the whole purchase is refunded.
+public struct RefundShare: Sendable, Hashable {
+    /// The amount refunded so far (cumulative, as the store reports it).
+    public var refunded: Decimal
+    /// The amount paid.
+    public var paid: Decimal
+
+    public init(refunded: Decimal, paid: Decimal) {
+        self.refunded = refunded
+        self.paid = paid
+    }
+
+    /// Whether the whole purchase is refunded (also when the amounts make no sense: the merchant's favour).
+    public var isWhole: Bool { paid <= 0 || refunded <= 0 || refunded >= paid }
+
+    /// The keys out of `granted` the refunded part paid for, rounded up, never more than `granted`.
+    public func keys(of granted: Int64) -> Int64 {
+        guard !isWhole, granted > 0 else { return granted }
+        var exact = Decimal(granted) * refunded / paid
+        var rounded = Decimal()
+        NSDecimalRound(&rounded, &exact, 0, .up)
+        let keys = NSDecimalNumber(decimal: rounded).int64Value
+        return min(granted, max(keys, 1))
+    }
 }
 
 // Key-pack redemptions: a store transaction credited once across all users, its licenses kept, and refunds that
@@ -161,79 +219,188 @@ extension LedgerStore {
         return outcome.entry
     }
 
-    /// Applies a store refund of a redeemed transaction, once: revokes its licenses and claws its keys back, never
-    /// more than the wallet holds (keys already spent stay spent; the entry records what was taken).
-    public func refund(store: String, transactionId: String) async throws(LedgerError) -> RefundOutcome {
-        let owner = try await transaction(locking: []) { connection in
-            try await Self.redemptionOwner(connection, store: store, transactionId: transactionId)
-        }
-        guard let owner else { throw LedgerError(.notFound, "this store transaction was never redeemed") }
-        let now = now
-        return try await transaction(locking: [owner, Self.transactionLock(store, transactionId)]) { connection in
-            guard
-                let outcome = try await Self.applyRefund(
-                    connection,
-                    store: store,
-                    transactionId: transactionId,
-                    now: now
+    /// Applies a store refund of a redeemed transaction: takes back the keys the refunded part paid for (see
+    /// ``RefundOutcome``) and, once the whole purchase is refunded, revokes its licenses. Applying the same share
+    /// again changes nothing; a larger share later takes the difference.
+    public func refund(store: String, transactionId: String, share: RefundShare? = nil)
+        async throws(LedgerError) -> RefundOutcome
+    {
+        for _ in 0..<5 {
+            let locks = try await transaction(locking: []) { connection in
+                try await Self.refundLocks(connection, store: store, transactionId: transactionId)
+            }
+            guard let locks else { throw LedgerError(.notFound, "this store transaction was never redeemed") }
+            let now = now
+            let outcome: RefundOutcome?? = try await transaction(
+                locking: locks + [Self.transactionLock(store, transactionId)]
+            ) { connection in
+                guard let current = try await Self.refundLocks(connection, store: store, transactionId: transactionId)
+                else { return .some(nil) }
+                guard Set(current).isSubset(of: Set(locks)) else { return nil }
+                return .some(
+                    try await Self.applyRefund(
+                        connection,
+                        store: store,
+                        transactionId: transactionId,
+                        share: share,
+                        now: now
+                    )
                 )
-            else { throw LedgerError(.notFound, "this store transaction was never redeemed") }
-            return outcome
+            }
+            if let outcome {
+                guard let outcome else { throw LedgerError(.notFound, "this store transaction was never redeemed") }
+                return outcome
+            }
         }
+        throw LedgerError(.storage, "the refund's accounts kept changing")
     }
 
-    /// Refunds a redemption inside a transaction that holds its owner's lock, and marks the transaction refunded
-    /// either way (a refund seen before any redemption keeps it from redeeming): nil when it was never redeemed.
-    static func applyRefund(_ connection: any LedgerConnection, store: String, transactionId: String, now: Date)
-        async throws -> RefundOutcome?
+    /// The accounts a refund of a redemption may lower, to lock before applying it: the buyer, everyone the buyer
+    /// shared with after the purchase, and the community pool. Nil when the transaction was never redeemed.
+    static func refundLocks(_ connection: any LedgerConnection, store: String, transactionId: String) async throws
+        -> [String]?
     {
         let rows = try await connection.rows(
             """
-            SELECT r.user_id, r.refunded_at, e.amount FROM redemptions r JOIN ledger_entries e ON e.id = r.entry_id
+            SELECT r.user_id, e.seq FROM redemptions r JOIN ledger_entries e ON e.id = r.entry_id
+            WHERE r.store = ? AND r.transaction_id = ?
+            """,
+            store.sql,
+            transactionId.sql
+        )
+        guard let row = rows.first, let owner = row["user_id"]?.text, let seq = row["seq"]?.integer else { return nil }
+        let recipients = try await connection.rows(
+            """
+            SELECT DISTINCT reference FROM ledger_entries
+            WHERE user_id = ? AND kind IN ('share', 'donation') AND seq > ? AND reference IS NOT NULL
+            """,
+            owner.sql,
+            seq.sql
+        ).compactMap { $0["reference"]?.text }
+        return [owner, communityPoolAccount] + recipients
+    }
+
+    /// Refunds (part of) a redemption inside a transaction that holds the locks ``refundLocks(_:store:transactionId:)``
+    /// names, and marks the transaction refunded either way (a refund seen before any redemption keeps it from
+    /// redeeming): nil when it was never redeemed.
+    static func applyRefund(
+        _ connection: any LedgerConnection,
+        store: String,
+        transactionId: String,
+        share: RefundShare? = nil,
+        now: Date
+    ) async throws -> RefundOutcome? {
+        let rows = try await connection.rows(
+            """
+            SELECT r.user_id, r.refunded_at, r.refunded_keys, e.amount, e.seq
+            FROM redemptions r JOIN ledger_entries e ON e.id = r.entry_id
             WHERE r.store = ? AND r.transaction_id = ?
             """,
             store.sql,
             transactionId.sql
         )
         try await markRefunded(connection, store: store, transactionId: transactionId, now: now)
-        guard let row = rows.first, let owner = row["user_id"]?.text, let granted = row["amount"]?.integer else {
-            return nil
-        }
-        if (row["refunded_at"] ?? .null) != .null {
+        guard let row = rows.first, let owner = row["user_id"]?.text, let granted = row["amount"]?.integer,
+            let purchaseSeq = row["seq"]?.integer
+        else { return nil }
+        let whole = share?.isWhole ?? true
+        let target = share?.keys(of: granted) ?? granted
+        let taken = row["refunded_keys"]?.integer ?? 0
+        guard (row["refunded_at"] ?? .null) == .null, target > taken || whole else {
             return RefundOutcome(userId: owner, clawedBack: 0, revokedLicenses: 0, alreadyApplied: true)
         }
+        let reference = "\(store):\(transactionId)"
+        let step = "\(reference):\(target)"
         try await connection.execute(
-            "UPDATE redemptions SET refunded_at = ? WHERE store = ? AND transaction_id = ?",
-            now.sql,
+            "UPDATE redemptions SET refunded_keys = ?, refunded_at = ? WHERE store = ? AND transaction_id = ?",
+            max(target, taken).sql,
+            whole ? now.sql : .null,
             store.sql,
             transactionId.sql
         )
-        let revoked = try await connection.rows(
-            """
-            UPDATE licenses SET revoked_at = ? WHERE store = ? AND transaction_id = ? AND revoked_at IS NULL
-            RETURNING key_value
-            """,
-            now.sql,
-            store.sql,
-            transactionId.sql
-        ).count
-        let held = try await balance(connection, owner)
-        let clawback = min(granted, max(held, 0))
-        if clawback > 0 {
-            try await insert(
-                connection,
-                LedgerEntry(
-                    id: newEntryId(),
-                    userId: owner,
-                    amount: -clawback,
-                    kind: "refund",
-                    reference: "\(store):\(transactionId)",
-                    createdAt: now
-                ),
-                idempotencyKey: "refund:\(store):\(transactionId)"
-            )
+        var revokedLicenses = 0
+        if whole {
+            revokedLicenses = try await connection.rows(
+                """
+                UPDATE licenses SET revoked_at = ? WHERE store = ? AND transaction_id = ? AND revoked_at IS NULL
+                RETURNING key_value
+                """,
+                now.sql,
+                store.sql,
+                transactionId.sql
+            ).count
         }
-        // The pack's gift to the community pool goes back too, as far as the pool still holds it.
+        var outcome = RefundOutcome(userId: owner, clawedBack: 0, revokedLicenses: revokedLicenses, alreadyApplied: false)
+        let due = max(target - taken, 0)
+        if due > 0 {
+            // 1. What the buyer holds.
+            let fromBalance = min(due, max(try await balance(connection, owner), 0))
+            var remaining = due - fromBalance
+            // 2. What the buyer passed on after the purchase and the recipients still hold, newest first.
+            if remaining > 0 {
+                let transfers = try await connection.rows(
+                    """
+                    SELECT id, amount, reference FROM ledger_entries
+                    WHERE user_id = ? AND kind IN ('share', 'donation') AND seq > ? ORDER BY seq DESC
+                    """,
+                    owner.sql,
+                    purchaseSeq.sql
+                )
+                for transfer in transfers where remaining > 0 {
+                    guard let id = transfer["id"]?.text, let recipient = transfer["reference"]?.text,
+                        let sent = transfer["amount"]?.integer.map({ -$0 })
+                    else { continue }
+                    let reversed = try await connection.integer(
+                        """
+                        SELECT CAST(COALESCE(-SUM(amount), 0) AS BIGINT) FROM ledger_entries
+                        WHERE user_id = ? AND kind = 'refund_reversal' AND reference = ?
+                        """,
+                        recipient.sql,
+                        id.sql
+                    )
+                    let held = max(try await balance(connection, recipient), 0)
+                    let take = min(remaining, sent - reversed, held)
+                    guard take > 0 else { continue }
+                    try await insert(
+                        connection,
+                        LedgerEntry(
+                            id: newEntryId(),
+                            userId: recipient,
+                            amount: -take,
+                            kind: "refund_reversal",
+                            reference: id,
+                            createdAt: now
+                        ),
+                        idempotencyKey: "reversal:\(id):\(step)"
+                    )
+                    remaining -= take
+                    outcome.reversedFromRecipients += take
+                }
+            }
+            // 3. The rest is the buyer's debt: the refund entry takes it even below zero.
+            let charged = fromBalance + remaining
+            if charged > 0 {
+                try await insert(
+                    connection,
+                    LedgerEntry(
+                        id: newEntryId(),
+                        userId: owner,
+                        amount: -charged,
+                        kind: "refund",
+                        reference: reference,
+                        createdAt: now
+                    ),
+                    idempotencyKey: "refund:\(step)"
+                )
+            }
+            outcome.clawedBack = due
+            outcome.debt = remaining
+            // 4. Unlocks paid after the purchase are revoked while the books cannot cover them.
+            if remaining > 0 {
+                outcome.revokedUnlocks = try await revokeUnlocks(connection, owner: owner, after: purchaseSeq, now: now)
+            }
+        }
+        // The pack's gift to the community pool goes back in the same share, as far as the pool still holds it.
         let gifted = try await connection.integer(
             """
             SELECT CAST(COALESCE(SUM(amount), 0) AS BIGINT) FROM ledger_entries
@@ -242,7 +409,19 @@ extension LedgerStore {
             communityPoolAccount.sql,
             "redeem:\(store):\(transactionId)".sql
         )
-        let poolClawback = min(gifted, max(try await balance(connection, communityPoolAccount), 0))
+        let giftTarget = share?.keys(of: gifted) ?? gifted
+        let giftTaken = try await connection.integer(
+            """
+            SELECT CAST(COALESCE(-SUM(amount), 0) AS BIGINT) FROM ledger_entries
+            WHERE user_id = ? AND kind = 'refund' AND reference = ?
+            """,
+            communityPoolAccount.sql,
+            reference.sql
+        )
+        let poolClawback = min(
+            max(giftTarget - giftTaken, 0),
+            max(try await balance(connection, communityPoolAccount), 0)
+        )
         if poolClawback > 0 {
             try await insert(
                 connection,
@@ -251,13 +430,56 @@ extension LedgerStore {
                     userId: communityPoolAccount,
                     amount: -poolClawback,
                     kind: "refund",
-                    reference: "\(store):\(transactionId)",
+                    reference: reference,
                     createdAt: now
                 ),
-                idempotencyKey: "refund:\(store):\(transactionId)"
+                idempotencyKey: "refund:\(step)"
             )
         }
-        return RefundOutcome(userId: owner, clawedBack: clawback, revokedLicenses: revoked, alreadyApplied: false)
+        return outcome
+    }
+
+    /// Revokes the owner's feature unlocks paid after `seq`, newest first, while the owner's balance is below zero;
+    /// each gives its keys back against the debt. Returns how many were revoked.
+    static func revokeUnlocks(_ connection: any LedgerConnection, owner: String, after seq: Int64, now: Date)
+        async throws -> Int
+    {
+        let unlocks = try await connection.rows(
+            """
+            SELECT u.app, u.feature, u.entry_id, e.amount FROM unlocks u JOIN ledger_entries e ON e.id = u.entry_id
+            WHERE u.user_id = ? AND e.seq > ? ORDER BY e.seq DESC
+            """,
+            owner.sql,
+            seq.sql
+        )
+        var revoked = 0
+        for unlock in unlocks {
+            guard try await balance(connection, owner) < 0 else { break }
+            guard let app = unlock["app"]?.text, let feature = unlock["feature"]?.text,
+                let entryId = unlock["entry_id"]?.text, let cost = unlock["amount"]?.integer.map({ -$0 }), cost > 0
+            else { continue }
+            try await connection.execute(
+                "DELETE FROM unlocks WHERE user_id = ? AND app = ? AND feature = ?",
+                owner.sql,
+                app.sql,
+                feature.sql
+            )
+            try await insert(
+                connection,
+                LedgerEntry(
+                    id: newEntryId(),
+                    userId: owner,
+                    amount: cost,
+                    kind: "unlock_revoked",
+                    reference: feature,
+                    app: app,
+                    createdAt: now
+                ),
+                idempotencyKey: "unlock_revoked:\(entryId)"
+            )
+            revoked += 1
+        }
+        return revoked
     }
 
     static func replayRedemption(

@@ -62,23 +62,34 @@ extension LedgerStore {
     /// (a renewal adds the new transaction, a refund marks it refunded), a refund is remembered even for a
     /// transaction nobody redeemed yet (so it never can be), and a refunded key pack is clawed back — in one
     /// transaction with the record that the event was applied.
-    public func applyStoreEvent(source: String, eventId: String, update: TransactionInfo?)
-        async throws(LedgerError) -> StoreEventOutcome
-    {
+    public func applyStoreEvent(
+        source: String,
+        eventId: String,
+        update: TransactionInfo?,
+        refundShare: RefundShare? = nil
+    ) async throws(LedgerError) -> StoreEventOutcome {
         guard !source.isEmpty, !eventId.isEmpty else { throw LedgerError(.invalidInput, "an event needs an id") }
-        // The key pack's owner is locked too (a claw-back lowers their balance); if a redemption lands between
-        // reading the owner and taking the locks, the transaction starts over with the new owner.
-        for _ in 0..<3 {
-            let keyOwner = try await redemptionOwner(update)
-            var locks = keyOwner.map { [$0] } ?? []
+        // The accounts a claw-back may lower are locked too (the key pack's owner, whom they shared with, the pool);
+        // if they change between reading them and taking the locks, the transaction starts over.
+        for _ in 0..<5 {
+            let accounts = try await refundAccounts(update)
+            var locks = accounts ?? []
             if let update {
                 locks += [
                     Self.subscriptionLock(update), Self.transactionLock(update.store.rawValue, update.transactionId),
                 ]
             }
             let now = now
-            let outcome: StoreEventOutcome? = try await transaction(locking: locks) { connection in
-                if let update, try await Self.redemptionOwner(connection, update) != keyOwner { return nil }
+            let locked = locks
+            let outcome: StoreEventOutcome? = try await transaction(locking: locked) { connection in
+                if let update, update.status == .refunded {
+                    let current = try await Self.refundLocks(
+                        connection,
+                        store: update.store.rawValue,
+                        transactionId: update.transactionId
+                    )
+                    guard Set(current ?? []).isSubset(of: Set(locked)) else { return nil }
+                }
                 let claimed = try await connection.rows(
                     """
                     INSERT INTO processed_events (source, event_id, processed_at) VALUES (?, ?, ?)
@@ -102,6 +113,7 @@ extension LedgerStore {
                         connection,
                         store: update.store.rawValue,
                         transactionId: update.transactionId,
+                        share: refundShare,
                         now: now
                     )
                 }
@@ -112,24 +124,12 @@ extension LedgerStore {
         throw LedgerError(.storage, "the transaction kept changing owner")
     }
 
-    func redemptionOwner(_ update: TransactionInfo?) async throws(LedgerError) -> String? {
-        guard let update else { return nil }
-        return try await transaction(locking: []) { connection in try await Self.redemptionOwner(connection, update) }
-    }
-
-    static func redemptionOwner(_ connection: any LedgerConnection, _ info: TransactionInfo) async throws -> String? {
-        try await redemptionOwner(connection, store: info.store.rawValue, transactionId: info.transactionId)
-    }
-
-    /// The user who redeemed a store transaction, if anyone did.
-    static func redemptionOwner(_ connection: any LedgerConnection, store: String, transactionId: String) async throws
-        -> String?
-    {
-        try await connection.rows(
-            "SELECT user_id FROM redemptions WHERE store = ? AND transaction_id = ?",
-            store.sql,
-            transactionId.sql
-        ).first?["user_id"]?.text
+    /// The accounts a refund reported by `update` may lower (nil when it reports no refund of a redemption).
+    func refundAccounts(_ update: TransactionInfo?) async throws(LedgerError) -> [String]? {
+        guard let update, update.status == .refunded else { return nil }
+        return try await transaction(locking: []) { connection in
+            try await Self.refundLocks(connection, store: update.store.rawValue, transactionId: update.transactionId)
+        }
     }
 
     static func isRefunded(_ connection: any LedgerConnection, _ info: TransactionInfo) async throws -> Bool {

@@ -1,5 +1,5 @@
 public import Crypto
-import Foundation
+public import Foundation
 import OpenCatCore
 
 /// Signs licenses: the key server's side of ``LicenseVerifier`` (also what tests, MockStores fixtures and the
@@ -30,9 +30,34 @@ public struct LicenseIssuer: Sendable {
     /// Signs payload JSON as given (a server that adds its own members, or writes dates its own way). The JSON must
     /// still be a ``LicensePayload`` naming this issuer's `kid` for apps to accept it.
     public func sign(payloadJSON: Data) throws -> SignedLicense {
-        let part = Base64URL.encode(payloadJSON)
-        let signingInput = SignedLicense.prefix + part
-        let signature = try privateKey.signature(for: Data(signingInput.utf8))
-        return try SignedLicense(signingInput + "." + Base64URL.encode(signature))
+        try SignedLicense(SignedEnvelope.sign(payloadJSON, prefix: SignedLicense.prefix, with: privateKey))
+    }
+
+    /// Signs a revocation list: the complete set of licenses this issuer's server has withdrawn (refunded, charged
+    /// back), as of `issuedAt`. Each list supersedes every list with a lower serial, so the serial must grow with
+    /// every list the server publishes (a list is cumulative, not a delta).
+    /// - Parameters:
+    ///   - serial: the list's number; apps refuse a list older than one they accepted.
+    ///   - keys: the human keys of the revoked licenses (the list carries only their
+    ///     ``LicenseRevocationList/licenseID(of:)``, never the keys).
+    ///   - issuedAt: when the list was made.
+    /// - Throws: when the list cannot be encoded or signed.
+    public func signRevocations(
+        serial: UInt64,
+        revoking keys: some Sequence<HumanKey>,
+        issuedAt: Date
+    ) throws -> LicenseRevocationList {
+        let payload = LicenseRevocationList.Payload(
+            kid: kid,
+            serial: serial,
+            issuedAt: issuedAt,
+            revoked: Set(keys.map(LicenseRevocationList.licenseID(of:))).sorted()
+        )
+        let text = try SignedEnvelope.sign(
+            try LicensePayload.encoder.encode(payload),
+            prefix: LicenseRevocationList.prefix,
+            with: privateKey
+        )
+        return try LicenseRevocationList(text, keys: [kid: publicKey])
     }
 }

@@ -5,7 +5,8 @@ public import Foundation
 /// key that may have signed a license it will meet).
 ///
 /// A license is accepted when its signature verifies with the key its `kid` names, its payload is well formed, its
-/// human key is valid and names the payload's plan, it has not expired and it was not bought in the future. Time is
+/// human key is valid and names the payload's plan, no revocation list revokes it, it has not expired (a
+/// subscription's `expiresAt`; a license without one never expires) and it was not bought in the future. Time is
 /// the later of the device clock and the last confirmed time (a trusted server time the app saw), so setting the
 /// clock back cannot revive an expired license; a license bought after the device's own "now" but not after the
 /// confirmed time is accepted with ``VerifiedLicense/clockRolledBack`` set.
@@ -14,37 +15,72 @@ public struct LicenseVerifier: Sendable {
     public let keys: [String: Curve25519.Signing.PublicKey]
     /// How far a `purchasedAt` may lie ahead of the reference time (clock skew between the server and the device).
     public var tolerance: TimeInterval
+    /// The revocation list every verification checks (the newest accepted), if any.
+    public private(set) var revocations: LicenseRevocationList?
 
     /// Creates a verifier.
     /// - Parameters:
     ///   - keys: the server's public keys by `kid`.
     ///   - tolerance: allowed clock skew (default 5 minutes).
-    public init(keys: [String: Curve25519.Signing.PublicKey], tolerance: TimeInterval = 300) {
+    ///   - revocations: a revocation list to check every license against (already verified: see
+    ///     ``LicenseRevocationList/init(_:keys:)``); ``accept(_:)`` replaces it with newer ones.
+    public init(
+        keys: [String: Curve25519.Signing.PublicKey],
+        tolerance: TimeInterval = 300,
+        revocations: LicenseRevocationList? = nil
+    ) {
         self.keys = keys
         self.tolerance = tolerance
+        self.revocations = revocations
+    }
+
+    /// Makes a newer revocation list the one every verification checks.
+    ///
+    /// A list with the serial of the one held and the same contents is accepted and changes nothing.
+    /// - Throws: ``LicenseRevocationError`` `.rollback` when the list is older than the one held (a lower serial, or
+    ///   the same serial with other contents), `.unknownKey` when this verifier has no key for its `kid`; the list
+    ///   held stays then.
+    public mutating func accept(_ list: LicenseRevocationList) throws(LicenseRevocationError) {
+        guard keys[list.kid] != nil else {
+            throw LicenseRevocationError(.unknownKey, "the revocation list is signed with an unknown key (kid)")
+        }
+        try list.checkCanReplace(revocations)
+        revocations = list
     }
 
     /// Verifies a license string.
+    /// - Parameter revocations: a revocation list to check besides the configured ``revocations``.
     /// - Throws: ``LicenseError`` with the reason it is not valid.
-    public func verify(_ license: String, at now: Date, lastConfirmed: Date? = nil) throws(LicenseError)
-        -> VerifiedLicense
-    {
-        try verify(try SignedLicense(license), at: now, lastConfirmed: lastConfirmed)
+    public func verify(
+        _ license: String,
+        at now: Date,
+        lastConfirmed: Date? = nil,
+        revocations: LicenseRevocationList? = nil
+    ) throws(LicenseError) -> VerifiedLicense {
+        try verify(try SignedLicense(license), at: now, lastConfirmed: lastConfirmed, revocations: revocations)
     }
 
     /// Verifies a parsed license.
     /// - Parameters:
     ///   - now: the device's time.
     ///   - lastConfirmed: the latest trusted time the app has seen (a server's answer), if any.
-    /// - Throws: ``LicenseError`` with the reason it is not valid.
-    public func verify(_ license: SignedLicense, at now: Date, lastConfirmed: Date? = nil) throws(LicenseError)
-        -> VerifiedLicense
-    {
+    ///   - revocations: a revocation list to check besides the configured ``revocations``.
+    /// - Throws: ``LicenseError`` with the reason it is not valid (`.revoked` when a list revokes it, `.expired` past
+    ///   its `expiresAt`).
+    public func verify(
+        _ license: SignedLicense,
+        at now: Date,
+        lastConfirmed: Date? = nil,
+        revocations: LicenseRevocationList? = nil
+    ) throws(LicenseError) -> VerifiedLicense {
         // The kid is read before the signature is checked only to pick the key; nothing else is trusted yet.
         let payload = try license.unverifiedPayload()
         guard let key = keys[payload.kid] else { throw .unknownKey }
         guard key.isValidSignature(license.signature, for: license.signedBytes) else { throw .invalidSignature }
         guard payload.key.plan == payload.plan else { throw .planMismatch }
+        if self.revocations?.revokes(payload.key) == true || revocations?.revokes(payload.key) == true {
+            throw .revoked
+        }
         let reference = max(now, lastConfirmed ?? now)
         if let expiresAt = payload.expiresAt, expiresAt <= reference { throw .expired }
         guard payload.purchasedAt <= reference.addingTimeInterval(tolerance) else { throw .notYetValid }
@@ -102,6 +138,8 @@ public enum LicenseError: Error, Hashable, Sendable, CustomStringConvertible {
     case planMismatch
     /// Past its `expiresAt`.
     case expired
+    /// A revocation list the app accepted withdraws it (a refunded purchase).
+    case revoked
     /// Bought after the reference time (beyond the tolerance).
     case notYetValid
 
@@ -113,6 +151,7 @@ public enum LicenseError: Error, Hashable, Sendable, CustomStringConvertible {
         case .invalidSignature: "the signature does not verify: the license is forged or was altered"
         case .planMismatch: "the payload's plan differs from its key's"
         case .expired: "the license has expired"
+        case .revoked: "the license was revoked (its purchase was refunded or withdrawn)"
         case .notYetValid: "the license is not valid yet (bought in the future)"
         }
     }

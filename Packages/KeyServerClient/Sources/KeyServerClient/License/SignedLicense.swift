@@ -1,3 +1,4 @@
+import Crypto
 public import Foundation
 import OpenCatCore
 
@@ -23,28 +24,18 @@ public struct SignedLicense: Sendable, Hashable, Codable {
     /// Parses a license string.
     /// - Throws: ``LicenseError`` `.malformed` when it is not `key/<payload>.<signature>` in canonical base64url.
     public init(_ text: String) throws(LicenseError) {
-        // Surrounding whitespace (a trailing newline in a file) is ignored; nothing else is.
-        var trimmed = Substring(text)
-        func isSpace(_ byte: UInt8?) -> Bool { byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 }
-        while isSpace(trimmed.utf8.first) { trimmed = trimmed.dropFirst() }
-        while isSpace(trimmed.utf8.last) { trimmed = trimmed.dropLast() }
-        guard trimmed.utf8.count <= Self.maximumLength, trimmed.hasPrefix(Self.prefix) else {
-            throw .malformed("not a license: expected key/<payload>.<signature>")
+        let envelope: SignedEnvelope
+        do { envelope = try SignedEnvelope(text, prefix: Self.prefix, maximumLength: Self.maximumLength) } catch {
+            switch error {
+            case .shape: throw .malformed("not a license: expected key/<payload>.<signature>")
+            case .encoding: throw .malformed("not a license: expected key/<payload>.<signature> in base64url")
+            case .signatureLength: throw .malformed("the signature is not 64 bytes")
+            }
         }
-        let utf8 = trimmed.utf8
-        guard let dot = utf8.firstIndex(of: UInt8(ascii: ".")),
-            !utf8[utf8.index(after: dot)...].contains(UInt8(ascii: "."))
-        else { throw .malformed("not a license: expected key/<payload>.<signature>") }
-        let payloadPart = utf8[utf8.index(utf8.startIndex, offsetBy: Self.prefix.utf8.count)..<dot]
-        let signaturePart = utf8[utf8.index(after: dot)...]
-        guard let payload = Array(payloadPart).withUnsafeBufferPointer(Base64URL.decode),
-            let signature = Array(signaturePart).withUnsafeBufferPointer(Base64URL.decode)
-        else { throw .malformed("not a license: expected key/<payload>.<signature> in base64url") }
-        guard signature.count == 64 else { throw .malformed("the signature is not 64 bytes") }
-        rawValue = String(trimmed)
-        signedBytes = Array(utf8[..<dot])
-        payloadJSON = Data(payload)
-        self.signature = Data(signature)
+        rawValue = envelope.text
+        signedBytes = envelope.signedBytes
+        payloadJSON = envelope.payload
+        signature = envelope.signature
     }
 
     /// The payload as the license states it, not yet verified.
@@ -65,6 +56,62 @@ public struct SignedLicense: Sendable, Hashable, Codable {
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(rawValue)
+    }
+}
+
+/// The shape every signed string of the key server shares (licenses, revocation lists): `<prefix>` +
+/// base64url(payload JSON) + `.` + base64url(64-byte Ed25519 signature over the ASCII bytes `<prefix><payload part>`),
+/// both parts canonical base64url without padding. The prefix is part of what is signed, so a signature made for one
+/// kind of string never verifies as another.
+struct SignedEnvelope: Sendable {
+    /// Why a string does not have the shape.
+    enum Failure: Error {
+        /// Too long, another prefix, or not exactly one dot.
+        case shape
+        /// A part that is not canonical base64url.
+        case encoding
+        /// A signature that is not 64 bytes.
+        case signatureLength
+    }
+
+    /// The whole string, without surrounding whitespace.
+    let text: String
+    /// `<prefix><payload part>`.
+    let signedBytes: [UInt8]
+    /// The payload bytes.
+    let payload: Data
+    /// The 64-byte signature.
+    let signature: Data
+
+    /// Splits a signed string (surrounding whitespace, such as a trailing newline in a file, is ignored; nothing
+    /// else is).
+    init(_ text: String, prefix: String, maximumLength: Int) throws(Failure) {
+        var trimmed = Substring(text)
+        func isSpace(_ byte: UInt8?) -> Bool { byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 }
+        while isSpace(trimmed.utf8.first) { trimmed = trimmed.dropFirst() }
+        while isSpace(trimmed.utf8.last) { trimmed = trimmed.dropLast() }
+        guard trimmed.utf8.count <= maximumLength, trimmed.hasPrefix(prefix) else { throw .shape }
+        let utf8 = trimmed.utf8
+        guard let dot = utf8.firstIndex(of: UInt8(ascii: ".")),
+            !utf8[utf8.index(after: dot)...].contains(UInt8(ascii: "."))
+        else { throw .shape }
+        let payloadPart = utf8[utf8.index(utf8.startIndex, offsetBy: prefix.utf8.count)..<dot]
+        let signaturePart = utf8[utf8.index(after: dot)...]
+        guard let payload = Array(payloadPart).withUnsafeBufferPointer(Base64URL.decode),
+            let signature = Array(signaturePart).withUnsafeBufferPointer(Base64URL.decode)
+        else { throw .encoding }
+        guard signature.count == 64 else { throw .signatureLength }
+        self.text = String(trimmed)
+        signedBytes = Array(utf8[..<dot])
+        self.payload = Data(payload)
+        self.signature = Data(signature)
+    }
+
+    /// Signs payload bytes: the whole signed string.
+    static func sign(_ payload: Data, prefix: String, with key: Curve25519.Signing.PrivateKey) throws -> String {
+        let signingInput = prefix + Base64URL.encode(payload)
+        let signature = try key.signature(for: Data(signingInput.utf8))
+        return signingInput + "." + Base64URL.encode(signature)
     }
 }
 

@@ -83,6 +83,9 @@ public struct VUUserKeySync: Sendable, Hashable, Codable {
     public var userEmail: String
     public var availableKeys: [VULicenseKey]
     public var syncTimestamp: Date
+    /// The server's signed revocation list (``LicenseRevocationList``, `rev/….…`), JSON member `revocations`;
+    /// absent (nil) when the server sends none. ``KeysForAllSync`` hands it to ``KeyVault/applyRevocations(_:)``.
+    public var revocations: String?
 }
 
 /// The answer of a key-pack purchase.

@@ -46,10 +46,12 @@ public struct KeysForAllSync: Sendable {
         return try await manualSync()
     }
 
-    /// Syncs now, whatever the cooldown.
+    /// Syncs now, whatever the cooldown. When the answer carries a revocation list, the vault applies it first
+    /// (``KeyVault/applyRevocations(_:)``): revoked keys are dropped and not stored again.
     /// - Returns: the keys that were new.
     /// - Throws: ``KeyServerError`` (`invalidInput` when there is no email or Steam id), or ``KeyVaultError`` when
-    ///   a delivered license does not verify (nothing is stored then).
+    ///   a delivered license does not verify (nothing is stored then) or the revocation list is refused
+    ///   (`invalidRevocations`, `staleRevocations`: no key is stored then, and every stored key keeps working).
     @discardableResult
     public func manualSync() async throws -> [VULicenseKey] {
         let answer: VUUserKeySync
@@ -62,6 +64,7 @@ public struct KeysForAllSync: Sendable {
         }
         // The server's time first: a device clock that runs slow must not refuse keys bought minutes ago.
         try await vault.recordKeySync(at: vault.clock.currentDate, serverTime: answer.syncTimestamp)
+        if let revocations = answer.revocations { try await vault.applyRevocations(revocations) }
         return try await storeRetrievedKeys(answer.availableKeys)
     }
 

@@ -117,32 +117,51 @@ public final class KeyVault: Sendable {
     public var pendingSpendCount: Int { snapshot.withLock { $0.pending.count } }
 
     /// The stored keys whose licenses verify now, offline; the highest plan among them decides what the app
-    /// unlocks. Verification uses the later of the device clock and the last confirmed server time.
+    /// unlocks. Verification uses the later of the device clock and the last confirmed server time, and the newest
+    /// revocation list the vault accepted.
     public func validLicenses(at now: Date? = nil) -> [VerifiedLicense] {
-        let (keys, confirmed) = snapshot.withLock { (Array($0.licenses.values), $0.lastConfirmed) }
+        let (keys, confirmed, revocations) = snapshot.withLock {
+            (Array($0.licenses.values), $0.lastConfirmed, $0.revocations?.list)
+        }
         let time = now ?? clock.currentDate
-        return keys.compactMap { try? verifier.verify($0.license, at: time, lastConfirmed: confirmed) }
+        return keys.compactMap {
+            try? verifier.verify($0.license, at: time, lastConfirmed: confirmed, revocations: revocations)
+        }
     }
+
+    /// The serial of the newest revocation list the vault accepted (nil: none yet). A list with a lower serial is
+    /// refused.
+    public var revocationSerial: UInt64? { snapshot.withLock { $0.revocations?.serial } }
 
     /// The highest plan among the valid licenses.
     public func highestPlan(at now: Date? = nil) -> PlanLevel? { validLicenses(at: now).map(\.payload.plan).max() }
 
     // MARK: Writes
 
-    /// Stores keys the server delivered, after verifying each license offline; keys already stored are kept.
+    /// Stores keys the server delivered, after verifying each license offline; keys already stored are kept. A key
+    /// the vault's revocation list revokes is skipped (not stored, not an error).
     /// - Returns: the keys that were new.
     /// - Throws: ``KeyVaultError`` `.invalidLicense` (naming the human key's position, never the key) when a license
     ///   does not verify: nothing is stored then.
     @discardableResult
     public func store(_ keys: [VULicenseKey]) async throws(KeyVaultError) -> [VULicenseKey] {
         let now = clock.currentDate
-        let confirmed = snapshot.withLock { $0.lastConfirmed }
+        let (confirmed, revocations) = snapshot.withLock { ($0.lastConfirmed, $0.revocations?.list) }
         var verified: [VULicenseKey] = []
         var refused: [String] = []
+        var revoked = 0
         for (index, key) in keys.enumerated() {
-            guard let license = try? verifier.verify(key.license, at: now, lastConfirmed: confirmed),
-                license.payload.key == key.keyValue
-            else {
+            let license: VerifiedLicense
+            do {
+                license = try verifier.verify(key.license, at: now, lastConfirmed: confirmed, revocations: revocations)
+            } catch .revoked {
+                revoked += 1
+                continue
+            } catch {
+                refused.append("key \(index + 1)")
+                continue
+            }
+            guard license.payload.key == key.keyValue else {
                 refused.append("key \(index + 1)")
                 continue
             }
@@ -155,7 +174,9 @@ public final class KeyVault: Sendable {
         let accepted = verified
         let added = try await core.mutate(self) { state in
             var added: [VULicenseKey] = []
-            for key in accepted {
+            // A list accepted while these keys were verified still applies.
+            let revocations = state.revocations?.list
+            for key in accepted where revocations?.revokes(key.keyValue) != true {
                 let slot = key.keyValue.description
                 if state.licenses[slot] == nil { added.append(key) }
                 // A key already stored is replaced by a license that verifies (a renewal), never by one that does not.
@@ -163,6 +184,7 @@ public final class KeyVault: Sendable {
             }
             return added
         }
+        if revoked > 0 { logger.info("revoked licenses skipped", metadata: ["count": "\(revoked)"]) }
         if !refused.isEmpty {
             logger.warning("licenses refused", metadata: ["count": "\(refused.count)"])
             throw KeyVaultError(
@@ -171,6 +193,35 @@ public final class KeyVault: Sendable {
             )
         }
         return added
+    }
+
+    /// Accepts the server's signed revocation list: verified with the vault's ``LicenseVerifier`` keys, refused when
+    /// older than the one accepted before (rollback), then kept (sealed, across restarts). Every stored key it
+    /// revokes is dropped, so ``validLicenses(at:)`` and ``highestPlan(at:)`` no longer count it, and ``store(_:)``
+    /// skips it from then on. A list with the serial already accepted and the same contents changes nothing.
+    /// - Parameter signedList: the list (`rev/….…`), as ``VUUserKeySync/revocations`` carries it.
+    /// - Returns: how many stored keys were dropped.
+    /// - Throws: ``KeyVaultError`` `.invalidRevocations` (forged, tampered, an unknown `kid`, malformed),
+    ///   `.staleRevocations` (older than the list accepted), with the ``LicenseRevocationError`` as the underlying
+    ///   error; `.storage`. Nothing changes then.
+    @discardableResult
+    public func applyRevocations(_ signedList: String) async throws(KeyVaultError) -> Int {
+        let list: LicenseRevocationList
+        do { list = try LicenseRevocationList(signedList, keys: verifier.keys) } catch {
+            logger.warning("a revocation list was refused", metadata: ["reason": "\(error.code)"])
+            throw KeyVaultError(.invalidRevocations, error.message, underlying: error)
+        }
+        let dropped = try await core.mutate(self) { state throws(KeyVaultError) in
+            do throws(LicenseRevocationError) { try list.checkCanReplace(state.revocations?.list) } catch {
+                throw KeyVaultError(.staleRevocations, error.message, underlying: error)
+            }
+            state.revocations = StoredRevocations(list)
+            let revoked = state.licenses.keys.filter { list.revokes(canonical: $0) }
+            for slot in revoked { state.licenses.removeValue(forKey: slot) }
+            return revoked.count
+        }
+        if dropped > 0 { logger.info("revoked licenses dropped", metadata: ["count": "\(dropped)"]) }
+        return dropped
     }
 
     /// Persists a state and publishes it to the memory snapshot.

@@ -18,6 +18,10 @@ public struct KeyVaultError: Error, Sendable, CustomStringConvertible {
         public static let rejected = Code(rawValue: "rejected")
         /// No key server is configured.
         public static let offlineOnly = Code(rawValue: "offlineOnly")
+        /// A revocation list that does not verify (forged, tampered, an unknown `kid`, malformed).
+        public static let invalidRevocations = Code(rawValue: "invalidRevocations")
+        /// A revocation list older than the one the vault accepted (a rollback): refused.
+        public static let staleRevocations = Code(rawValue: "staleRevocations")
     }
 
     public var code: Code

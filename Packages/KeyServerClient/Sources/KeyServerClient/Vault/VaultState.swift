@@ -18,6 +18,8 @@ struct VaultState: Codable, Sendable, Equatable {
     var lastConfirmed: Date?
     /// When Keys for All last synced (the cooldown is measured from it).
     var lastKeySync: Date?
+    /// The newest revocation list accepted (its serial is the rollback floor); nil before the first.
+    var revocations: StoredRevocations?
 
     init() {}
 
@@ -32,6 +34,7 @@ struct VaultState: Codable, Sendable, Equatable {
         history = try container.decodeIfPresent([WalletTransaction].self, forKey: .history) ?? []
         lastConfirmed = try container.decodeIfPresent(Date.self, forKey: .lastConfirmed)
         lastKeySync = try container.decodeIfPresent(Date.self, forKey: .lastKeySync)
+        revocations = try container.decodeIfPresent(StoredRevocations.self, forKey: .revocations)
     }
 }
 
@@ -74,6 +77,39 @@ struct StoredLicense: Codable, Sendable, Equatable {
             purchaseDate: Date(timeIntervalSince1970: purchasedAt),
             license: signed,
             serverMetadata: metadata
+        )
+    }
+}
+
+/// The revocation list the vault accepted, in the flat form the vault keeps (verified when it was accepted; the sealed
+/// cache keeps it authentic since).
+struct StoredRevocations: Codable, Sendable, Equatable {
+    /// The highest serial accepted: a list below it is refused.
+    var serial: UInt64
+    var kid: String
+    /// Seconds since 1970.
+    var issuedAt: Double
+    /// Revoked license IDs (``LicenseRevocationList/licenseID(of:)``), sorted.
+    var revoked: [String]
+    /// The signed list as it came.
+    var text: String
+
+    init(_ list: LicenseRevocationList) {
+        serial = list.serial
+        kid = list.kid
+        issuedAt = list.issuedAt.timeIntervalSince1970
+        revoked = list.revokedIDs.sorted()
+        text = list.rawValue
+    }
+
+    /// The list as the API models it.
+    var list: LicenseRevocationList {
+        LicenseRevocationList(
+            rawValue: text,
+            kid: kid,
+            serial: serial,
+            issuedAt: Date(timeIntervalSince1970: issuedAt),
+            revokedIDs: Set(revoked)
         )
     }
 }
