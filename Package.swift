@@ -408,6 +408,7 @@ let package = Package(
                 .product(name: "OpenCat", package: "OpenCatCore"),
                 .product(name: "OpenCatTesting", package: "OpenCatCore"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -1,4 +1,3 @@
-import ChippiPayClient
 import Crypto
 import Foundation
 import HTTPTypes
@@ -9,9 +8,27 @@ import OpenCatTesting
 import StarknetCrypto
 import Testing
 
+@testable import ChippiPayClient
+
 /// Gasless wallets as ChipiPay creates them: the key generated here, the CHIPI address computed here, ChippiPay's
-/// typed data signed here; only the PIN-sealed key and signatures leave; the cache never holds the key in clear.
+/// typed data checked and signed here; only the sealed key and signatures leave; the cache never holds the key in
+/// clear.
 struct ChippiWalletTests {
+    /// What prepare-creation answers: an outside execution whose only call is ChipiPay's activation ping.
+    static let creationTypedData = """
+        {"types":{"StarknetDomain":[{"name":"name","type":"shortstring"},{"name":"version","type":"shortstring"},
+          {"name":"chainId","type":"shortstring"},{"name":"revision","type":"shortstring"}],
+          "OutsideExecution":[{"name":"Caller","type":"ContractAddress"},{"name":"Nonce","type":"felt"},
+          {"name":"Execute After","type":"u128"},{"name":"Execute Before","type":"u128"},{"name":"Calls","type":"Call*"}],
+          "Call":[{"name":"To","type":"ContractAddress"},{"name":"Selector","type":"selector"},
+          {"name":"Calldata","type":"felt*"}]},
+         "primaryType":"OutsideExecution",
+         "domain":{"name":"Account.execute_from_outside","version":"2","chainId":"SN_MAIN","revision":"1"},
+         "message":{"Caller":"0x414e595f43414c4c4552","Nonce":"0x2","Execute After":"0x1","Execute Before":"0x67b5c6e0",
+          "Calls":[{"To":"0x425fe282af8a0fce7478e06d21295fe85e57447f4f5127f80a04ef2eb6291fd","Selector":"set_greeting",
+          "Calldata":["0x1","0x48656c6c6f"]}]}}
+        """
+    /// What prepare-typed-data answers for a sponsored `transfer`.
     static let typedData = """
         {"types":{"StarknetDomain":[{"name":"name","type":"shortstring"},{"name":"version","type":"shortstring"},
           {"name":"chainId","type":"shortstring"},{"name":"revision","type":"shortstring"}],
@@ -27,6 +44,9 @@ struct ChippiWalletTests {
         """
     static let chipiClass = "0x53f4f8791ed5bed0fddaa553d180c664e32cfaf8316bb232ae77bb08f459f2a"
 
+    /// Cheap scrypt parameters: the tests check the sealing, not the cost.
+    static let cheap = ScryptParameters(logN: 10, blockSize: 8, parallelism: 1)
+
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("opencat-wallet-\(UUID())")
     let cacheKey = SymmetricKey(size: .bits256)
 
@@ -36,6 +56,15 @@ struct ChippiWalletTests {
             keyProvider: StaticKeyProvider(key: cacheKey),
             logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
         )
+    }
+
+    /// Every file of the cache, byte for byte: unchanged means nothing was written.
+    func cacheFiles() throws -> [String: Data] {
+        var files: [String: Data] = [:]
+        for name in try FileManager.default.contentsOfDirectory(atPath: folder.path) {
+            files[name] = try Data(contentsOf: folder.appendingPathComponent(name))
+        }
+        return files
     }
 
     func body(_ recorded: ScriptedTransport.Recorded) throws -> [String: Any] {
@@ -56,7 +85,7 @@ struct ChippiWalletTests {
         transport.on(
             .post,
             "/v1/chipi-wallets/prepare-creation",
-            json: #"{"typedData":\#(Self.typedData),"accountClassHash":"\#(Self.chipiClass)"}"#
+            json: #"{"typedData":\#(Self.creationTypedData),"accountClassHash":"\#(Self.chipiClass)"}"#
         )
         // The first creation fails (ChippiPay down; a POST is not retried automatically), the second succeeds after
         // checking that ChippiPay has no wallet for the user yet: the same key must be used both times.
@@ -73,7 +102,7 @@ struct ChippiWalletTests {
             exact: true,
             json: #"{"id":"wallet_abc123","publicKey":"0x1","walletType":"CHIPI","chain":"STARKNET"}"#
         )
-        let manager = ChippiWalletManager(client: makeClient(transport), cache: try cache())
+        let manager = ChippiWalletManager(client: makeClient(transport), cache: try cache(), sealParameters: Self.cheap)
         let pin = Secret("2468")
         await #expect(throws: ChippiPayError.self) {
             try await manager.createWallet(externalUserId: "user_123", pin: pin)
@@ -81,8 +110,12 @@ struct ChippiWalletTests {
         let pending = try #require(try manager.storedWallet(externalUserId: "user_123"))
         #expect(!pending.isCreated)
 
-        let wallet = try await ChippiWalletManager(client: makeClient(transport), cache: try cache())
-            .createWallet(externalUserId: "user_123", pin: pin)
+        let wallet = try await ChippiWalletManager(
+            client: makeClient(transport),
+            cache: try cache(),
+            sealParameters: Self.cheap
+        )
+        .createWallet(externalUserId: "user_123", pin: pin)
         #expect(wallet.isCreated && wallet.walletID == "wallet_abc123")
         #expect(wallet.address == pending.address && wallet.publicKey == pending.publicKey)
         #expect(
@@ -106,7 +139,7 @@ struct ChippiWalletTests {
         #expect(created["externalUserId"] as? String == "user_123")
         #expect(created["userId"] is NSNull)
         #expect(transport.requests(matching: "by-user").count == 1)
-        let data = try JSONDecoder().decode(TypedData.self, from: Data(Self.typedData.utf8))
+        let data = try JSONDecoder().decode(TypedData.self, from: Data(Self.creationTypedData.utf8))
         let hash = try data.messageHash(account: wallet.address)
         #expect(
             try verifySignature(
@@ -119,14 +152,23 @@ struct ChippiWalletTests {
         #expect(deployment["salt"] as? String == wallet.publicKey.hexString)
         #expect(deployment["calldata"] as? [String] == [wallet.publicKey.hexString])
         #expect(deployment["unique"] as? String == "0x0")
-        // The key leaves only sealed with the PIN, and the seal opens to the wallet's key.
+        // The key leaves only sealed, in ChippiPay's `Salted__` format: not with the PIN, but with the passphrase
+        // derived (scrypt) from the PIN and the device key, which never leaves the device.
         let sealed = try #require(created["encryptedPrivateKey"] as? String)
-        #expect(sealed.hasPrefix("U2FsdGVkX1"))
-        let key = try StarkPrivateKey(hex: try PassphraseSeal.open(sealed, passphrase: pin))
+        #expect(sealed.hasPrefix("U2FsdGVkX1") && sealed == wallet.encryptedPrivateKey)
+        let seal = try #require(wallet.seal)
+        #expect(seal.version == 2 && seal.kdf == "scrypt" && seal.parameters == Self.cheap)
+        let deviceKey = try manager.deviceKey(of: wallet, seal: seal)
+        let encryptKey = try seal.encryptKey(pin: pin, deviceKey: deviceKey.symmetricKey)
+        let key = try StarkPrivateKey(hex: try PassphraseSeal.open(sealed, passphrase: encryptKey))
         #expect(key.publicKey == wallet.publicKey)
+        #expect((try? PassphraseSeal.open(sealed, passphrase: pin))?.revealed != key.secretHex.revealed)
         let keyHex = String(key.secretHex.revealed.dropFirst(2))
+        let deviceHex = deviceKey.key.map { String(format: "%02x", $0) }.joined()
         for request in transport.requests {
-            #expect(!(request.bodyText + (request.request.path ?? "")).contains(keyHex))
+            let text = request.bodyText + (request.request.path ?? "")
+            #expect(!text.contains(keyHex) && !text.contains(encryptKey.revealed))
+            #expect(!text.contains(deviceHex) && !text.contains(deviceKey.key.base64EncodedString()))
         }
         let stored = try Data(contentsOf: folder.appendingPathComponent("cache.sqlite"))
         #expect(stored.range(of: Data(keyHex.utf8)) == nil)
@@ -139,7 +181,7 @@ struct ChippiWalletTests {
         transport.on(
             .post,
             "/v1/chipi-wallets/prepare-creation",
-            json: #"{"typedData":\#(Self.typedData),"accountClassHash":"\#(Self.chipiClass)"}"#
+            json: #"{"typedData":\#(Self.creationTypedData),"accountClassHash":"\#(Self.chipiClass)"}"#
         )
         transport.on(.post, "/v1/chipi-wallets", exact: true, json: #"{"id":"w1","publicKey":"0x1"}"#)
         transport.on(
@@ -148,7 +190,7 @@ struct ChippiWalletTests {
             json: #"{"typedData":\#(Self.typedData),"walletType":"READY"}"#
         )
         transport.on(.post, "/v1/transactions/execute-sponsored-transaction", json: #"{"transactionHash":"0x7ab"}"#)
-        let manager = ChippiWalletManager(client: makeClient(transport), cache: try cache())
+        let manager = ChippiWalletManager(client: makeClient(transport), cache: try cache(), sealParameters: Self.cheap)
         let wallet = try await manager.createWallet(externalUserId: "u9", pin: Secret("1357"))
         let strk = try Felt(hex: "0x4718f5a0fc34cc1af16a1cdee98ffb20c31f5cd61d6ab07201858f4287c938d")
         let amount = try TokenAmount(parsing: "2.5", decimals: 18)
@@ -176,7 +218,7 @@ struct ChippiWalletTests {
         )
         // Typed data for other calls than those asked for (another amount) is not signed, and nothing is executed.
         let executions = transport.requests(matching: "execute-sponsored").count
-        await #expect(throws: ChippiPayError.self) {
+        let refused = await #expect(throws: ChippiPayError.self) {
             try await manager.executeSponsored(
                 externalUserId: "u9",
                 pin: Secret("1357"),
@@ -184,6 +226,7 @@ struct ChippiWalletTests {
                 idempotencyKey: "transfer-2"
             )
         }
+        #expect(refused?.code == .unexpectedCalls)
         #expect(transport.requests(matching: "execute-sponsored").count == executions)
         // A wrong PIN opens nothing and sends nothing.
         let before = transport.requests.count
@@ -196,6 +239,75 @@ struct ChippiWalletTests {
             )
         }
         #expect(transport.requests.count == before)
+    }
+
+    @Test func walletCreationRefusesToSignATransfer() async throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let transport = ScriptedTransport()
+        // A creation answer asking the new key to sign a transfer of the user's STRK.
+        transport.on(
+            .post,
+            "/v1/chipi-wallets/prepare-creation",
+            json: #"{"typedData":\#(Self.typedData),"accountClassHash":"\#(Self.chipiClass)"}"#
+        )
+        transport.on(.post, "/v1/chipi-wallets", exact: true, json: #"{"id":"w1","publicKey":"0x1"}"#)
+        let manager = ChippiWalletManager(client: makeClient(transport), cache: try cache(), sealParameters: Self.cheap)
+        let before = try cacheFiles()
+        let error = await #expect(throws: ChippiPayError.self) {
+            try await manager.createWallet(externalUserId: "u7", pin: Secret("2468"))
+        }
+        #expect(error?.code == .unexpectedCalls)
+        // Nothing was signed or sent after the prepared answer, and nothing was stored.
+        #expect(transport.requests.count == 1 && transport.requests(matching: "prepare-creation").count == 1)
+        #expect(try cacheFiles() == before)
+        #expect(try manager.storedWallet(externalUserId: "u7") == nil)
+    }
+
+    @Test func creationTypedDataMayCarryOnlyTheActivation() throws {
+        func typedData(_ json: String) throws -> TypedData {
+            try JSONDecoder().decode(TypedData.self, from: Data(json.utf8))
+        }
+        let allowed = ChippiWalletManager.chipiActivationCalls
+        // The activation ping, or no call at all, may be signed.
+        try ChippiWalletManager.checkCreationCalls(in: try typedData(Self.creationTypedData), allowed: allowed)
+        var empty = try typedData(Self.creationTypedData)
+        empty.message["Calls"] = .array([])
+        try ChippiWalletManager.checkCreationCalls(in: empty, allowed: allowed)
+        // A transfer, an approval of the user's tokens, the activation entry point on another contract, several
+        // calls with one bad one, or typed data that is not an outside execution: refused.
+        let strk = "0x4718f5a0fc34cc1af16a1cdee98ffb20c31f5cd61d6ab07201858f4287c938d"
+        let ping = "0x425fe282af8a0fce7478e06d21295fe85e57447f4f5127f80a04ef2eb6291fd"
+        func call(_ to: String, _ selector: String) -> TypedDataValue {
+            .object(["To": .string(to), "Selector": .string(selector), "Calldata": .array([.string("0x1")])])
+        }
+        for calls in [
+            [call(strk, "transfer")], [call(strk, "approve")], [call(strk, "set_greeting")],
+            [call(ping, "set_greeting"), call(strk, "transfer")],
+            [call(ping, StarknetKeccak.selector("transfer").hexString)],
+        ] {
+            var data = try typedData(Self.creationTypedData)
+            data.message["Calls"] = .array(calls)
+            let error = #expect(throws: ChippiPayError.self) {
+                try ChippiWalletManager.checkCreationCalls(in: data, allowed: allowed)
+            }
+            #expect(error?.code == .unexpectedCalls)
+        }
+        var other = try typedData(Self.creationTypedData)
+        other.primaryType = "Session"
+        #expect(throws: ChippiPayError.self) { try ChippiWalletManager.checkCreationCalls(in: other, allowed: allowed) }
+        other = try typedData(Self.creationTypedData)
+        other.domain["name"] = .string("Account.session")
+        #expect(throws: ChippiPayError.self) { try ChippiWalletManager.checkCreationCalls(in: other, allowed: allowed) }
+        // An integrator whose ChippiPay answers another harmless activation adds it.
+        var custom = try typedData(Self.creationTypedData)
+        custom.message["Calls"] = .array([call("0x123", "ping")])
+        #expect(throws: ChippiPayError.self) {
+            try ChippiWalletManager.checkCreationCalls(in: custom, allowed: allowed)
+        }
+        try ChippiWalletManager.checkCreationCalls(
+            in: custom,
+            allowed: [AllowedCreationCall(contractAddress: 0x123, entrypoint: "ping")]
+        )
     }
 
     @Test func walletLookupsAndBalances() async throws {

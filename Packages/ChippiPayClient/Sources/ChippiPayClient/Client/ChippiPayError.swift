@@ -44,6 +44,10 @@ public struct ChippiPayError: Error, Hashable, Sendable, CustomStringConvertible
         public static let invalidInput = Code(rawValue: "invalidInput")
         /// Local state could not be read or written.
         public static let storage = Code(rawValue: "storage")
+        /// Typed data ChippiPay prepared asks the wallet's key to sign other calls than expected (another
+        /// recipient or amount in a sponsored execution, any call but the account's activation in a wallet
+        /// creation): nothing was signed, sent or stored.
+        public static let unexpectedCalls = Code(rawValue: "unexpectedCalls")
     }
 
     public var code: Code
@@ -95,6 +99,7 @@ public struct ChippiPayError: Error, Hashable, Sendable, CustomStringConvertible
         case .purchaseFailed: "The purchase failed. Nothing was delivered."
         case .stillPending: "The purchase is still being processed. Check again later."
         case .withdrawalReverted: "The vault withdrawal was reverted. No purchase was made."
+        case .unexpectedCalls: "ChippiPay asked to sign something unexpected. Nothing was signed."
         default: "Something went wrong. Try again."
         }
     }

@@ -3,8 +3,13 @@ public import OpenCat
 public import OpenCatCore
 public import StarknetCrypto
 
-/// The wallet as stored on the device: ids, the address, and the private key sealed with the user's PIN (inside
-/// the cache, which is itself sealed with AES-GCM). The key in clear is never stored and never sent.
+/// The wallet as stored on the device: ids, the address, and the private key sealed (inside the cache, which is
+/// itself sealed with AES-GCM). The key in clear is never stored and never sent.
+///
+/// Since seal version 2 (``seal`` set) the key is sealed with a key derived by scrypt from the user's PIN and a
+/// random device key kept only in this device's cache (``WalletKeySeal``). A record without ``seal`` is a
+/// version-1 wallet, sealed with the PIN alone; it still opens, and is re-sealed under version 2 the next time the
+/// PIN opens it.
 public struct StoredChippiWallet: Sendable, Hashable, Codable {
     public var walletID: String?
     public var externalUserId: String
@@ -12,18 +17,46 @@ public struct StoredChippiWallet: Sendable, Hashable, Codable {
     public var publicKey: Felt
     public var walletType: String
     public var classHash: Felt
-    /// The private key sealed with the PIN (``PassphraseSeal``), as ChippiPay also keeps it.
+    /// The private key in the CryptoJS/OpenSSL `Salted__` format of ChippiPay's `encryptedPrivateKey` field
+    /// (``PassphraseSeal``). Version 2: sealed with the passphrase ``WalletKeySeal`` derives from the PIN and the
+    /// device key, never with the PIN itself. Version 1 (``seal`` is `nil`): sealed with the PIN. After a version-1
+    /// wallet is re-sealed here, ChippiPay still holds the version-1 blob it received at creation.
     public var encryptedPrivateKey: String
     /// Whether ChippiPay confirmed the creation.
     public var isCreated: Bool
+    /// How the key is sealed (version 2: scrypt over the PIN and the device key, parameters, salt, and the
+    /// device's AES-GCM copy of the key); `nil` for a version-1 wallet sealed with the PIN alone.
+    public var seal: WalletKeySeal?
+}
+
+/// A call a wallet-creation answer may ask the new key to sign besides none at all: the activation "ping" that
+/// deploys the account through the paymaster in ChipiPay's SDKs. Only the contract and the entry point are
+/// checked; choose contracts whose entry points cannot move value.
+public struct AllowedCreationCall: Sendable, Hashable {
+    /// The contract called.
+    public var contractAddress: Felt
+    /// The entry point's name (`set_greeting`).
+    public var entrypoint: String
+
+    /// An allowed activation call.
+    public init(contractAddress: Felt, entrypoint: String) {
+        self.contractAddress = contractAddress
+        self.entrypoint = entrypoint
+    }
 }
 
 /// Gasless ChippiPay wallets as ChipiPay creates and uses them: the key is generated here, the account address
-/// computed here, ChippiPay's SNIP-12 typed data (revision 1) hashed and signed here; only the PIN-sealed key and
-/// signatures leave the device.
+/// computed here, ChippiPay's SNIP-12 typed data (revision 1) checked, hashed and signed here; only the sealed key
+/// and signatures leave the device. The key is sealed with the user's PIN and a device key that never leaves this
+/// device (``WalletKeySeal``), so the copy ChippiPay keeps cannot be opened by searching PINs.
 public struct ChippiWalletManager: Sendable {
     public var client: ChippiPayClient
     public var cache: EncryptedCache
+    /// scrypt's parameters for wallets sealed from now on (each wallet keeps its own in ``StoredChippiWallet/seal``).
+    public var sealParameters: ScryptParameters
+    /// The calls a wallet-creation answer may carry besides none (``chipiActivationCalls`` by default). Anything
+    /// else (a `transfer`, an `approve`, …) is refused with ``ChippiPayError/Code/unexpectedCalls``.
+    public var allowedCreationCalls: [AllowedCreationCall]
 
     /// ChipiPay's CHIPI account class (constructor `[public_key]`).
     public static let chipiAccountClassHash =
@@ -31,11 +64,29 @@ public struct ChippiWalletManager: Sendable {
     /// The account class ChipiPay's paymaster expects in prepare-typed-data.
     public static let paymasterAccountClassHash =
         (try? Felt(hex: "0x036078334509b514626504edc9fb252328d1a240e4e948bef8d0c08dff45927f")) ?? .zero
+    /// The activation calls ChipiPay's SDKs have the new account sign when it is deployed through the paymaster:
+    /// `set_greeting` and `get_counter` on ChipiPay's demo contracts, which hold no funds.
+    public static let chipiActivationCalls: [AllowedCreationCall] = [
+        (try? Felt(hex: "0x0425fe282af8a0fce7478e06d21295fe85e57447f4f5127f80a04ef2eb6291fd"))
+            .map { AllowedCreationCall(contractAddress: $0, entrypoint: "set_greeting") },
+        (try? Felt(hex: "0x05039371eb9f5725bb3012934b8821ff3eb3b48cbdee3a29f798c17e9a641544"))
+            .map { AllowedCreationCall(contractAddress: $0, entrypoint: "get_counter") },
+    ].compactMap { $0 }
 
     /// A manager.
-    public init(client: ChippiPayClient, cache: EncryptedCache) {
+    /// - Parameters:
+    ///   - sealParameters: scrypt's cost for new seals (``ScryptParameters/phone`` unless a test needs it cheap).
+    ///   - allowedCreationCalls: the calls a wallet-creation answer may carry besides none.
+    public init(
+        client: ChippiPayClient,
+        cache: EncryptedCache,
+        sealParameters: ScryptParameters = .phone,
+        allowedCreationCalls: [AllowedCreationCall] = chipiActivationCalls
+    ) {
         self.client = client
         self.cache = cache
+        self.sealParameters = sealParameters
+        self.allowedCreationCalls = allowedCreationCalls
     }
 
     static func key(_ externalUserId: String) -> String { "chippipay.wallet.\(externalUserId)" }
@@ -53,17 +104,65 @@ public struct ChippiWalletManager: Sendable {
         }
     }
 
+    /// Where the device key of one seal is kept: one slot per seal (its random salt names it), so a seal never
+    /// meets another seal's device key, even when two unlocks or creations race.
+    static func deviceKeySlot(_ externalUserId: String, seal: WalletKeySeal) -> String {
+        "chippipay.wallet-device-key.\(externalUserId).\(seal.salt.base64EncodedString())"
+    }
+
+    /// The device key of a version-2 wallet.
+    func deviceKey(of wallet: StoredChippiWallet, seal: WalletKeySeal) throws(ChippiPayError) -> WalletDeviceKey {
+        let slot = Self.deviceKeySlot(wallet.externalUserId, seal: seal)
+        let stored: WalletDeviceKey?
+        do { stored = try cache.existingValue(WalletDeviceKey.self, forKey: slot) } catch {
+            throw ChippiPayError(.storage, "the wallet's device key cannot be read")
+        }
+        guard let stored else {
+            throw ChippiPayError(.storage, "this device does not hold the wallet's device key")
+        }
+        return stored
+    }
+
+    /// Seals `key` for `wallet` under a new device key (stored first) and the current seal version. The wallet
+    /// record itself is not stored here.
+    func sealed(_ wallet: StoredChippiWallet, key: StarkPrivateKey, pin: Secret<String>) throws(ChippiPayError)
+        -> StoredChippiWallet
+    {
+        let deviceKey = WalletDeviceKey.generate()
+        let (seal, encryptedPrivateKey) = try WalletKeySeal.seal(
+            key,
+            pin: pin,
+            deviceKey: deviceKey.symmetricKey,
+            address: wallet.address,
+            parameters: sealParameters
+        )
+        do { try cache.setValue(deviceKey, forKey: Self.deviceKeySlot(wallet.externalUserId, seal: seal)) } catch {
+            throw ChippiPayError(.storage, "the wallet's device key cannot be stored")
+        }
+        var wallet = wallet
+        wallet.seal = seal
+        wallet.encryptedPrivateKey = encryptedPrivateKey
+        return wallet
+    }
+
     /// Creates the user's gasless wallet, or finishes a creation that stopped half-way (the same key is reused:
-    /// it is stored, sealed, before ChippiPay sees anything that depends on it).
+    /// it is stored, sealed, before it signs anything).
+    ///
+    /// ChippiPay's prepared typed data is checked before the new key signs it: it must be a SNIP-9 outside
+    /// execution whose calls are none or only ``allowedCreationCalls``. Anything else is refused with
+    /// ``ChippiPayError/Code/unexpectedCalls``: nothing is signed, sent or stored.
     public func createWallet(externalUserId: String, pin: Secret<String>) async throws(ChippiPayError)
         -> StoredChippiWallet
     {
         var wallet: StoredChippiWallet
         let key: StarkPrivateKey
+        let isNew: Bool
         if let stored = try storedWallet(externalUserId: externalUserId) {
             if stored.isCreated { return stored }
-            wallet = stored
-            key = try unseal(stored, pin: pin)
+            let unlocked = try unlock(stored, pin: pin)
+            key = unlocked.key
+            wallet = unlocked.wallet
+            isNew = false
             // An earlier creation may have reached ChippiPay before its answer was lost.
             if let existing = try await client.wallet(externalUserId: externalUserId),
                 (try? Felt(hex: existing.publicKey)) == wallet.address
@@ -74,6 +173,7 @@ public struct ChippiWalletManager: Sendable {
                 return wallet
             }
         } else {
+            guard !pin.revealed.isEmpty else { throw ChippiPayError(.invalidInput, "a PIN is required") }
             key = StarkPrivateKey.generate()
             let publicKey = key.publicKey
             let classHash = Self.chipiAccountClassHash
@@ -88,10 +188,11 @@ public struct ChippiWalletManager: Sendable {
                 publicKey: publicKey,
                 walletType: "CHIPI",
                 classHash: classHash,
-                encryptedPrivateKey: try PassphraseSeal.seal(padded(key.secretHex), passphrase: pin),
-                isCreated: false
+                encryptedPrivateKey: "",
+                isCreated: false,
+                seal: nil
             )
-            try store(wallet)
+            isNew = true
         }
         let prepared = try await client.prepareWalletCreation(
             PrepareWalletCreationBody(
@@ -103,6 +204,12 @@ public struct ChippiWalletManager: Sendable {
         )
         if let answered = prepared.accountClassHash, (try? Felt(hex: answered)) != wallet.classHash {
             throw ChippiPayError(.malformedResponse, "ChippiPay prepared the wallet for another account class")
+        }
+        try Self.checkCreationCalls(in: prepared.typedData, allowed: allowedCreationCalls)
+        if isNew {
+            // Stored, sealed, before the key signs anything, so a resumed creation uses the same key.
+            wallet = try sealed(wallet, key: key, pin: pin)
+            try store(wallet)
         }
         let signature: StarkSignature
         do throws(StarknetCryptoError) {
@@ -145,7 +252,7 @@ public struct ChippiWalletManager: Sendable {
         guard let wallet = try storedWallet(externalUserId: externalUserId), wallet.isCreated else {
             throw ChippiPayError(.walletNotFound, "create the wallet first")
         }
-        let key = try unseal(wallet, pin: pin)
+        let (key, _) = try unlock(wallet, pin: pin)
         let prepared = try await client.prepareTypedData(
             address: wallet.address,
             calls: calls,
@@ -167,9 +274,16 @@ public struct ChippiWalletManager: Sendable {
         )
     }
 
-    /// Refuses to sign an outside execution whose calls are not the ones asked for: a server that answers other
-    /// calls (another recipient, another amount) gets no signature.
-    static func checkCalls(in typedData: TypedData, match calls: [ChippiCall]) throws(ChippiPayError) {
+    /// The calls an outside execution (SNIP-9, revision 0 or 1) asks to sign: contract, selector, calldata.
+    /// Typed data of another kind is refused: the key signs nothing else ChippiPay prepares.
+    static func signedCalls(in typedData: TypedData) throws(ChippiPayError)
+        -> [(to: Felt?, selector: Felt?, calldata: [Felt?])]
+    {
+        guard typedData.primaryType == "OutsideExecution",
+            case .string(let domain)? = typedData.domain["name"], domain == "Account.execute_from_outside"
+        else {
+            throw ChippiPayError(.unexpectedCalls, "the prepared typed data is not an outside execution")
+        }
         guard case .array(let signed)? = typedData.message["Calls"] ?? typedData.message["calls"] else {
             throw ChippiPayError(.malformedResponse, "the prepared typed data lists no calls")
         }
@@ -180,14 +294,11 @@ public struct ChippiWalletManager: Sendable {
             default: nil
             }
         }
-        guard signed.count == calls.count else {
-            throw ChippiPayError(.malformedResponse, "the prepared typed data does not carry the requested calls")
-        }
-        for (value, call) in zip(signed, calls) {
+        var calls: [(to: Felt?, selector: Felt?, calldata: [Felt?])] = []
+        for value in signed {
             guard case .object(let fields) = value else {
                 throw ChippiPayError(.malformedResponse, "a prepared call is not an object")
             }
-            let to = felt(fields["To"] ?? fields["to"])
             let selectorValue = fields["Selector"] ?? fields["selector"]
             var selector = felt(selectorValue)
             if case .string(let name)? = selectorValue, !name.hasPrefix("0x") {
@@ -195,24 +306,68 @@ public struct ChippiWalletManager: Sendable {
             }
             var calldata: [Felt?] = []
             if case .array(let items)? = fields["Calldata"] ?? fields["calldata"] { calldata = items.map { felt($0) } }
-            guard to == (try? Felt(hex: call.contractAddress)), selector == StarknetKeccak.selector(call.entrypoint),
-                calldata == call.calldata.map({ try? Felt(parsing: $0) })
+            calls.append((felt(fields["To"] ?? fields["to"]), selector, calldata))
+        }
+        return calls
+    }
+
+    /// Refuses to sign an outside execution whose calls are not the ones asked for: a server that answers other
+    /// calls (another recipient, another amount) gets no signature.
+    static func checkCalls(in typedData: TypedData, match calls: [ChippiCall]) throws(ChippiPayError) {
+        let signed = try signedCalls(in: typedData)
+        guard signed.count == calls.count else {
+            throw ChippiPayError(.unexpectedCalls, "the prepared typed data does not carry the requested calls")
+        }
+        for (value, call) in zip(signed, calls) {
+            guard value.to == (try? Felt(hex: call.contractAddress)),
+                value.selector == StarknetKeccak.selector(call.entrypoint),
+                value.calldata == call.calldata.map({ try? Felt(parsing: $0) })
             else {
-                throw ChippiPayError(.malformedResponse, "the prepared typed data does not carry the requested calls")
+                throw ChippiPayError(.unexpectedCalls, "the prepared typed data does not carry the requested calls")
             }
         }
     }
 
-    func unseal(_ wallet: StoredChippiWallet, pin: Secret<String>) throws(ChippiPayError) -> StarkPrivateKey {
-        let hex = try PassphraseSeal.open(wallet.encryptedPrivateKey, passphrase: pin)
-        do { return try StarkPrivateKey(hex: hex) } catch {
-            throw ChippiPayError(.invalidInput, "the sealed key is not a Stark private key")
+    /// Refuses to let a new wallet's key sign a creation answer that carries any call but the allowed activation
+    /// calls: deploying the account needs no transfer, approval or other call.
+    static func checkCreationCalls(in typedData: TypedData, allowed: [AllowedCreationCall]) throws(ChippiPayError) {
+        for call in try signedCalls(in: typedData) {
+            guard
+                allowed.contains(where: {
+                    call.to == $0.contractAddress && call.selector == StarknetKeccak.selector($0.entrypoint)
+                })
+            else {
+                throw ChippiPayError(
+                    .unexpectedCalls,
+                    "the wallet-creation typed data asks the new key to sign a call other than the account's activation"
+                )
+            }
         }
     }
 
-    /// `0x` and 64 hex digits, as ChipiPay's SDK seals keys.
-    func padded(_ hex: Secret<String>) -> Secret<String> {
-        let digits = hex.revealed.hasPrefix("0x") ? String(hex.revealed.dropFirst(2)) : hex.revealed
-        return Secret("0x" + String(repeating: "0", count: max(0, 64 - digits.count)) + digits)
+    /// Opens a wallet's key with the PIN (and, for version 2, the device key), and checks it is the wallet's key.
+    /// A version-1 wallet (sealed with the PIN alone) is re-sealed under the current version and stored: the
+    /// returned record is the one now stored.
+    func unlock(_ wallet: StoredChippiWallet, pin: Secret<String>) throws(ChippiPayError)
+        -> (key: StarkPrivateKey, wallet: StoredChippiWallet)
+    {
+        let hex: Secret<String>
+        if let seal = wallet.seal {
+            let deviceKey = try deviceKey(of: wallet, seal: seal)
+            hex = try seal.open(pin: pin, deviceKey: deviceKey.symmetricKey, address: wallet.address)
+        } else {
+            hex = try PassphraseSeal.open(wallet.encryptedPrivateKey, passphrase: pin)
+        }
+        let key: StarkPrivateKey
+        do { key = try StarkPrivateKey(hex: hex) } catch {
+            throw ChippiPayError(.invalidInput, "the PIN does not open the wallet's key")
+        }
+        guard key.publicKey == wallet.publicKey else {
+            throw ChippiPayError(.invalidInput, "the PIN does not open the wallet's key")
+        }
+        guard wallet.seal == nil else { return (key, wallet) }
+        let upgraded = try sealed(wallet, key: key, pin: pin)
+        try store(upgraded)
+        return (key, upgraded)
     }
 }

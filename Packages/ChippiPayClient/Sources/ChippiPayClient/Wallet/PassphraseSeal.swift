@@ -5,8 +5,14 @@ import _CryptoExtras
 
 /// The sealing ChipiPay uses for a wallet's private key: CryptoJS `AES.encrypt(text, passphrase)`, i.e. OpenSSL's
 /// `Salted__` format — EVP_BytesToKey with MD5 (one iteration) over the passphrase and an 8-byte salt gives a
-/// 256-bit key and an IV, then AES-256-CBC with PKCS#7 padding, base64. Compatible with ChipiPay's SDKs, so a
-/// wallet created here opens there. (MD5 here is the format's key derivation, not a choice.)
+/// 256-bit key and an IV, then AES-256-CBC with PKCS#7 padding, base64. (MD5 here is the format's key derivation,
+/// not a choice.)
+///
+/// The format has no work factor and no MAC, and a sealed Stark key always starts with `0x` and hex digits, so one
+/// AES block tells whether a guessed passphrase is right: with a PIN as the passphrase, every 6-digit PIN is tried
+/// in seconds. It is therefore used only where its format is required — the `encryptedPrivateKey` field of
+/// ChippiPay's API, sealed with a 256-bit passphrase ``WalletKeySeal`` derives from the PIN and a device key — and
+/// to open version-1 wallets sealed with the PIN itself.
 public enum PassphraseSeal {
     static let magic = Array("Salted__".utf8)
 
