@@ -139,6 +139,8 @@ struct ServerMoneyPathTests {
                 pages += 1
             } while cursor != nil && pages < 10
             #expect(ids.count == 1_723 && Set(ids).count == 1_723 && pages == 2)
+            // KeyServerClient follows the cursors.
+            #expect(try await keys.client(urls[0], user: 1).walletHistory(userId: "user-1").count == 1_723)
             #expect(try await call(urls[0], .get, "/api/v1/wallet/history/user-1?cursor=zzz", user: 1).status == 400)
             #expect(try await call(urls[0], .get, "/api/v1/wallet/history/user-1?limit=0", user: 1).status == 400)
             // Another user's history stays closed.

@@ -18,7 +18,11 @@ extension KeyServerClient {
         var recipientEmail: String?
     }
 
-    struct TransactionsEnvelope: Decodable { var transactions: [WalletTransaction] }
+    struct TransactionsEnvelope: Decodable {
+        var transactions: [WalletTransaction]
+        /// The next page's cursor; absent on the last page (and from servers that do not page).
+        var nextCursor: String?
+    }
     struct FeaturesEnvelope: Decodable { var features: [AppFeature] }
     struct UnlockedEnvelope: Decodable { var features: [String] }
     struct Empty: Encodable {}

@@ -93,8 +93,22 @@ public struct KeyServerClient: Sendable {
     }
 
     public func walletHistory(userId: String) async throws(KeyServerError) -> [WalletTransaction] {
-        try await send(.get, "/wallet/history/\(try Self.segment(userId))", as: TransactionsEnvelope.self).transactions
+        let path = "/wallet/history/\(try Self.segment(userId))"
+        var page = try await send(.get, path, as: TransactionsEnvelope.self)
+        var transactions = page.transactions
+        // The server answers a page at a time: follow its cursors to the end (bounded, in case one never ends).
+        var pages = 1
+        while let cursor = page.nextCursor, pages < Self.maximumHistoryPages {
+            guard let query = cursor.addingPercentEncoding(withAllowedCharacters: .alphanumerics) else { break }
+            page = try await send(.get, path + "?limit=1000&cursor=" + query, as: TransactionsEnvelope.self)
+            transactions += page.transactions
+            pages += 1
+        }
+        return transactions
     }
+
+    /// The most history pages ``walletHistory(userId:)`` follows (1,000 entries each).
+    static let maximumHistoryPages = 1_000
 
     // MARK: Apps
 

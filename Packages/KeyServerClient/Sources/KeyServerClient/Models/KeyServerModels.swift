@@ -109,6 +109,20 @@ public struct SpendResult: Sendable, Hashable, Codable {
 public struct WalletState: Sendable, Hashable, Codable {
     public var userId: String
     public var balance: Int
+    /// Keys a refund took back that the wallet no longer held: spending, sharing and donating wait until a purchase
+    /// clears it (0 from servers that do not report it).
+    public var debt: Int
+
+    private enum CodingKeys: String, CodingKey { case userId, balance, debt, unlockedFeatures, updatedAt }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        userId = try container.decode(String.self, forKey: .userId)
+        balance = try container.decode(Int.self, forKey: .balance)
+        debt = try container.decodeIfPresent(Int.self, forKey: .debt) ?? 0
+        unlockedFeatures = try container.decode([String: [String]].self, forKey: .unlockedFeatures)
+        updatedAt = try container.decode(Date.self, forKey: .updatedAt)
+    }
     /// Unlocked features by app id.
     public var unlockedFeatures: [String: [String]]
     public var updatedAt: Date
