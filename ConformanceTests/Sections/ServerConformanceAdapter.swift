@@ -16,7 +16,7 @@ public import StoreAdapters
 ///
 /// A cassette's `config`: `platform` (the store behind the proof), `storeConfig` (that store's adapter config, as in
 /// its own cassettes), `keyPack` (what the product credits), `entitlements` (product → entitlement ids), optional
-/// `steamId`. Its `input.kind`: `keyPurchase`, `replayedKeyPurchase` (bought, then the same proof sent by another
+/// `steamId` and `appUserId` (the SDK's user in receipts). Its `input.kind`: `keyPurchase`, `replayedKeyPurchase` (bought, then the same proof sent by another
 /// user) or `receipt` (with `context.proofKind`, the store proof's kind); `input.token` is the store's proof.
 public struct ServerConformanceAdapter: StoreAdapter {
     public static let serverStore = Store(rawValue: "server")
@@ -27,6 +27,9 @@ public struct ServerConformanceAdapter: StoreAdapter {
     let keyPack: KeyPack
     let entitlements: [String: [String]]
     let steamId: String
+    /// The SDK's app user in receipt scenarios (`config.appUserId`): an Apple transaction carrying an
+    /// `appAccountToken` belongs to the app user whose id is that UUID.
+    let appUserId: String
     let credentials: ConformanceCredentials
     let section: SectionCredentials
     let http: OpenCatCore.HTTPClient
@@ -58,6 +61,7 @@ public struct ServerConformanceAdapter: StoreAdapter {
         }
         entitlements = map
         steamId = environment.optionalString("steamId") ?? "76561197960287930"
+        appUserId = environment.optionalString("appUserId") ?? Self.buyer
         credentials = environment.credentials
         http = environment.httpClient
         transport = environment.httpClient.transport
@@ -76,7 +80,7 @@ public struct ServerConformanceAdapter: StoreAdapter {
             now: { clock.currentDate }
         )
         let issuer = section.licenseIssuer
-        let settings = ServerSettings(
+        var settings = ServerSettings(
             users: BearerTokens(users: [
                 // The buyer's id is the purchaser the stores' recorded purchases name (the server binds Google,
                 // Stripe and PayPal purchases to the token's user).
@@ -96,6 +100,8 @@ public struct ServerConformanceAdapter: StoreAdapter {
                 offerings: Offerings(currentOfferingId: nil, all: [:])
             )
         )
+        // One request per scenario: the Steam refund reconciliation does not run beside it.
+        settings.steamReconciliationSeconds = nil
         let server = OpenCatServerApplication(
             ledger: ledger,
             settings: settings,
@@ -176,7 +182,7 @@ public struct ServerConformanceAdapter: StoreAdapter {
         let sdk = try OpenCat.configureWithServer(
             serverURL: url,
             apiKey: credentials.openCatAPIKey.revealed,
-            appUserId: Self.buyer,
+            appUserId: appUserId,
             storeClient: storeClient,
             options: .init(
                 cacheDirectory: folder,

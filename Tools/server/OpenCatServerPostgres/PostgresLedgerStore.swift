@@ -24,22 +24,18 @@ public final class PostgresLedgerStore: LedgerStore, Sendable {
         clock = now
     }
 
-    /// A client for `postgres://user:password@host:port/database` (TLS off: loopback or a private network).
+    /// A client for `postgres://user:password@host:port/database` with TLS off (loopback or a private network), for
+    /// tests and benchmarks. `opencat-server serve` builds its configuration with ``PostgresConnectionSettings``
+    /// (TLS, CA bundle, password file) and passes it to `PostgresClient(configuration:backgroundLogger:)`.
     public static func client(url text: String, logger: Logger) throws(LedgerError) -> PostgresClient {
-        guard let url = URLComponents(string: text), url.scheme == "postgres" || url.scheme == "postgresql",
-            let host = url.host, let user = url.user, !url.path.dropFirst().isEmpty
-        else { throw LedgerError(.invalidInput, "expected postgres://user:password@host:port/database") }
-        return PostgresClient(
-            configuration: .init(
-                host: host,
-                port: url.port ?? 5432,
-                username: user,
-                password: url.password,
-                database: String(url.path.dropFirst()),
-                tls: .disable
-            ),
-            backgroundLogger: logger
-        )
+        do throws(PostgresConfigurationError) {
+            return PostgresClient(
+                configuration: try PostgresConnectionSettings().configuration(url: text),
+                backgroundLogger: logger
+            )
+        } catch {
+            throw LedgerError(.invalidInput, error.message)
+        }
     }
 
     /// Applies the migrations not applied yet, each in its own transaction; safe to run from several instances at

@@ -20,9 +20,12 @@ protocol AppArguments: Sendable {
     var database: String { get }
     var config: String? { get }
     var tokens: String? { get }
+    /// TLS, CA bundle, server name and password source for a `postgres://` database.
+    func databaseSettings() throws(PostgresConfigurationError) -> PostgresConnectionSettings
 }
 
-/// `opencat-server [serve] --host H --port N --log-level L --database sqlite:PATH|postgres://…|env:NAME --config F`.
+/// `opencat-server [serve] --host H --port N --log-level L --database sqlite:PATH|postgres://…|env:NAME --config F
+/// [--database-tls disable|prefer|require --database-ca-file PEM --database-password-file F|--database-password-env V]`.
 struct ServeCommand: AsyncParsableCommand, AppArguments {
     static let configuration = CommandConfiguration(
         commandName: "serve",
@@ -31,6 +34,9 @@ struct ServeCommand: AsyncParsableCommand, AppArguments {
             --database sqlite:PATH keeps the ledger in a SQLite file (created owner-only; one server per file, a \
             second is refused); postgres://user:password@host:port/database keeps it in PostgreSQL, shared by \
             several instances; env:NAME reads either from that variable, so a password never appears in `ps`. \
+            For PostgreSQL, --database-tls prefer|require turns TLS on (the certificate verified against \
+            --database-ca-file, or the system's roots, and the host or --database-tls-server-name), and \
+            --database-password-file or --database-password-env supplies the password instead of the URL. \
             Migrations run before the server accepts a request. --config names the server's JSON configuration (see \
             Tools/server/README.md); store secrets come from the environment variables it names. SIGTERM and SIGINT \
             stop accepting connections and finish the requests in flight before the process exits.
@@ -55,6 +61,11 @@ struct ServeCommand: AsyncParsableCommand, AppArguments {
     var config: String?
     @Option(name: .customLong("tokens"), help: "A JSON file of bearer tokens → user ids (wallet only).")
     var tokens: String?
+    @OptionGroup var databaseConnection: DatabaseConnectionOptions
+
+    func databaseSettings() throws(PostgresConfigurationError) -> PostgresConnectionSettings {
+        try databaseConnection.settings()
+    }
 
     func validate() throws {
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be 0…65535") }
@@ -70,6 +81,7 @@ struct ServeCommand: AsyncParsableCommand, AppArguments {
                     : "--database takes sqlite:PATH, postgres://user:password@host:port/database or env:NAME"
             )
         }
+        try databaseConnection.validate(database: url)
     }
 
     func run() async throws {
@@ -85,6 +97,59 @@ struct ServeCommand: AsyncParsableCommand, AppArguments {
         )
         configuration.maximumGracefulShutdownDuration = .seconds(30)
         try await ServiceGroup(configuration: configuration).run()
+    }
+}
+
+/// The PostgreSQL connection flags `serve` and `llm-keys` share; they apply to a `postgres://` database only.
+/// ``PostgresConnectionSettings`` turns them, with the URL, into PostgresNIO's configuration.
+struct DatabaseConnectionOptions: ParsableArguments {
+    @Option(name: .customLong("database-tls"), help: "TLS to PostgreSQL: disable (default), prefer or require.")
+    var tls = PostgresTLSMode.disable.rawValue
+    @Option(
+        name: .customLong("database-ca-file"),
+        help: "A PEM bundle of the CAs the PostgreSQL certificate must chain to (default: the system's roots)."
+    )
+    var caFile: String?
+    @Option(
+        name: .customLong("database-tls-server-name"),
+        help: "The name the PostgreSQL certificate must carry (default: the URL's host)."
+    )
+    var serverName: String?
+    @Option(
+        name: .customLong("database-password-file"),
+        help: "An owner-only file holding the PostgreSQL password (instead of the URL's)."
+    )
+    var passwordFile: String?
+    @Option(
+        name: .customLong("database-password-env"),
+        help: "An environment variable holding the PostgreSQL password (instead of the URL's)."
+    )
+    var passwordEnv: String?
+
+    /// The settings these flags describe.
+    func settings() throws(PostgresConfigurationError) -> PostgresConnectionSettings {
+        try PostgresConnectionSettings(
+            tls: tls,
+            caFile: caFile,
+            serverName: serverName,
+            passwordFile: passwordFile,
+            passwordVariable: passwordEnv
+        )
+    }
+
+    /// Refuses a bad mode or combination, and any of these flags with a SQLite database (`url` is `--database`
+    /// resolved).
+    func validate(database url: String) throws {
+        do { _ = try settings() } catch { throw ValidationError("--database-tls…: \(error.message)") }
+        let given =
+            tls != PostgresTLSMode.disable.rawValue || caFile != nil || serverName != nil
+            || passwordFile != nil || passwordEnv != nil
+        if given, url.hasPrefix("sqlite:") {
+            throw ValidationError(
+                "--database-tls, --database-ca-file, --database-tls-server-name and --database-password-… apply to a "
+                    + "postgres:// database"
+            )
+        }
     }
 }
 
@@ -151,7 +216,12 @@ func buildApplication(
         kind = "sqlite"
     } else {
         let client: PostgresClient
-        do throws(LedgerError) { client = try PostgresLedgerStore.client(url: database, logger: logger) } catch {
+        do throws(PostgresConfigurationError) {
+            client = PostgresClient(
+                configuration: try arguments.databaseSettings().configuration(url: database),
+                backgroundLogger: logger
+            )
+        } catch {
             try? await transport.shutdown()
             throw ServerStartError("--database: \(error.message)")
         }

@@ -9,7 +9,8 @@ public import OpenCatCore
 /// - `GET /api/v1/settings/llm-keys` → the stored keys, masked (`{"openai": "sk-...xyz123", …}`);
 /// - `POST /api/v1/settings/llm-keys` `{openai?, anthropic?, google?}`: absent unchanged, null deletes; a key in the
 ///   wrong format answers 422 naming the field, never echoing the key.
-/// Every route needs `Authorization: Bearer <token>` (401 otherwise). Errors are `{"error": {"code", "message"}}`.
+/// Every route needs `Authorization: Bearer <token>` (401 otherwise, with `error.reason` naming the failed check, an
+/// ``LLMAuthenticationError/Code``). Errors are `{"error": {"code", "message"}}`.
 public struct LLMKeysAPI: Sendable {
     public let resolver: LLMKeyResolver
     public let authenticator: any LLMAuthenticator
@@ -38,9 +39,22 @@ public struct LLMKeysAPI: Sendable {
         guard ["/api/api-key-status", "/api/v1/settings/llm-keys"].contains(path) else {
             return Self.error(.notFound, "not_found", "no such route")
         }
-        guard let header = request.headerFields[.authorization], header.lowercased().hasPrefix("bearer "),
-            let user = authenticator.user(forBearerToken: String(header.dropFirst(7)), now: clock.currentDate)
-        else { return Self.error(.unauthorized, "unauthorized", "a valid bearer token is required") }
+        let user: LLMUser
+        do throws(LLMAuthenticationError) {
+            guard let header = request.headerFields[.authorization], header.lowercased().hasPrefix("bearer ") else {
+                throw LLMAuthenticationError(.missing, "no bearer token")
+            }
+            user = try authenticator.authenticate(bearerToken: String(header.dropFirst(7)), now: clock.currentDate)
+        } catch {
+            // The reason only: never the token, nor any of its claims.
+            logger.notice("bearer token refused", metadata: ["reason": "\(error.code)"])
+            return Self.error(
+                .unauthorized,
+                "unauthorized",
+                "a valid bearer token is required",
+                reason: error.code.rawValue
+            )
+        }
         do {
             switch route {
             case (.get, "/api/api-key-status"):
@@ -114,11 +128,20 @@ public struct LLMKeysAPI: Sendable {
         return (response, try encoder.encode(value))
     }
 
-    public static func error(_ status: HTTPResponse.Status, _ code: String, _ message: String, field: String? = nil)
+    /// An error answer: `{"error": {"code", "message", "field"?, "reason"?}}` (`reason`: why a token was refused,
+    /// an ``LLMAuthenticationError/Code``).
+    public static func error(
+        _ status: HTTPResponse.Status,
+        _ code: String,
+        _ message: String,
+        field: String? = nil,
+        reason: String? = nil
+    )
         -> (HTTPResponse, Data)
     {
         var body: [String: String] = ["code": code, "message": message]
         body["field"] = field
+        body["reason"] = reason
         return (try? json(status, ["error": body])) ?? (HTTPResponse(status: status), Data())
     }
 }

@@ -22,8 +22,21 @@ public final class PostgresLLMKeyStore: LLMKeyStore, Sendable {
         self.table = table
     }
 
+    /// A store over a client it makes from a configuration: TLS (`.disable`, `.prefer(…)`, `.require(…)` with
+    /// NIOSSL's `TLSConfiguration`), the password and the server name are the configuration's. Run
+    /// `store.client.run()` while the store is used. `opencat-server llm-keys` builds the configuration from its
+    /// `--database…` flags.
+    /// - Throws: `LLMKeyError` `.misconfigured` for a table name that is not `[a-z_][a-z0-9_]*`.
+    public convenience init(
+        configuration: PostgresClient.Configuration,
+        table: String = "llm_keys",
+        logger: Logger
+    ) throws(LLMKeyError) {
+        try self.init(client: PostgresClient(configuration: configuration, backgroundLogger: logger), table: table)
+    }
+
     /// A client for a URL `postgres://user:password@host:port/database` (TLS off: for loopback or a private network;
-    /// configure `PostgresClient` yourself for TLS).
+    /// for TLS, build a `PostgresClient.Configuration` and use ``init(configuration:table:logger:)``).
     /// - Throws: `LLMKeyError` `.misconfigured` for a URL that is not one.
     public static func client(url text: String, logger: Logger) throws(LLMKeyError) -> PostgresClient {
         guard let url = URLComponents(string: text), url.scheme == "postgres" || url.scheme == "postgresql",

@@ -26,7 +26,12 @@ struct APITests {
     }
 
     func token(_ user: String, _ tier: PlanTier, ttl: TimeInterval = 3600) -> String {
-        authenticator.token(user: user, tier: tier, expiresAt: clock.currentDate.addingTimeInterval(ttl))
+        authenticator.token(
+            user: user,
+            tier: tier,
+            issuedAt: clock.currentDate.addingTimeInterval(min(0, ttl - 60)),
+            expiresAt: clock.currentDate.addingTimeInterval(ttl)
+        )
     }
 
     func call(_ api: LLMKeysAPI, _ method: HTTPRequest.Method, _ path: String, token: String?, body: String = "")

@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -107,8 +106,8 @@ extension OpenCatServerApplication {
         }
         let api = caller.settings
         let state = try await ledger.subscriber(appUserId)
-        // The public app key is in every copy of the app: it reads what grants access now, never the history (ids
-        // of transactions, purchasers, what expired or was refunded). The secret key reads everything.
+        // The public app key is in every copy of the app: it reads what grants access now, never the history (what
+        // expired or was refunded) nor who bought it. The secret key reads everything.
         let transactions = caller.isSecret ? state.transactions : state.transactions.compactMap(Self.redacted)
         var map: [String: [String]] = [:]
         for transaction in transactions {
@@ -150,13 +149,11 @@ extension OpenCatServerApplication {
         return OpenCatCaller(settings: api, isSecret: false, keyHash: hash)
     }
 
-    /// What a public-key caller sees of a transaction: only one that grants access now, without its ids or buyer.
+    /// What a public-key caller sees of a transaction: only one that grants access now (what the SDK needs), without
+    /// its buyer; what expired or was refunded is history, for secret keys.
     static func redacted(_ transaction: TransactionInfo) -> TransactionInfo? {
         guard [.active, .gracePeriod, .billingRetry].contains(transaction.status) else { return nil }
         var visible = transaction
-        let digest = SHA256.hash(data: Data("\(transaction.store.rawValue):\(transaction.transactionId)".utf8))
-        visible.transactionId = "tx_" + digest.prefix(12).map { String(format: "%02x", $0) }.joined()
-        visible.originalTransactionId = nil
         visible.purchaser = nil
         return visible
     }
