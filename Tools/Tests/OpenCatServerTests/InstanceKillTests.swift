@@ -131,7 +131,9 @@ struct InstanceKillTests {
                 // A refunded second purchase is taken back whole, whatever the spends around it.
                 #expect(try await ledger.balance(of: "user-\(user)") == 1_000 - Int64(Self.spends / Self.users))
                 if user < Self.refunded {
-                    let refunds = try await ledger.entries(of: "user-\(user)", limit: 1_000).filter { $0.kind == "refund" }
+                    let refunds = try await ledger.entries(of: "user-\(user)", limit: 1_000).filter {
+                        $0.kind == "refund"
+                    }
                     #expect(refunds.map(\.amount) == [-50])
                 }
             }

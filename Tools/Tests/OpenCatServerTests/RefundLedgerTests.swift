@@ -38,7 +38,12 @@ struct RefundLedgerTests {
     @Test(arguments: backends)
     func sharingEveryKeyBeforeTheRefundLeavesNoSpendableKeyFromThePackAnywhere(backend: String) async throws {
         try await Self.withLedgers(backend) { ledgers in
-            _ = try await ledgers[0].redeem(store: "stripe", transactionId: "pi_alice", userId: "alice", grant: Self.pack)
+            _ = try await ledgers[0].redeem(
+                store: "stripe",
+                transactionId: "pi_alice",
+                userId: "alice",
+                grant: Self.pack
+            )
             _ = try await ledgers[1].transfer(
                 from: "alice",
                 to: "bob",

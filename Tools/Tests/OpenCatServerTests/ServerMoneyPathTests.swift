@@ -44,7 +44,11 @@ struct ServerMoneyPathTests {
     /// user-1 buys a pack of 12 keys (10 + 2 bonus) with an App Store transaction.
     func buyPack(_ fixture: ServerFixture, _ url: URL, id: String = "4000000000000500") async throws {
         _ = try await keys.client(url, user: 1).purchaseKeyPack(
-            PurchaseProof(store: .apple, kind: .appleSignedTransaction, token: Secret(fixture.appleTransaction(id: id))),
+            PurchaseProof(
+                store: .apple,
+                kind: .appleSignedTransaction,
+                token: Secret(fixture.appleTransaction(id: id))
+            ),
             email: "user1@example.com"
         )
     }
@@ -54,7 +58,14 @@ struct ServerMoneyPathTests {
         try await keys.withServer(backend) { fixture, urls in
             try await buyPack(fixture, urls[0])
             let spend: [String: Any] = ["amount": 2, "feature": "tts", "app": "voiceuwu", "userId": "user-1"]
-            let first = try await call(urls[0], .post, "/api/v1/wallet/spend", user: 1, idempotencyKey: "Key-1", body: spend)
+            let first = try await call(
+                urls[0],
+                .post,
+                "/api/v1/wallet/spend",
+                user: 1,
+                idempotencyKey: "Key-1",
+                body: spend
+            )
             #expect(first.status == 200 && first.json["remainingBalance"] as? Int == 10)
             let donate = try await call(
                 urls[0],
@@ -76,8 +87,17 @@ struct ServerMoneyPathTests {
             )
             #expect(unlock.status == 409)
             // A retry that only changes the key's case is the same spend, not a second one.
-            let retry = try await call(urls[0], .post, "/api/v1/wallet/spend", user: 1, idempotencyKey: "KEY-1", body: spend)
-            #expect(retry.status == 200 && retry.json["transactionId"] as? String == first.json["transactionId"] as? String)
+            let retry = try await call(
+                urls[0],
+                .post,
+                "/api/v1/wallet/spend",
+                user: 1,
+                idempotencyKey: "KEY-1",
+                body: spend
+            )
+            #expect(
+                retry.status == 200 && retry.json["transactionId"] as? String == first.json["transactionId"] as? String
+            )
             // The same key with another body is a conflict too.
             var other = spend
             other["amount"] = 3
@@ -108,7 +128,14 @@ struct ServerMoneyPathTests {
             }
             let anonymousPurchase = try await call(urls[0], .post, "/api/v1/keys/purchase/apple", body: Data("[".utf8))
             #expect(anonymousPurchase.status == 401)
-            let signedIn = try await call(urls[0], .post, "/api/v1/wallet/spend", user: 1, idempotencyKey: "k", body: Data("{".utf8))
+            let signedIn = try await call(
+                urls[0],
+                .post,
+                "/api/v1/wallet/spend",
+                user: 1,
+                idempotencyKey: "k",
+                body: Data("{".utf8)
+            )
             #expect(signedIn.status == 400)
         }
     }
@@ -116,7 +143,12 @@ struct ServerMoneyPathTests {
     @Test(arguments: Backend.allCases)
     func aWalletWith1723EntriesPagesThroughAllOfThemOverHTTP(_ backend: Backend) async throws {
         try await keys.withServer(backend) { fixture, urls in
-            _ = try await fixture.ledger.redeem(store: "stripe", transactionId: "pi_many", userId: "user-1", amount: 5_000)
+            _ = try await fixture.ledger.redeem(
+                store: "stripe",
+                transactionId: "pi_many",
+                userId: "user-1",
+                amount: 5_000
+            )
             for index in 0..<1_722 {
                 _ = try await fixture.ledger.spend(
                     userId: "user-1",
@@ -205,12 +237,33 @@ struct ServerMoneyPathTests {
     func aPurchasesIdempotencyKeyIsBoundToItsBody(_ backend: Backend) async throws {
         try await keys.withServer(backend) { fixture, urls in
             let first = ["transaction": fixture.appleTransaction(id: "4000000000000800")]
-            let bought = try await call(urls[0], .post, "/api/v1/keys/purchase/apple", user: 1, idempotencyKey: "buy-1", body: first)
+            let bought = try await call(
+                urls[0],
+                .post,
+                "/api/v1/keys/purchase/apple",
+                user: 1,
+                idempotencyKey: "buy-1",
+                body: first
+            )
             #expect(bought.status == 200)
-            let replay = try await call(urls[0], .post, "/api/v1/keys/purchase/apple", user: 1, idempotencyKey: "BUY-1", body: first)
+            let replay = try await call(
+                urls[0],
+                .post,
+                "/api/v1/keys/purchase/apple",
+                user: 1,
+                idempotencyKey: "BUY-1",
+                body: first
+            )
             #expect(replay.status == 200)
             let other = ["transaction": fixture.appleTransaction(id: "4000000000000801")]
-            let conflict = try await call(urls[0], .post, "/api/v1/keys/purchase/apple", user: 1, idempotencyKey: "buy-1", body: other)
+            let conflict = try await call(
+                urls[0],
+                .post,
+                "/api/v1/keys/purchase/apple",
+                user: 1,
+                idempotencyKey: "buy-1",
+                body: other
+            )
             #expect(conflict.status == 409)
             #expect(try await keys.client(urls[0], user: 1).walletBalance(userId: "user-1").balance == 12)
         }

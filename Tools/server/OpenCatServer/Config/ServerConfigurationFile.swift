@@ -378,17 +378,17 @@ public struct ServerConfigurationFile: Sendable, Decodable {
                 field = "stores.paypal"
                 let prices = try Self.prices(paypal.prices, field: "stores.paypal.prices")
                 var payPalConfiguration = PayPalAdapter.Configuration(
-                        clientId: paypal.clientId,
-                        clientSecret: try Self.secret(env: paypal.clientSecretEnv, environment),
-                        environment: paypal.environment == "sandbox" ? .sandbox : .live,
-                        payeeMerchantId: paypal.payeeMerchantId,
-                        prices: prices,
-                        baseURL: try paypal.baseURL.map {
-                            try Self.url($0, default: URL(string: "https://api-m.paypal.com")!)
-                        },
-                        webhookId: paypal.webhookId,
-                        httpClient: httpClient,
-                        logger: logger
+                    clientId: paypal.clientId,
+                    clientSecret: try Self.secret(env: paypal.clientSecretEnv, environment),
+                    environment: paypal.environment == "sandbox" ? .sandbox : .live,
+                    payeeMerchantId: paypal.payeeMerchantId,
+                    prices: prices,
+                    baseURL: try paypal.baseURL.map {
+                        try Self.url($0, default: URL(string: "https://api-m.paypal.com")!)
+                    },
+                    webhookId: paypal.webhookId,
+                    httpClient: httpClient,
+                    logger: logger
                 )
                 payPalConfiguration.subscriptionPlans = paypal.subscriptionPlans ?? [:]
                 let adapter = PayPalAdapter(configuration: payPalConfiguration)

@@ -137,7 +137,12 @@ extension OpenCatServerApplication {
                 paid.amount == expected.amount
             else {
                 throw refused(
-                    StoreAdapterError(.productMismatch, store: .stripe, "the payment is not the product's price", storeReason: "amount"),
+                    StoreAdapterError(
+                        .productMismatch,
+                        store: .stripe,
+                        "the payment is not the product's price",
+                        storeReason: "amount"
+                    ),
                     store: .stripe
                 )
             }

@@ -136,8 +136,10 @@ extension OpenCatServerApplication {
         }
         router.post("/api/v1/wallet/sync") { request, _ in
             await answer {
+                let user = try authenticate(request)
                 let body = try await decode(UserBody.self, request)
-                return try await wallet(try authorize(request, body.userId))
+                try own(user, body.userId)
+                return try await wallet(user)
             }
         }
         router.post("/api/v1/wallet/spend") { request, _ in

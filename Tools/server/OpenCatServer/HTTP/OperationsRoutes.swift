@@ -128,7 +128,9 @@ extension OpenCatServerApplication {
             let missing = storesWithoutRefunds
             if !missing.isEmpty {
                 answer["refundsNotReceivedFrom"] = AnyEncodable(missing)
-                answer["detail"] = AnyEncodable("refunds from \(missing.joined(separator: ", ")) never reach this server")
+                answer["detail"] = AnyEncodable(
+                    "refunds from \(missing.joined(separator: ", ")) never reach this server"
+                )
             }
             return Self.json(.ok, answer)
         }

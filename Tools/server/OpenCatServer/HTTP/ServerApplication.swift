@@ -3,8 +3,8 @@ import HTTPTypes
 public import Hummingbird
 public import Logging
 import NIOCore
-import ServiceLifecycle
 public import OpenCatCore
+import ServiceLifecycle
 public import StoreAdapters
 
 /// The reference server on Hummingbird: the key server API (Tools/server/OpenCatServer/Resources/keyserver.openapi.yaml) and the OpenCat API

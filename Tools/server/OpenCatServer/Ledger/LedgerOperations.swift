@@ -264,7 +264,14 @@ extension LedgerStore {
             let id = Self.newEntryId()
             try await Self.insert(
                 connection,
-                LedgerEntry(id: id, userId: account, amount: -held, kind: "released", reference: userId, createdAt: now),
+                LedgerEntry(
+                    id: id,
+                    userId: account,
+                    amount: -held,
+                    kind: "released",
+                    reference: userId,
+                    createdAt: now
+                ),
                 idempotencyKey: "release:\(id)"
             )
             try await Self.insert(

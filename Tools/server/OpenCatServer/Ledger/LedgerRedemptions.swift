@@ -330,7 +330,12 @@ extension LedgerStore {
                 transactionId.sql
             ).count
         }
-        var outcome = RefundOutcome(userId: owner, clawedBack: 0, revokedLicenses: revokedLicenses, alreadyApplied: false)
+        var outcome = RefundOutcome(
+            userId: owner,
+            clawedBack: 0,
+            revokedLicenses: revokedLicenses,
+            alreadyApplied: false
+        )
         let due = max(target - taken, 0)
         if due > 0 {
             // 1. What the buyer holds.

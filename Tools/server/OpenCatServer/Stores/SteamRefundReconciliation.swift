@@ -27,7 +27,8 @@ extension OpenCatServerApplication {
     public func reconcileSteamRefunds() async throws -> SteamReconciliationOutcome? {
         guard let steam = adapters[.steam] as? SteamAdapter else { return nil }
         let source = "steam-report"
-        let since = try await ledger.reconciliationCursor(source) ?? clock().addingTimeInterval(-Self.steamReportLookback)
+        let since =
+            try await ledger.reconciliationCursor(source) ?? clock().addingTimeInterval(-Self.steamReportLookback)
         var outcome = SteamReconciliationOutcome(reversedOrders: 0, applied: 0, clawedBack: 0, cursor: since)
         var next = since
         // Pages forward while a page comes back full.
@@ -45,7 +46,8 @@ extension OpenCatServerApplication {
                     )
                 )
                 guard purchase.state == .refunded else { continue }
-                let event = "\(order.orderId):\(transaction ?? ""):\(order.status):\(purchase.refundedAmount?.amountString ?? "")"
+                let event =
+                    "\(order.orderId):\(transaction ?? ""):\(order.status):\(purchase.refundedAmount?.amountString ?? "")"
                 let applied = try await applyInfo(
                     source,
                     event,
