@@ -86,6 +86,7 @@ struct ServerFixture {
         stripeWebhooks: StripeWebhookVerifier? = nil,
         googlePushToken: String? = nil,
         storeRateLimit: RateLimit? = nil,
+        idleTimeoutSeconds: Int? = nil,
         acceptedEnvironments: [Store: Set<VerifiedPurchase.Environment>] = [:],
         logger: Logger = Logger(label: "tests.server", factory: { _ in SwiftLogNoOpLogHandler() })
     ) throws {
@@ -125,6 +126,7 @@ struct ServerFixture {
         settings.googlePushToken = googlePushToken
         settings.openCat?.secretKeySHA256 = [BearerTokens.hash(Self.secretKey)]
         settings.storeRateLimit = storeRateLimit ?? RateLimit(requests: 1_000, seconds: 1)
+        if let idleTimeoutSeconds { settings.idleTimeoutSeconds = idleTimeoutSeconds }
         settings.acceptedEnvironments = acceptedEnvironments
         server = OpenCatServerApplication(
             ledger: ledger,

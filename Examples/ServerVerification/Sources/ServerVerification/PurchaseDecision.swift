@@ -36,6 +36,8 @@ public enum PurchaseDecision: Sendable, Hashable {
         case notPaid
         /// A purchase made by another account (``StoreAdapterError/Code/purchaserMismatch``).
         case otherPurchaser
+        /// A sandbox or test purchase where only real ones count (``StoreAdapterError/Code/sandboxNotAccepted``).
+        case testPurchase
     }
 
     /// The decision for a verified purchase of the product that was asked about.
@@ -61,6 +63,7 @@ public enum PurchaseDecision: Sendable, Hashable {
         case .notFound: self = .refused(.unknownPurchase)
         case .notPaid: self = .refused(.notPaid)
         case .purchaserMismatch: self = .refused(.otherPurchaser)
+        case .sandboxNotAccepted: self = .refused(.testPurchase)
         case .rateLimited: self = .retryLater(after: error.retryAfter)
         case .storeUnavailable, .timeout, .network: self = .retryLater(after: nil)
         default: self = .serviceError(error.code)  // unauthorized, misconfigured, malformedResponse, and any new code
@@ -85,6 +88,7 @@ public enum PurchaseDecision: Sendable, Hashable {
         case .revoked: "Your subscription's payment did not go through: update your payment method to continue."
         case .refused(.notPaid): "The payment did not go through."
         case .refused(.otherPurchaser): "This purchase belongs to another account."
+        case .refused(.testPurchase): "This was a test purchase; it does not unlock anything here."
         case .refused: "This purchase could not be confirmed."
         case .retryLater: "The store cannot confirm purchases right now. Please try again in a moment."
         case .serviceError: "Purchases cannot be confirmed right now. Please try again later."

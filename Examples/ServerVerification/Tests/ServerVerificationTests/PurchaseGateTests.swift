@@ -76,6 +76,7 @@ struct PurchaseGateTests {
         (.notFound, .refused(.unknownPurchase)),
         (.notPaid, .refused(.notPaid)),
         (.purchaserMismatch, .refused(.otherPurchaser)),
+        (.sandboxNotAccepted, .refused(.testPurchase)),
         (.storeUnavailable, .retryLater(after: nil)),
         (.timeout, .retryLater(after: nil)),
         (.network, .retryLater(after: nil)),
