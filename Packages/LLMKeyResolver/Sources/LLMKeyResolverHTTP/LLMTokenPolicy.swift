@@ -57,7 +57,7 @@ public struct LLMAuthenticationError: Error, Hashable, Sendable, CustomStringCon
 /// Defaults: issuer `opencat`, audience `llm-keys`, at most 24 hours, 60 seconds of leeway for clocks that disagree
 /// (applied to `iat` and `nbf`; `exp` is strict). `opencat-server llm-keys` and `opencat llm-keys token` read
 /// `--jwt-issuer`, `--jwt-audience` and `--jwt-max-lifetime`, or `OPENCAT_LLM_JWT_ISSUER`,
-/// `OPENCAT_LLM_JWT_AUDIENCE` and `OPENCAT_LLM_JWT_MAX_LIFETIME` (``init(environment:)``).
+/// `OPENCAT_LLM_JWT_AUDIENCE` and `OPENCAT_LLM_JWT_MAX_LIFETIME` (``init(environment:issuer:audience:maximumLifetime:)``).
 public struct LLMTokenPolicy: Sendable, Hashable {
     /// `opencat`.
     public static let defaultIssuer = "opencat"
@@ -67,11 +67,11 @@ public struct LLMTokenPolicy: Sendable, Hashable {
     public static let defaultMaximumLifetime: TimeInterval = 86_400
     /// 60 seconds.
     public static let defaultLeeway: TimeInterval = 60
-    /// `OPENCAT_LLM_JWT_ISSUER`: the expected issuer, read by ``init(environment:)``.
+    /// `OPENCAT_LLM_JWT_ISSUER`: the expected issuer, read by ``init(environment:issuer:audience:maximumLifetime:)``.
     public static let issuerVariable = "OPENCAT_LLM_JWT_ISSUER"
-    /// `OPENCAT_LLM_JWT_AUDIENCE`: the expected audience, read by ``init(environment:)``.
+    /// `OPENCAT_LLM_JWT_AUDIENCE`: the expected audience, read by ``init(environment:issuer:audience:maximumLifetime:)``.
     public static let audienceVariable = "OPENCAT_LLM_JWT_AUDIENCE"
-    /// `OPENCAT_LLM_JWT_MAX_LIFETIME`: the maximum lifetime in whole seconds, read by ``init(environment:)``.
+    /// `OPENCAT_LLM_JWT_MAX_LIFETIME`: the maximum lifetime in whole seconds, read by ``init(environment:issuer:audience:maximumLifetime:)``.
     public static let maximumLifetimeVariable = "OPENCAT_LLM_JWT_MAX_LIFETIME"
 
     /// The `iss` a token must carry (nil: not checked).
