@@ -52,6 +52,8 @@ struct ServerKeyServerTests {
             configuration: KeyServerConfiguration(
                 baseURL: url,
                 token: Secret(ServerFixture.token(user)),
+                // Generous: pinned to one core, the whole suite shares it with the server under test.
+                timeout: .seconds(120),
                 retryAttempts: 0,
                 transport: Self.transport
             )
