@@ -8,16 +8,6 @@ import Testing
 /// Regressions from the review: each guards a way money could move twice, a value could be wrong, or a secret
 /// could leak.
 struct ReviewRegressionTests {
-    @Test func oneFlowIDRunsOnceAtATimeInAProcess() throws {
-        let claims = FlowClaims()
-        let first = try claims.claim("cache#flow-1")
-        #expect(throws: ChippiPayError.self) { try claims.claim("cache#flow-1") }
-        let other = try claims.claim("cache#flow-2")
-        claims.release(first)
-        claims.release(other)
-        claims.release(try claims.claim("cache#flow-1"))
-    }
-
     @Test func moreThan77DecimalsIsRefusedNotClamped() {
         #expect(throws: StarknetCryptoError.self) { try TokenAmount(parsing: "1", decimals: 78) }
         #expect(throws: StarknetCryptoError.self) { try Quote(fiatAmount: 1, currency: "MXN", rate: 10, decimals: 78) }

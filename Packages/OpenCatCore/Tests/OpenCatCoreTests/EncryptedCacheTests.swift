@@ -2,11 +2,17 @@ import Crypto
 import Foundation
 import Logging
 import OpenCat
+import OpenCatStorage
 import OpenCatCore
 import OpenCatTesting
 import Testing
 
 struct EncryptedCacheTests {
+    /// The outbox the tests write to (one namespace, one owner).
+    static func outbox(_ cache: EncryptedCache) -> DurableOutbox<Data> {
+        DurableOutbox(cache: cache, namespace: "test", logger: LogCapture().logger)
+    }
+
     let directory = Fixture.temporaryDirectory()
     var file: URL { directory.appendingPathComponent("cache.sqlite") }
     let key = StaticKeyProvider(key: SymmetricKey(size: .bits256))
@@ -25,7 +31,7 @@ struct EncryptedCacheTests {
     @Test func theFileHoldsNeitherKeysNorValuesInPlaintext() throws {
         let cache = try EncryptedCache(fileURL: file, keyProvider: key, logger: logger)
         try cache.setValue("user-4242-plaintext-value", forKey: "customer:user-4242")
-        try cache.enqueue(id: "apple:2000000999", payload: Data("eyJhbGciOiJFUzI1NiJ9.payload".utf8))
+        try Self.outbox(cache).enqueue(Data("eyJhbGciOiJFUzI1NiJ9.payload".utf8), id: "apple:2000000999", owner: "u")
         let raw = try Data(contentsOf: file)
         for needle in ["user-4242", "2000000999", "eyJhbGciOiJFUzI1NiJ9", "customer:"] {
             #expect(raw.range(of: Data(needle.utf8)) == nil, "found \(needle)")
@@ -35,17 +41,17 @@ struct EncryptedCacheTests {
     @Test func theOutboxDeliversEachIdAtMostOnceAndSurvivesReopening() throws {
         do {
             let cache = try EncryptedCache(fileURL: file, keyProvider: key, logger: logger)
-            #expect(try cache.enqueue(id: "t1", payload: Data("one".utf8)))
-            #expect(try !cache.enqueue(id: "t1", payload: Data("duplicate".utf8)))
-            #expect(try cache.enqueue(id: "t2", payload: Data("two".utf8)))
+            #expect(try Self.outbox(cache).enqueue(Data("one".utf8), id: "t1", owner: "u"))
+            #expect(try !Self.outbox(cache).enqueue(Data("duplicate".utf8), id: "t1", owner: "u"))
+            #expect(try Self.outbox(cache).enqueue(Data("two".utf8), id: "t2", owner: "u"))
         }
         let cache = try EncryptedCache(fileURL: file, keyProvider: key, logger: logger)
-        #expect(try cache.pendingOutbox().map(\.id) == ["t1", "t2"])
-        #expect(try cache.pendingOutbox().first?.payload == Data("one".utf8))
-        try cache.complete(id: "t1", as: .delivered)
-        #expect(try cache.pendingOutbox().map(\.id) == ["t2"])
-        #expect(try !cache.enqueue(id: "t1", payload: Data("again".utf8)))
-        #expect(try cache.outboxState(id: "t1") == .delivered)
+        #expect(Self.outbox(cache).pending(owner: "u")?.entries.map(\.id) == ["t1", "t2"])
+        #expect(Self.outbox(cache).pending(owner: "u")?.entries.first?.payload == Data("one".utf8))
+        Self.outbox(cache).complete("t1", as: .delivered)
+        #expect(Self.outbox(cache).pending(owner: "u")?.entries.map(\.id) == ["t2"])
+        #expect(try !Self.outbox(cache).enqueue(Data("again".utf8), id: "t1", owner: "u"))
+        #expect(Self.outbox(cache).state(of: "t1")?.state == .delivered)
     }
 
     @Test func aGarbageFileIsQuarantinedAndRebuilt() throws {
@@ -61,7 +67,7 @@ struct EncryptedCacheTests {
     @Test func aCacheSealedWithAnotherKeyIsQuarantinedAndItsOutboxReported() throws {
         do {
             let cache = try EncryptedCache(fileURL: file, keyProvider: key, logger: logger)
-            try cache.enqueue(id: "t1", payload: Data("proof".utf8))
+            try Self.outbox(cache).enqueue(Data("proof".utf8), id: "t1", owner: "u")
         }
         let other = StaticKeyProvider(key: SymmetricKey(size: .bits256))
         let cache = try EncryptedCache(fileURL: file, keyProvider: other, logger: logger)
@@ -69,10 +75,10 @@ struct EncryptedCacheTests {
         #expect(recovery.unrecoverableOutboxEntries == 1)
         #expect(recovery.salvagedOutboxEntries == 0)
         #expect(FileManager.default.fileExists(atPath: recovery.quarantinedFile.path))
-        #expect(try cache.pendingOutbox().isEmpty)
+        #expect(Self.outbox(cache).pending(owner: "u")?.entries.isEmpty == true)
         // The original key still opens the quarantined file: nothing was lost.
         let original = try EncryptedCache(fileURL: recovery.quarantinedFile, keyProvider: key, logger: logger)
-        #expect(try original.pendingOutbox().map(\.id) == ["t1"])
+        #expect(Self.outbox(original).pending(owner: "u")?.entries.map(\.id) == ["t1"])
     }
 
     @Test func theFileKeyProviderCreatesA32ByteOwnerOnlyKeyAndReusesIt() throws {

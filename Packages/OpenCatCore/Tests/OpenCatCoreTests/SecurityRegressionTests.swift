@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import GRDB
 import OpenCat
+import OpenCatStorage
 import OpenCatCore
 import OpenCatTesting
 import Synchronization
@@ -222,7 +223,7 @@ struct SecurityRegressionTests {
         let logger = LogCapture().logger
         do {
             let cache = try EncryptedCache(fileURL: file, keyProvider: key, logger: logger)
-            #expect(try cache.enqueue(id: "paid-1", payload: Data("proof".utf8)))
+            #expect(try EncryptedCacheTests.outbox(cache).enqueue(Data("proof".utf8), id: "paid-1", owner: "u"))
         }
         let lock = try await ExclusiveLock(path: file.path)
         let error = #expect(throws: OpenCatError.self) {
@@ -236,7 +237,7 @@ struct SecurityRegressionTests {
         #expect(!files.contains { $0.contains("corrupt") })
         let reopened = try EncryptedCache(fileURL: file, keyProvider: key, logger: logger)
         #expect(reopened.recovery == nil)
-        #expect(try reopened.pendingOutbox().map(\.id) == ["paid-1"])
+        #expect(EncryptedCacheTests.outbox(reopened).pending(owner: "u")?.entries.map(\.id) == ["paid-1"])
     }
 
     @Test func theCacheFileIsOwnerOnly() throws {
@@ -271,7 +272,8 @@ struct SecurityRegressionTests {
                 keyProvider: key,
                 logger: LogCapture().logger
             )
-            try cache.enqueue(id: "user-1|apple:tx-9", payload: Data("not an outbox payload".utf8))
+            try DurableOutbox<Data>(cache: cache, namespace: "opencat", logger: LogCapture().logger)
+                .enqueue(Data("not an outbox payload".utf8), id: "user-1|apple:tx-9", owner: "user-1")
         }
         let sdk = try makeSDK(clock: ManualClock(start: Fixture.epoch))
         let report = await sdk.syncPendingPurchases()

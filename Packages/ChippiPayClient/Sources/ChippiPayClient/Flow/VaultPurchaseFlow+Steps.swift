@@ -1,6 +1,5 @@
 import Foundation
 import StarknetCrypto
-import Synchronization
 
 extension VaultPurchaseFlow {
     /// Sends the stored withdrawal unless the node already knows it, then waits for acceptance.
@@ -109,25 +108,5 @@ extension VaultPurchaseFlow {
         record.step = .completed
         try store(record)
         return record
-    }
-}
-
-/// The flow ids running in this process: a second run of the same id is refused rather than allowed to race.
-final class FlowClaims: Sendable {
-    static let shared = FlowClaims()
-    private let running = Mutex<Set<String>>([])
-
-    struct Claim: Sendable { let key: String }
-
-    func claim(_ key: String) throws(ChippiPayError) -> Claim {
-        let inserted = running.withLock { $0.insert(key).inserted }
-        guard inserted else {
-            throw ChippiPayError(.invalidInput, "this purchase is already running; wait for it to finish")
-        }
-        return Claim(key: key)
-    }
-
-    func release(_ claim: Claim) {
-        _ = running.withLock { $0.remove(claim.key) }
     }
 }

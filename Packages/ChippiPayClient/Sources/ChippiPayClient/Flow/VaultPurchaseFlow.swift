@@ -1,6 +1,6 @@
 import Foundation
 import Logging
-public import OpenCat
+public import OpenCatStorage
 public import StarknetCrypto
 
 /// The design's purchase: quote → the SKU exists and accepts the reference → vault balance ≥ quote (or fail before anything is sent) → signed withdrawal to
@@ -55,65 +55,79 @@ public struct VaultPurchaseFlow: Sendable {
         }
     }
 
-    /// Starts a purchase, or resumes it when one with the same flow id is stored. Two runs of one flow id at once
-    /// in this process are refused (the second gets ``ChippiPayError/Code/invalidInput``): one of them could
-    /// otherwise sign a second withdrawal.
+    /// Starts a purchase, or resumes it when one with the same flow id is stored. One flow id runs once at a time in
+    /// this process (else a second withdrawal could be signed): a call made while it runs waits for that run and
+    /// gets its result.
     public func run(_ request: VaultPurchaseRequest) async throws(ChippiPayError) -> SkuPurchase {
-        let claim = try FlowClaims.shared.claim(cache.fileURL.path + "#" + request.flowID)
-        defer { FlowClaims.shared.release(claim) }
-        if try record(flowID: request.flowID) != nil {
-            guard let stored = try record(flowID: request.flowID) else { throw ChippiPayError(.storage, "lost record") }
-            return try await advance(stored)
-        }
-        let quote: Quote
-        do {
-            quote = try Quote(
-                fiatAmount: request.fiatAmount,
-                currency: request.currency,
-                rate: request.rate,
-                token: request.token,
-                decimals: vault.decimals
+        try await exclusively(request.flowID) { () async throws(ChippiPayError) -> SkuPurchase in
+            if try record(flowID: request.flowID) != nil {
+                guard let stored = try record(flowID: request.flowID) else { throw ChippiPayError(.storage, "lost record") }
+                return try await advance(stored)
+            }
+            let quote: Quote
+            do throws(StarknetCryptoError) {
+                quote = try Quote(
+                    fiatAmount: request.fiatAmount,
+                    currency: request.currency,
+                    rate: request.rate,
+                    token: request.token,
+                    decimals: vault.decimals
+                )
+            } catch {
+                throw ChippiPayError(.invalidInput, error.reason)
+            }
+            let record = VaultPurchaseRecord(
+                request: request,
+                quotedBaseUnits: quote.tokenAmount.baseUnits.decimalString,
+                decimals: vault.decimals,
+                step: .quoted
             )
-        } catch {
-            throw ChippiPayError(.invalidInput, error.reason)
+            try store(record)
+            return try await advance(record)
         }
-        let record = VaultPurchaseRecord(
-            request: request,
-            quotedBaseUnits: quote.tokenAmount.baseUnits.decimalString,
-            decimals: vault.decimals,
-            step: .quoted
-        )
-        try store(record)
-        return try await advance(record)
     }
 
-    /// Continues a stored purchase from its step (refused while the same flow id runs in this process).
+    /// Continues a stored purchase from its step (while the same flow id runs in this process, waits for that run
+    /// and gets its result).
     public func resume(flowID: String) async throws(ChippiPayError) -> SkuPurchase {
-        let claim = try FlowClaims.shared.claim(cache.fileURL.path + "#" + flowID)
-        defer { FlowClaims.shared.release(claim) }
-        guard let record = try record(flowID: flowID) else {
-            throw ChippiPayError(.invalidInput, "no purchase is stored under this flow id")
+        try await exclusively(flowID) { () async throws(ChippiPayError) -> SkuPurchase in
+            guard let record = try record(flowID: flowID) else {
+                throw ChippiPayError(.invalidInput, "no purchase is stored under this flow id")
+            }
+            return try await advance(record)
         }
-        return try await advance(record)
     }
 
     /// Tries the SKU purchase again for a flow that failed **after** its withdrawal was confirmed (ChippiPay
     /// refused the purchase, or it failed): the same withdrawal hash is reported again; nothing is withdrawn.
     public func retryPurchase(flowID: String) async throws(ChippiPayError) -> SkuPurchase {
-        let claim = try FlowClaims.shared.claim(cache.fileURL.path + "#" + flowID)
-        defer { FlowClaims.shared.release(claim) }
-        guard var record = try record(flowID: flowID) else {
-            throw ChippiPayError(.invalidInput, "no purchase is stored under this flow id")
+        try await exclusively(flowID) { () async throws(ChippiPayError) -> SkuPurchase in
+            guard var record = try record(flowID: flowID) else {
+                throw ChippiPayError(.invalidInput, "no purchase is stored under this flow id")
+            }
+            guard record.step == .failed, record.withdrawalConfirmed else {
+                throw ChippiPayError(.invalidInput, "only a purchase that failed after its withdrawal can be retried")
+            }
+            record.step = .purchaseRequested
+            record.failureCode = nil
+            record.failureMessage = nil
+            record.failureReason = nil
+            try store(record)
+            return try await advance(record)
         }
-        guard record.step == .failed, record.withdrawalConfirmed else {
-            throw ChippiPayError(.invalidInput, "only a purchase that failed after its withdrawal can be retried")
+    }
+
+    /// Runs one flow id's work alone in this process through the shared in-flight claim (``SharedAttempts``): a
+    /// caller that finds the flow running joins that run and gets its result.
+    func exclusively(
+        _ flowID: String,
+        _ body: @escaping @Sendable () async throws(ChippiPayError) -> SkuPurchase
+    ) async throws(ChippiPayError) -> SkuPurchase {
+        let key = cache.fileURL.path + "#chippipay.flow#" + flowID
+        let (result, _) = await SharedAttempts.shared.run(key: key) { () async -> Result<SkuPurchase, ChippiPayError> in
+            do throws(ChippiPayError) { return .success(try await body()) } catch { return .failure(error) }
         }
-        record.step = .purchaseRequested
-        record.failureCode = nil
-        record.failureMessage = nil
-        record.failureReason = nil
-        try store(record)
-        return try await advance(record)
+        return try result.get()
     }
 
     func store(_ record: VaultPurchaseRecord) throws(ChippiPayError) {

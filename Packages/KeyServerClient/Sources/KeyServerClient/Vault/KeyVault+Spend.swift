@@ -1,7 +1,7 @@
 import Foundation
 import Logging
-import OpenCat
 import OpenCatCore
+import OpenCatStorage
 import Synchronization
 
 extension KeyVault {
@@ -22,7 +22,7 @@ extension KeyVault {
             madeAt: clock.currentDate,
             wasUnlocked: false
         )
-        let cache = self.cache
+        let outbox = self.outbox
         let outboxId = Self.outboxId(userId, spend.id)
         try await core.mutate(self) { state throws(KeyVaultError) in
             guard amount <= state.balance else {
@@ -30,7 +30,7 @@ extension KeyVault {
             }
             // The outbox entry is written before the state that depends on it: a crash between the two leaves an
             // entry that sync confirms or reverts, never a spend the server will not hear about.
-            do { try cache.enqueue(id: outboxId, payload: try JSONEncoder().encode(spend)) } catch {
+            do { try outbox.enqueue(spend, id: outboxId, owner: spend.userId) } catch {
                 throw KeyVaultError(.storage, "the spend could not be saved", underlying: error)
             }
             var recorded = spend
@@ -66,62 +66,91 @@ extension KeyVault {
         case kept
     }
 
-    /// Sends one pending spend (at most once at a time: the outbox state decides) and applies the answer.
-    func deliver(spendId: String) async -> Delivery {
-        guard await core.claim(spendId) else { return .kept }
-        let delivery = await deliverClaimed(spendId: spendId)
-        await core.release(spendId)
-        return delivery
+    /// Sends one pending spend and applies the answer. The outbox runs one attempt per spend at a time (a concurrent
+    /// caller waits for it) and never sends a spend it has marked confirmed or reverted.
+    func deliver(spendId: String, explicit: Bool = false) async -> Delivery {
+        guard client != nil, let spend = snapshot.withLock({ $0.pending[spendId] }) else { return .kept }
+        let (delivery, joined) = await outbox.deliver(
+            id: Self.outboxId(userId, spendId),
+            payload: spend,
+            explicit: explicit,
+            alreadyDone: Delivery.kept
+        ) {
+            await self.attempt(spend)
+        }
+        // A caller that joined another's attempt reports nothing of it: each confirmation is reported once.
+        return joined ? .kept : delivery
     }
 
-    private func deliverClaimed(spendId: String) async -> Delivery {
-        guard let client, let spend = snapshot.withLock({ $0.pending[spendId] }) else { return .kept }
-        let outboxId = Self.outboxId(userId, spendId)
-        if (try? cache.outboxState(id: outboxId)) != .pending { return .kept }
+    private func attempt(_ spend: PendingSpend) async -> DurableOutbox<PendingSpend>.Verdict<Delivery> {
+        guard let client, snapshot.withLock({ $0.pending[spend.id] }) != nil else { return .unchanged(.kept) }
+        let result: SpendResult
         do {
-            let result = try await client.spendKeys(
+            result = try await client.spendKeys(
                 amount: spend.amount,
                 feature: spend.feature,
                 app: spend.app,
                 userId: spend.userId,
-                idempotencyKey: outboxId
+                idempotencyKey: Self.outboxId(userId, spend.id)
             )
-            // The local balance was lowered when the spend was made: a confirmation only clears it (a server
-            // balance from this answer may be older than another spend's, and is not applied).
-            _ = try await core.mutate(self) { state in _ = state.pending.removeValue(forKey: spendId) }
-            await core.advance()
-            try? cache.complete(id: outboxId, as: .delivered)
-            return .confirmed(result.remainingBalance)
-        } catch let error as KeyServerError where Self.isVerdict(error) {
+        } catch where Self.isVerdict(error) {
             // The server's verdict on this spend (not enough keys, a refused request): undo it here. Anything else
             // (an unreadable answer, 401, 404, 409, no answer) may hide a spend the server took: it stays pending.
-            let reverted: Void? = try? await core.mutate(self) { state in
-                guard let spend = state.pending.removeValue(forKey: spendId) else { return }
-                state.balance += spend.amount
-                let stillClaimed = state.pending.values.contains { $0.app == spend.app && $0.feature == spend.feature }
-                if !spend.wasUnlocked, !stillClaimed { state.unlocked[spend.app]?.remove(spend.feature) }
-                state.history.removeAll { $0.id == spendId }
+            do {
+                try await core.mutate(self) { state in
+                    guard let spend = state.pending.removeValue(forKey: spend.id) else { return }
+                    state.balance += spend.amount
+                    let stillClaimed = state.pending.values.contains {
+                        $0.app == spend.app && $0.feature == spend.feature
+                    }
+                    if !spend.wasUnlocked, !stillClaimed { state.unlocked[spend.app]?.remove(spend.feature) }
+                    state.history.removeAll { $0.id == spend.id }
+                }
+            } catch {
+                // Marked rejected only once the revert is saved: else it stays pending and is tried again.
+                logger.error("a refused spend could not be reverted; kept pending", metadata: ["error": "\(error.code)"])
+                return .deferred(.kept, counted: false)
             }
-            // Marked rejected only once the revert is saved: else it stays pending and is tried again.
-            guard reverted != nil else { return .kept }
             await core.advance()
-            try? cache.complete(id: outboxId, as: .rejected)
             logger.info("a spend was reverted", metadata: ["reason": "\(error.code)"])
-            return .reverted(spend, error)
+            return .rejected(.reverted(spend, error))
         } catch {
-            _ = try? cache.recordFailedAttempt(id: outboxId)
-            return .kept
+            // Waiting cures no network, timeouts, 429 and 5xx: those never stall a spend.
+            let transient: Set<KeyServerError.Code> = [.network, .timeout, .serverUnavailable, .rateLimited]
+            return .deferred(.kept, counted: !transient.contains(error.code))
         }
+        // The local balance was lowered when the spend was made: a confirmation only clears it (a server balance
+        // from this answer may be older than another spend's, and is not applied).
+        do {
+            try await core.mutate(self) { state in _ = state.pending.removeValue(forKey: spend.id) }
+        } catch {
+            // Marked delivered only once that is saved: else it is sent again, and the idempotency key replays it.
+            logger.error("a confirmed spend could not be cleared here", metadata: ["error": "\(error.code)"])
+            return .deferred(.kept, counted: false)
+        }
+        await core.advance()
+        return .delivered(.confirmed(result.remainingBalance))
     }
 
     /// Confirms or reverts every pending spend, then refreshes the wallet from the server (its balance less what is
     /// still pending, its unlocks plus the provisional ones).
-    public func sync() async -> VaultSyncReport {
+    /// A spend that failed ``DurableOutbox/maximumAttempts`` times for a reason waiting does not cure (the server
+    /// refused the credentials, answered something unreadable) is stalled: it stays applied here and is not sent
+    /// again until a sync with `retryingStalled` set.
+    public func sync(retryingStalled: Bool = false) async -> VaultSyncReport {
         var report = VaultSyncReport()
+        defer { report.storageFailures = outbox.failureCount }
         guard let client else { return report }
+        let stalled = Set(
+            (outbox.pending(owner: userId)?.entries ?? []).filter(\.isStalled).compactMap(\.payload?.id)
+        )
         let ids = snapshot.withLock { $0.pending.values.sorted { $0.madeAt < $1.madeAt }.map(\.id) }
         for id in ids {
-            switch await deliver(spendId: id) {
+            if stalled.contains(id), !retryingStalled {
+                report.stalled += 1
+                continue
+            }
+            switch await deliver(spendId: id, explicit: retryingStalled) {
             case .confirmed: report.confirmed += 1
             case .reverted(let spend, let error):
                 report.reverted.append(

@@ -1,6 +1,6 @@
 public import Foundation
 public import Logging
-public import OpenCat
+public import OpenCatStorage
 public import OpenCatCore
 import Synchronization
 
@@ -16,6 +16,8 @@ public final class KeyVault: Sendable {
     /// The user the vault belongs to.
     public let userId: String
     let cache: EncryptedCache
+    /// Spends still to be sent, in the cache's `keyvault` namespace, owned by ``userId``.
+    let outbox: DurableOutbox<PendingSpend>
     let verifier: LicenseVerifier
     let client: KeyServerClient?
     let clock: any WallClock
@@ -51,12 +53,13 @@ public final class KeyVault: Sendable {
             // Never start empty over a state that exists but cannot be read now: that would overwrite it.
             throw KeyVaultError(.storage, "the key vault cannot be read", underlying: error)
         }
+        outbox = DurableOutbox(cache: cache, namespace: "keyvault", logger: logger)
         // A spend whose outbox entry was written but whose state was not (a crash in between) is pending too.
-        let prefix = Self.outboxId(userId, "")
-        for entry in (try? cache.pendingOutbox()) ?? [] where entry.id.hasPrefix(prefix) {
-            guard let spend = try? JSONDecoder().decode(PendingSpend.self, from: entry.payload),
-                state.pending[spend.id] == nil
-            else { continue }
+        guard let stored = outbox.pending(owner: userId) else {
+            throw KeyVaultError(.storage, "the key vault's outbox cannot be read")
+        }
+        for entry in stored.entries {
+            guard let spend = entry.payload, state.pending[spend.id] == nil else { continue }
             var recovered = spend
             recovered.wasUnlocked = true  // never re-lock what may have been unlocked otherwise
             state.pending[spend.id] = recovered
@@ -237,16 +240,10 @@ public final class KeyVault: Sendable {
 /// Serializes the vault's writes: one mutation at a time, each persisted before it is published.
 actor VaultCore {
     var state: VaultState
-    /// Spends being sent right now: a concurrent sync leaves them alone.
-    var inFlight: Set<String> = []
     /// Counts spends made, confirmed or reverted: a wallet read started before a change is not applied after it.
     var generation = 0
 
     func advance() { generation += 1 }
-
-    func claim(_ id: String) -> Bool { inFlight.insert(id).inserted }
-
-    func release(_ id: String) { inFlight.remove(id) }
 
     init(state: VaultState) { self.state = state }
 

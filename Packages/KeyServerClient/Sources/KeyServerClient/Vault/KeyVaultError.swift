@@ -57,6 +57,10 @@ public struct VaultSyncReport: Sendable, Hashable {
     public var stillPending: Int = 0
     /// Whether the wallet was refreshed from the server.
     public var walletRefreshed = false
+    /// Spends stalled after repeated failures that waiting does not cure; sent again by `sync(retryingStalled: true)`.
+    public var stalled: Int = 0
+    /// Failures to read or write the vault's outbox since the vault was opened (each is also logged).
+    public var storageFailures: Int = 0
 
     public init() {}
 }

@@ -1,13 +1,15 @@
 import Foundation
 import Logging
 import OpenCatCore
+import OpenCatStorage
 
 extension SDKCore {
-    /// Delivers what the outbox holds. Stalled entries (see ``Outbox``) wait for an explicit purchase or restore.
+    /// Delivers what the outbox holds for this app user. Another user's entries wait for that user; stalled
+    /// entries (see ``DurableOutbox``) wait for an explicit purchase or restore.
     func syncOutbox() async -> SyncReport {
         var report = SyncReport(delivered: 0, stillPending: 0, rejected: 0)
         defer { report.storageFailures = outbox.failureCount }
-        guard let (entries, unreadable) = outbox.pending() else { return report }
+        guard let (entries, unreadable) = outbox.pending(owner: appUserId) else { return report }
         report.unreadable = unreadable
         for entry in entries {
             guard let payload = entry.payload else { continue }
@@ -15,7 +17,7 @@ extension SDKCore {
                 report.stalled += 1
                 continue
             }
-            switch await deliverOnce(id: entry.id, proof: payload.proof) {
+            switch await deliverOnce(id: OutboxID(rawValue: entry.id), proof: payload.proof) {
             case .delivered, .alreadyDone: report.delivered += 1
             case .deferred: report.stillPending += 1
             case .rejected: report.rejected += 1
@@ -25,43 +27,30 @@ extension SDKCore {
         return report
     }
 
-    /// Delivers an outbox entry at most once: concurrent callers share one attempt, and an entry already delivered
-    /// is not attempted again. A rejected or stalled entry is attempted again only on an explicit new attempt (a
-    /// purchase, a restore), never by background sync.
+    /// Delivers an outbox entry at most once (the outbox shares one attempt between concurrent callers and skips
+    /// an entry already delivered). A rejected or stalled entry is attempted again only on an explicit new attempt
+    /// (a purchase, a restore), never by background sync.
     func deliverOnce(id: OutboxID, proof: PurchaseProof, explicit: Bool = false) async -> DeliveryResult {
-        if let running = inFlight[id] { return await running.value }
-        if let (state, attempts) = outbox.state(of: id) {
-            switch state {
-            case .delivered:
-                return .alreadyDone
-            case .rejected:
-                guard explicit else { return .alreadyDone }
-                outbox.reopen(id, proof: proof)
-            case .pending:
-                if explicit, attempts >= Outbox.maximumAttempts { outbox.reopen(id, proof: proof) }
-            }
-        }
-        let task = Task { await self.performDelivery(id: id, proof: proof) }
-        inFlight[id] = task
-        let outcome = await task.value
-        inFlight[id] = nil
-        return outcome
+        await outbox.deliver(
+            id: id.rawValue,
+            payload: OutboxPayload(proof),
+            explicit: explicit,
+            alreadyDone: DeliveryResult.alreadyDone
+        ) {
+            await self.attemptDelivery(id: id, proof: proof)
+        }.result
     }
 
-    private func performDelivery(id: OutboxID, proof: PurchaseProof) async -> DeliveryResult {
+    /// One attempt: the state is saved before the outbox marks the entry delivered, so a crash in between delivers
+    /// it once more (the idempotency key makes that harmless) and never loses it.
+    private func attemptDelivery(id: OutboxID, proof: PurchaseProof) async -> Outbox.Verdict<DeliveryResult> {
         let outcome = await delivery.deliver(proof, id: id)
-        // The state is saved before the entry is marked delivered: a crash in between delivers it once more (the
-        // idempotency key makes that harmless), never loses it.
         let result = apply(outcome)
-        switch outcome {
-        case .verified, .posted:
-            outbox.complete(id, as: .delivered)
-        case .rejected:
-            outbox.complete(id, as: .rejected)
-        case .deferred(_, let counted):
-            outbox.recordFailure(id, counted: counted)
-        }
         if case .delivered = result { await finish(proof) }
-        return result
+        switch outcome {
+        case .verified, .posted: return .delivered(result)
+        case .rejected: return .rejected(result)
+        case .deferred(_, let counted): return .deferred(result, counted: counted)
+        }
     }
 }

@@ -24,7 +24,7 @@ extension SDKCore {
         case .success(let proof):
             let id = OutboxID.purchase(proof, user: appUserId)
             // Still delivered now when it cannot be saved; only a later retry would need the outbox.
-            let saved = outbox.enqueue(proof, id: id)
+            let saved = outbox.save(proof, id: id, owner: appUserId)
             // A purchase is a new, explicit attempt: an earlier rejection of the same transaction is tried again.
             switch await deliverOnce(id: id, proof: proof, explicit: true) {
             case .delivered(let transaction):
@@ -70,7 +70,7 @@ extension SDKCore {
         case .server:
             for proof in proofs {
                 let id = OutboxID.purchase(proof, user: appUserId)
-                outbox.enqueue(proof, id: id)
+                outbox.save(proof, id: id, owner: appUserId)
                 _ = await deliverOnce(id: id, proof: proof, explicit: true)
             }
         }
@@ -121,7 +121,7 @@ extension SDKCore {
         case .delivered:
             await finish(proof)
         case .deferred:
-            outbox.enqueue(proof, id: id)
+            outbox.save(proof, id: id, owner: appUserId)
         case .rejected(let error):
             logger.warning("transaction update rejected", metadata: ["reason": "\(Delivery.reason(error))"])
         case .alreadyDone:

@@ -1,6 +1,8 @@
 import Foundation
 import Logging
 import OpenCatCore
+import OpenCatServerAPI
+import OpenCatStorage
 
 /// The SDK's mutable state and the order of its async work. One actor, so purchases and deliveries never
 /// interleave unsafely; ``OpenCat`` reads a published snapshot synchronously for `isEntitled`.
@@ -26,7 +28,6 @@ actor SDKCore {
     var state: CustomerState
     /// The high-water mark as last persisted (it is saved when it has moved by a minute or more).
     var savedHighWater: Date?
-    var inFlight: [OutboxID: Task<DeliveryResult, Never>] = [:]
 
     /// What a delivery attempt came to, once applied.
     enum DeliveryResult: Sendable {
@@ -58,7 +59,7 @@ actor SDKCore {
         self.publish = publish
         self.acceptedEnvironments = acceptedEnvironments
         self.restoreConcurrency = max(1, restoreConcurrency)
-        self.outbox = Outbox(cache: cache, logger: logger)
+        self.outbox = Outbox(cache: cache, namespace: Outbox.sdkNamespace, logger: logger)
         self.delivery = Delivery(backend: backend, appUserId: appUserId)
         self.offeringsStore = OfferingsStore(
             backend: backend,

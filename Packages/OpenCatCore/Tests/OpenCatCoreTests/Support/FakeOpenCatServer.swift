@@ -43,6 +43,10 @@ final class FakeOpenCatServer: HTTPTransport {
     /// Idempotency keys of accepted receipt posts, one per accepted post.
     var receiptPosts: [String] { state.withLock { $0.receiptPosts } }
     var requestLog: [String] { state.withLock { $0.requests } }
+    /// The transaction ids the server holds for a user.
+    func transactionIds(of user: String) -> [String] {
+        state.withLock { ($0.transactions[user] ?? []).map(\.transactionId) }
+    }
 
     func send(_ request: HTTPRequest, body: Data?) async throws -> HTTPTransportResponse {
         try state.withLock { state in

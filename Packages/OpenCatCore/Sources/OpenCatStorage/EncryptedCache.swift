@@ -10,9 +10,10 @@ import OpenCatCore
 ///   associated data) to the slot they were written to, so a value moved to another slot fails to open.
 /// - Slot names are replaced by an HMAC of the name, so the file holds no plaintext user, product or
 ///   transaction id, and no proof.
-/// - An outbox keeps work that must not be lost (purchase proofs still to be delivered): entries are written
-///   durably, delivered at most once (an entry marked delivered is never handed out again, and enqueueing the
-///   same id again is a no-op), and survive restarts.
+/// - ``DurableOutbox`` keeps work that must not be lost (purchase proofs, spends still to be delivered) in one
+///   table: entries are written durably, scoped to a namespace and an owner, delivered at most once (an entry
+///   marked delivered is never handed out again, and enqueueing the same id again is a no-op), and survive
+///   restarts.
 /// - A file that cannot be opened, fails SQLite's integrity check, or was sealed with another key is moved
 ///   aside (`<name>.corrupt-<timestamp>`) and a new one is created. Outbox entries that can still be opened
 ///   are carried over; the rest stay in the quarantined file. ``recovery`` reports what happened.
@@ -29,18 +30,8 @@ public final class EncryptedCache: Sendable {
         public var unrecoverableOutboxEntries: Int
     }
 
-    /// One outbox entry.
-    public struct OutboxEntry: Sendable, Hashable {
-        /// The caller's identifier for the entry (for example `apple:2000000123`).
-        public var id: String
-        /// The payload, opened.
-        public var payload: Data
-        /// Failed delivery attempts so far.
-        public var attempts: Int
-    }
-
-    /// The state of an outbox entry.
-    public enum OutboxState: String, Sendable {
+    /// The state of an outbox entry (see ``DurableOutbox``).
+    public enum OutboxState: String, Sendable, Hashable {
         /// Waiting for delivery.
         case pending
         /// Delivered; kept so the same id is never delivered again.
@@ -201,6 +192,22 @@ public final class EncryptedCache: Sendable {
         }
     }
 
+    /// A stored value, strictly: nil only when there is none; a read or decode failure throws and leaves the value
+    /// in place (for state that must never be replaced by an empty default because of a busy disk or a newer
+    /// format).
+    /// - Throws: `OpenCatError` `cache`.
+    public func existingValue<Value: Decodable>(_ type: Value.Type, forKey key: String) throws -> Value? {
+        let slot = slotName(key)
+        let sealed: Data?
+        do { sealed = try sealedValue(inSlot: slot) } catch {
+            throw OpenCatError(.cache, "the cache could not be read: \(Self.describe(error))")
+        }
+        guard let sealed else { return nil }
+        do { return try JSONCoding.decoder.decode(Value.self, from: try open(sealed, slot: slot)) } catch {
+            throw OpenCatError(.cache, "a cached value could not be opened or decoded; it is left in place")
+        }
+    }
+
     /// Removes a value.
     public func removeValue(forKey key: String) throws {
         let slot = slotName(key)
@@ -208,6 +215,13 @@ public final class EncryptedCache: Sendable {
     }
 
     // MARK: Internals
+
+    /// The sealed bytes in a slot, if any (one read shared by ``value(_:forKey:)`` and ``existingValue(_:forKey:)``).
+    func sealedValue(inSlot slot: String) throws -> Data? {
+        try database.read { db in
+            try Data.fetchOne(db, sql: "SELECT value FROM kv WHERE slot = ?", arguments: [slot])
+        }
+    }
 
     struct SealedOutbox: Codable {
         var id: String
@@ -257,6 +271,7 @@ public final class EncryptedCache: Sendable {
                         attempts INTEGER NOT NULL, seq INTEGER NOT NULL);
                     """
             )
+            try migrateOutboxScope(db)
             let slot = slotName(canarySlot, namingKey: namingKey)
             if let sealed = try Data.fetchOne(db, sql: "SELECT value FROM kv WHERE slot = ?", arguments: [slot]) {
                 guard (try? openSealed(sealed, slot: slot, key: sealingKey)) == Data(canaryValue.utf8) else {
@@ -275,6 +290,7 @@ public final class EncryptedCache: Sendable {
                     arguments: [slot, try seal(Data(canaryValue.utf8), slot: slot, key: sealingKey)]
                 )
             }
+            try adoptUnscopedOutboxRows(db, sealingKey: sealingKey, namingKey: namingKey)
         }
         return queue
     }

@@ -16,9 +16,12 @@ extension EncryptedCache {
         configuration.readonly = true
         guard let old = try? DatabaseQueue(path: quarantined.path, configuration: configuration),
             let rows = try? old.read({ db in
-                try Row.fetchAll(
+                // A file written before scopes existed has no scope columns: its rows are adopted below.
+                let scoped = try db.columns(in: "outbox").contains { $0.name == "namespace" }
+                let scope = scoped ? "namespace, owner" : "NULL AS namespace, NULL AS owner"
+                return try Row.fetchAll(
                     db,
-                    sql: "SELECT slot, payload, attempts FROM outbox WHERE state = 'pending' ORDER BY seq"
+                    sql: "SELECT slot, payload, attempts, \(scope) FROM outbox WHERE state = 'pending' ORDER BY seq"
                 )
             })
         else { return (0, 0) }
@@ -33,13 +36,18 @@ extension EncryptedCache {
             }
             let inserted: Bool? = try? database.write { db in
                 try db.execute(
-                    sql:
-                        "INSERT OR IGNORE INTO outbox(slot, payload, state, attempts, seq) VALUES (?, ?, 'pending', ?, (SELECT IFNULL(MAX(seq), 0) + 1 FROM outbox))",
-                    arguments: [slot, payload, row["attempts"] as Int]
+                    sql: """
+                        INSERT OR IGNORE INTO outbox(slot, payload, state, attempts, seq, namespace, owner)
+                        VALUES (?, ?, 'pending', ?, (SELECT IFNULL(MAX(seq), 0) + 1 FROM outbox), ?, ?)
+                        """,
+                    arguments: [slot, payload, row["attempts"] as Int, row["namespace"] as String?, row["owner"] as String?]
                 )
                 return db.changesCount > 0
             }
             if inserted == true { salvaged += 1 } else { lost += 1 }
+        }
+        _ = try? database.write { db in
+            try adoptUnscopedOutboxRows(db, sealingKey: sealingKey, namingKey: namingKey)
         }
         return (salvaged, lost)
     }
