@@ -52,10 +52,14 @@ struct StarknetPoseidon: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "poseidon",
         abstract: "Poseidon hash: one felt (hash_single), two (hash), three or more (hash_many).",
-        discussion: "--many hashes any number of felts (even one or two) with poseidon_hash_many."
+        discussion: """
+            --many hashes any number of felts (none, one or two too) with poseidon_hash_many; without it at least one \
+            felt is needed.
+            """
     )
 
-    @Argument(help: "The felts.") var values: [String]
+    @Argument(help: "The felts (none at all with --many: poseidon_hash_many of the empty array).")
+    var values: [String] = []
     @Flag(name: .customLong("many"), help: "Use poseidon_hash_many whatever the count.") var many = false
 
     func validate() throws {

@@ -1,6 +1,9 @@
+import ArgumentParser
 import Foundation
 import StarknetCrypto
 import Testing
+
+@testable import opencat
 
 /// `opencat starknet …` and `opencat chippipay quote`, run as a person runs them: 0x-prefixed lowercase hex out,
 /// exit 0 / 2 for verify, 64 with a reason for bad input, never a trap; no private key printed.
@@ -109,5 +112,86 @@ struct StarknetCLITests {
         let result = try await run(["chippipay", "quote", "--amount", "50", "--currency", "MXN", "--rate", "20"])
         #expect(result.status == 0)
         #expect(result.standardOutput.hasPrefix("2.5 STRK\n2500000000000000000 base units (18 decimals)\n"))
+    }
+
+    @Test func poseidonManyOfNoValuesIsTheHashOfTheEmptyArray() async throws {
+        let result = try await run(["starknet", "poseidon", "--many"])
+        #expect(result.status == 0)
+        // poseidon_hash_many([]) pads to [1, 0] and permutes once (starknet-crypto's value).
+        #expect(result.standardOutput == "0x2272be0f580fd156823304800919530eaa97430e972d7213ee13f4fbf7a5dbc\n")
+        #expect(
+            Poseidon.hash(many: []).hexString == "0x2272be0f580fd156823304800919530eaa97430e972d7213ee13f4fbf7a5dbc"
+        )
+        #expect(try StarknetPoseidon.parse(["--many"]).values.isEmpty)
+    }
+
+    @Test func poseidonWithoutValuesOrManyIsAUsageError() async throws {
+        let error = try #require(throws: (any Error).self) { try StarknetPoseidon.parse([]) }
+        #expect(StarknetPoseidon.exitCode(for: error) == .validationFailure)
+        #expect(StarknetPoseidon.message(for: error).contains("at least one felt"))
+        #expect(try await run(["starknet", "poseidon"]).status == 64)
+    }
+
+    /// Quotients whose numerator passes 256 bits when multiplied out first, and inputs past `Decimal`'s 38 digits.
+    @Test(arguments: [
+        // 38 digits at a rate of 31 fractional digits: a · 10^49 is past 2^256, the quotient is not.
+        (
+            "99999999999999999999999999999999999999", "1.000000000000000000000000000001",
+            "99999999999999999999999999999899999999000000000000000001", true
+        ),
+        // 55 significant digits.
+        (
+            "1234567890123456789012345678901234567890123456789012345", "0.5",
+            "2469135780246913578024691357802469135780246913578024690000000000000000000", false
+        ),
+        (
+            "1234567890123456789012345678901234567890123456789012345", "3",
+            "411522630041152263004115226300411522630041152263004115000000000000000000", false
+        ),
+        // A tiny amount at a huge rate: rate · 10^112 is past 2^256, so the quotient is 0, rounded up to 1.
+        ("0.\(String(repeating: "0", count: 59))1", "1\(String(repeating: "0", count: 70))", "1", true),
+        // Trailing zeros are not significant: 81 digits, one of them significant.
+        (
+            "1\(String(repeating: "0", count: 80))", "1\(String(repeating: "0", count: 75))",
+            "100000000000000000000000", false
+        ),
+    ])
+    func quotesThatFitAreGivenExactly(amount: String, rate: String, baseUnits: String, roundedUp: Bool) async throws {
+        let result = try await run(["chippipay", "quote", "--amount", amount, "--rate", rate])
+        #expect(result.status == 0, "\(result.standardError)")
+        let lines = result.standardOutput.split(separator: "\n").map(String.init)
+        try #require(lines.count == 4)
+        #expect(lines[1] == "\(baseUnits) base units (18 decimals)")
+        #expect(lines[3].hasSuffix(roundedUp ? ", rounded up to the next base unit" : ", exact"))
+        let (quoted, wasRoundedUp) = try Quote.tokenAmount(paying: amount, at: rate)
+        #expect(quoted.baseUnits.decimalString == baseUnits && wasRoundedUp == roundedUp)
+    }
+
+    @Test func quotesPast256BitsAndInputsPast77SignificantDigitsAreRefusedPrecisely() async throws {
+        let tooLarge = try #require(throws: StarknetCryptoError.self) {
+            try Quote.tokenAmount(paying: String(repeating: "9", count: 77), at: "0.000001")
+        }
+        #expect(tooLarge.code == .invalidNumber && tooLarge.reason.contains("exceeds 256 bits"))
+        let cli = try await run([
+            "chippipay", "quote", "--amount", String(repeating: "9", count: 77), "--rate", "0.000001",
+        ])
+        #expect(cli.status == 64 && cli.standardError.contains("exceeds 256 bits"))
+
+        let digits78 = "1\(String(repeating: "2", count: 76))3"
+        let error = try #require(throws: (any Error).self) {
+            try ChippiPayQuote.parse(["--amount", digits78, "--rate", "1"])
+        }
+        #expect(ChippiPayQuote.exitCode(for: error) == .validationFailure)
+        #expect(
+            ChippiPayQuote.message(for: error).contains("--amount: \(digits78) has 78 significant digits; at most 77")
+        )
+        let notPlain = try #require(throws: (any Error).self) {
+            try ChippiPayQuote.parse(["--amount", "1", "--rate", "2e3"])
+        }
+        #expect(ChippiPayQuote.message(for: notPlain).contains("--rate: 2e3 is not a plain decimal number"))
+        let help = try await run(["chippipay", "quote", "--help"]).standardOutput
+        #expect(
+            help.split(whereSeparator: \.isWhitespace).joined(separator: " ").contains("at most 77 significant digits")
+        )
     }
 }

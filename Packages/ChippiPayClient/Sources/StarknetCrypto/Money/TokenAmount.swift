@@ -68,8 +68,10 @@ public struct TokenAmount: Sendable, Hashable, Comparable, CustomStringConvertib
         self.init(baseUnits: felts[0].value | (felts[1].value << 128), decimals: decimals)
     }
 
+    /// The amount as decimal text, as `formatted` (`2.5`).
     public var description: String { formatted }
 
+    /// Orders amounts by value, comparing at the larger number of decimals (`1.5` with 6 decimals is below `2` with 18).
     public static func < (lhs: TokenAmount, rhs: TokenAmount) -> Bool {
         // Compare at the larger scale; a value that overflows 256 bits when scaled is the larger one.
         if lhs.decimals == rhs.decimals { return lhs.baseUnits < rhs.baseUnits }
@@ -86,7 +88,7 @@ public struct TokenAmount: Sendable, Hashable, Comparable, CustomStringConvertib
     }
 }
 
-/// A non-negative decimal number as exact digits and a scale: `12.50` is (1250, 2).
+/// A non-negative decimal number as exact significant digits and a scale: `12.50` is (125, 1), `1000` is (1, −3).
 struct ExactDecimal: Sendable, Hashable {
     var digits: UInt256
     var scale: Int
@@ -103,13 +105,22 @@ struct ExactDecimal: Sendable, Hashable {
         guard !(whole.isEmpty && fraction.isEmpty), (whole + fraction).allSatisfy(\.isASCII),
             (whole + fraction).allSatisfy(\.isNumber), parts.count == 1 || !fraction.isEmpty
         else { throw StarknetCryptoError(.invalidNumber, "\"\(text.prefix(40))\" is not a non-negative decimal") }
+        // Only the significant digits are kept: trailing zeros go into the scale (negative for `1000`: (1, −3)).
         var trimmed = Substring(fraction)
         while trimmed.last == "0" { trimmed = trimmed.dropLast() }
-        guard let value = try? UInt256(decimal: String(whole.isEmpty ? "0" : whole) + trimmed) else {
-            throw StarknetCryptoError(.invalidNumber, "\"\(text.prefix(40))\" exceeds 256 bits")
+        var integer = whole.isEmpty ? Substring("0") : whole
+        var wholeZeros = 0
+        if trimmed.isEmpty, integer.contains(where: { $0 != "0" }) {
+            while integer.last == "0" {
+                integer = integer.dropLast()
+                wholeZeros += 1
+            }
+        }
+        guard let value = try? UInt256(decimal: String(integer + trimmed)) else {
+            throw StarknetCryptoError(.invalidNumber, "\"\(text.prefix(40))\" has significant digits past 256 bits")
         }
         digits = value
-        scale = trimmed.count
+        scale = trimmed.count - wholeZeros
     }
 
     /// 10^exponent, or `nil` past 2²⁵⁶ (exponent 78 and above).
