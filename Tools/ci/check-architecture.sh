@@ -3,7 +3,8 @@
 # - the kernel (OpenCatCore) and every sibling's production target link no GRDB, no NIO, no Hummingbird;
 # - no production target depends on OpenCatTesting, and ManualClock / MockAppleCA are defined only there;
 # - production packages depend on no sibling but OpenCatCore;
-# - no source file in Packages/*/Sources is longer than 300 lines;
+# - no function, initialiser, accessor or closure body in the Swift sources of Packages/, Tools/ and ConformanceTests/
+#   is longer than the limit in Tools/ci/check-function-length.py (a brace counter that ignores strings and comments);
 # - nothing blocks a thread of Swift concurrency: no Process.waitUntilExit, readDataToEndOfFile, availableData,
 #   DispatchSemaphore.wait or Thread.sleep anywhere in the tree (a line marked `blocking-ok:` runs on a thread of its
 #   own, never in async code);
@@ -27,10 +28,19 @@ while index < len(text):
     package, index = decoder.raw_decode(text, index)
     packages.append(package)
 production = {"OpenCatCore", "OpenCat", "OpenCatAsyncHTTPClient", "StoreAdapters", "KeyServerClient",
-              "ChippiPayClient", "LLMKeyResolver"}
+              "ChippiPayClient", "LLMKeyResolver", "KeyServerAPI", "OpenCatLicense", "OpenCatServerAPI",
+              "OpenCatStorage"}
 # What each production target may link, besides its own package: the kernel links no storage and no server stack.
 forbidden = {"OpenCatCore": {"GRDB", "NIOCore", "AsyncHTTPClient", "Hummingbird"},
              "StoreAdapters": {"GRDB", "NIOCore", "AsyncHTTPClient", "Hummingbird", "OpenCat", "OpenCatTesting"}}
+# Siblings that keep state use the storage product (the encrypted cache and the outbox), never the device SDK.
+for sibling in ("KeyServerClient", "ChippiPayClient", "LLMKeyResolver"):
+    forbidden[sibling] = {"OpenCat", "OpenCatTesting"}
+forbidden["OpenCatStorage"] = {"NIOCore", "AsyncHTTPClient", "Hummingbird", "OpenCat", "OpenCatTesting"}
+# The wire contracts and licences: what servers link beside the clients, so no storage, no device SDK, no server stack.
+for contract in ("KeyServerAPI", "OpenCatLicense", "OpenCatServerAPI"):
+    forbidden[contract] = {"GRDB", "NIOCore", "AsyncHTTPClient", "Hummingbird", "OpenCat", "OpenCatStorage",
+                           "KeyServerClient", "OpenCatTesting"}
 problems = []
 for package in packages:
     for target in package["targets"]:
@@ -54,8 +64,7 @@ for symbol in "class ManualClock" "struct MockAppleCA"; do
     where=$(grep -rl "public final $symbol\|public $symbol" Packages/*/Sources | grep -v "/Sources/OpenCatTesting/" || true)
     if [ -n "$where" ]; then echo "architecture: $symbol defined outside OpenCatTesting: $where"; status=1; fi
 done
-long=$(find Packages/*/Sources -name '*.swift' -exec wc -l {} + | awk '$2 != "total" && $1 > 300 {print $2 " (" $1 " lines)"}')
-if [ -n "$long" ]; then echo "architecture: files over 300 lines:"; echo "$long"; status=1; fi
+python3 Tools/ci/check-function-length.py Packages Tools ConformanceTests || status=1
 blocking=$(grep -rnE 'waitUntilExit|readDataToEndOfFile|readToEnd\(|\.availableData|Thread\.sleep|DispatchSemaphore|DispatchGroup|(^|[^.A-Za-z_])(usleep|nanosleep)\(' \
     --include='*.swift' --exclude-dir=.build --exclude-dir='.build-*' --exclude-dir='.build_*' \
     Packages ConformanceTests Tools Examples 2>/dev/null \
@@ -94,5 +103,5 @@ while [ $# -gt 0 ]; do
     *) echo "architecture: unknown option $1"; exit 64 ;;
     esac
 done
-[ $status = 0 ] && echo "architecture: OK (kernel without GRDB, test support outside production, files within 300 lines, no blocking waits$([ -n "${scratch:-}" ] && echo ', a lean adapter package'))"
+[ $status = 0 ] && echo "architecture: OK (kernel without GRDB, test support outside production, short function bodies, no blocking waits$([ -n "${scratch:-}" ] && echo ', a lean adapter package'))"
 exit $status
