@@ -1,30 +1,11 @@
 import Foundation
 import OpenCatServer
-import OpenCatServerPostgres
 import Testing
 
 /// Refunds take back everything the refunded purchase paid for (docs/SECURITY.md, "Refunds"), on SQLite and on
 /// PostgreSQL with two instances: from the buyer, from whoever the buyer shared with, and the rest as debt that blocks
 /// spending; a partial refund takes back only its share; an idempotency key is bound to one operation and body.
 struct RefundLedgerTests {
-    static let backends = ["sqlite", "postgresql"]
-
-    /// `count` ledgers on one fresh database (SQLite: the same store, one process).
-    static func withLedgers<T>(
-        _ backend: String,
-        count: Int = 2,
-        _ body: ([any LedgerStore]) async throws -> T
-    ) async throws -> T {
-        if backend == "postgresql" {
-            return try await ServerTestPostgres.withStores(count) { stores in try await body(stores) }
-        }
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("opencat-refunds-\(UUID())")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let store = try SQLiteLedgerStore(fileURL: folder.appendingPathComponent("ledger.sqlite"))
-        return try await body(Array(repeating: store, count: count))
-    }
-
     /// A pack of 10 keys + 1 bonus, 1 to the community pool.
     static let pack = KeyGrant(keys: 10, bonusKeys: 1, communityKeys: 1)
 
@@ -35,9 +16,9 @@ struct RefundLedgerTests {
         return total
     }
 
-    @Test(arguments: backends)
-    func sharingEveryKeyBeforeTheRefundLeavesNoSpendableKeyFromThePackAnywhere(backend: String) async throws {
-        try await Self.withLedgers(backend) { ledgers in
+    @Test(arguments: Backend.allCases)
+    func sharingEveryKeyBeforeTheRefundLeavesNoSpendableKeyFromThePackAnywhere(backend: Backend) async throws {
+        try await backend.withLedgers { ledgers in
             _ = try await ledgers[0].redeem(
                 store: "stripe",
                 transactionId: "pi_alice",
@@ -62,9 +43,9 @@ struct RefundLedgerTests {
         }
     }
 
-    @Test(arguments: backends)
-    func keysAlreadySpentBecomeTheBuyersDebtWhichBlocksSpendingAndRevokesUnlocks(backend: String) async throws {
-        try await Self.withLedgers(backend) { ledgers in
+    @Test(arguments: Backend.allCases)
+    func keysAlreadySpentBecomeTheBuyersDebtWhichBlocksSpendingAndRevokesUnlocks(backend: Backend) async throws {
+        try await backend.withLedgers { ledgers in
             let ledger = ledgers[0]
             _ = try await ledger.redeem(store: "stripe", transactionId: "pi_1", userId: "alice", grant: Self.pack)
             _ = try await ledger.transfer(
@@ -107,11 +88,11 @@ struct RefundLedgerTests {
         }
     }
 
-    @Test(arguments: backends)
-    func aOneCentRefundOfATenDollarPackTakesAtMostTheKeyThatCentBoughtAndKeepsTheLicense(backend: String)
+    @Test(arguments: Backend.allCases)
+    func aOneCentRefundOfATenDollarPackTakesAtMostTheKeyThatCentBoughtAndKeepsTheLicense(backend: Backend)
         async throws
     {
-        try await Self.withLedgers(backend) { ledgers in
+        try await backend.withLedgers { ledgers in
             let ledger = ledgers[0]
             let license = LicenseRecord(
                 keyValue: "KEY-1",
@@ -158,9 +139,9 @@ struct RefundLedgerTests {
         }
     }
 
-    @Test(arguments: backends)
-    func anIdempotencyKeyIsBoundToOneOperationAndOneBody(backend: String) async throws {
-        try await Self.withLedgers(backend) { ledgers in
+    @Test(arguments: Backend.allCases)
+    func anIdempotencyKeyIsBoundToOneOperationAndOneBody(backend: Backend) async throws {
+        try await backend.withLedgers { ledgers in
             let ledger = ledgers[0]
             _ = try await ledger.redeem(store: "stripe", transactionId: "pi_1", userId: "alice", amount: 10)
             _ = try await ledger.spend(
@@ -191,9 +172,9 @@ struct RefundLedgerTests {
         }
     }
 
-    @Test(arguments: backends)
-    func aWalletWith1723EntriesPagesThroughAllOfThem(backend: String) async throws {
-        try await Self.withLedgers(backend, count: 1) { ledgers in
+    @Test(arguments: Backend.allCases)
+    func aWalletWith1723EntriesPagesThroughAllOfThem(backend: Backend) async throws {
+        try await backend.withLedgers(1) { ledgers in
             let ledger = ledgers[0]
             _ = try await ledger.redeem(store: "stripe", transactionId: "pi_1", userId: "alice", amount: 5_000)
             for index in 0..<1_722 {
@@ -220,9 +201,9 @@ struct RefundLedgerTests {
     /// Two instances redeem, share, spend and refund at once: every refunded pack is taken back in full (from its
     /// buyer, from recipients, as debt), nobody but a refunded buyer is ever below zero, and each account's entries
     /// sum to its balance.
-    @Test(arguments: backends)
-    func refundsMixedIntoConcurrentSharesAndSpendsTakeBackEveryRefundedPack(backend: String) async throws {
-        try await Self.withLedgers(backend) { ledgers in
+    @Test(arguments: Backend.allCases)
+    func refundsMixedIntoConcurrentSharesAndSpendsTakeBackEveryRefundedPack(backend: Backend) async throws {
+        try await backend.withLedgers { ledgers in
             let users = (0..<20).map { "user-\($0)" }
             for (index, user) in users.enumerated() {
                 _ = try await ledgers[index % 2].redeem(

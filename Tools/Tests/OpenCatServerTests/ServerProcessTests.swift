@@ -233,7 +233,7 @@ struct ServerProcessTests {
 
     @Test func readyFollowsItsPostgreSQLServerWithoutARestart() async throws {
         // A PostgreSQL server of this test's own, so stopping it disturbs no other test.
-        let port = 55_400 + Int.random(in: 0..<90)
+        let port = 55_500 + Int.random(in: 0..<90)  // clear of the tests' own server (55432)
         let folder = "/tmp/opencat-pg-ready-\(UUID().uuidString.prefix(8))"
         let environment: [String: String?] = ["OPENCAT_PG_PORT": "\(port)", "OPENCAT_PG_DIR": folder]
         let script = TestEnvironment.repositoryRoot.appendingPathComponent("Tools/ci/start-postgres.sh").path
