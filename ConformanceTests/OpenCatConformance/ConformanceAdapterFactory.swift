@@ -50,127 +50,74 @@ public struct ConformanceAdapterFactory: Sendable {
     /// App Store: `bundleId`, `issuerId`, `keyId`, `privateKey` (PEM), `productionPath`, `sandboxPath`. Both
     /// environments are accepted (the catalogue checks that sandbox purchases are reported as such); an app's own
     /// configuration defaults to production only.
-    public static let apple = ConformanceAdapterFactory(store: .apple) { environment in
-        let credentials = try AppleStoreAdapter.APICredentials(
-            issuerId: environment.string("issuerId"),
-            keyId: environment.string("keyId"),
-            privateKeyPEM: Secret(environment.string("privateKey"))
+    public static let apple = configured(.apple) { environment, settings in
+        settings["productionBaseURL"] = .string(
+            environment.url(path: environment.optionalString("productionPath") ?? "/production").absoluteString
         )
-        return AppleStoreAdapter(
-            configuration: .init(
-                bundleId: try environment.string("bundleId"),
-                rootCertificates: [environment.credentials.appleCA.rootCertificate],
-                environment: nil,
-                validationTime: .signedDate,
-                apiCredentials: credentials,
-                productionBaseURL: environment.url(path: environment.optionalString("productionPath") ?? "/production"),
-                sandboxBaseURL: environment.url(path: environment.optionalString("sandboxPath") ?? "/sandbox"),
-                httpClient: environment.httpClient
-            )
+        settings["sandboxBaseURL"] = .string(
+            environment.url(path: environment.optionalString("sandboxPath") ?? "/sandbox").absoluteString
         )
+        let der = environment.credentials.appleCA.rootCertificateDER
+        let pem = der.base64EncodedString(options: [.lineLength64Characters, .endLineWithLineFeed])
+        settings["rootCertificates"] = [.string("-----BEGIN CERTIFICATE-----\n\(pem)\n-----END CERTIFICATE-----\n")]
+        settings["environment"] = "any"
+        settings["validationTime"] = "signed-date"
     }
 
     /// Google Play: `packageName`, `tokenPath`, `clientEmail`, optional `serviceAccountKey` (PEM; default the
     /// run's registered key), `consultVoidedPurchases` (true: ask the Voided Purchases API too).
-    public static let google = ConformanceAdapterFactory(store: .google) { environment in
-        let tokenURL = environment.url(path: environment.optionalString("tokenPath") ?? "/token")
-        let account = GoogleServiceAccount(
-            projectId: "opencat-conformance",
-            privateKeyId: "conformance-key",
-            privateKey: Secret(
-                environment.optionalString("serviceAccountKey")
-                    ?? environment.credentials.googleKey.pemRepresentation
+    public static let google = configured(.google) { environment, settings in
+        let tokenURL = environment.url(path: environment.optionalString("tokenPath") ?? "/token").absoluteString
+        let key: JSONValue = [
+            "type": "service_account",
+            "project_id": "opencat-conformance",
+            "private_key_id": "conformance-key",
+            "private_key": .string(
+                environment.optionalString("serviceAccountKey") ?? environment.credentials.googleKey.pemRepresentation
             ),
-            clientEmail: try environment.string("clientEmail"),
-            tokenURI: tokenURL
-        )
-        var configuration = try GooglePlayAdapter.Configuration(
-            packageName: try environment.string("packageName"),
-            serviceAccount: account,
-            baseURL: environment.baseURL,
-            tokenURL: tokenURL,
-            httpClient: environment.httpClient
-        )
-        configuration.consultVoidedPurchases = environment.config["consultVoidedPurchases"] == .bool(true)
-        return GooglePlayAdapter(configuration: configuration)
+            "client_email": .string(try environment.string("clientEmail")),
+            "token_uri": .string(tokenURL),
+        ]
+        settings["serviceAccount"] = .string(key.canonicalText)
+        settings["tokenURL"] = .string(tokenURL)
     }
 
     /// Stripe: `secretKey`, `apiVersion`, `pastDue` (`billingRetry` or `gracePeriod`), `captureAuthorized`,
     /// `appMetadataKey` and `appId`.
-    public static let stripe = ConformanceAdapterFactory(store: .stripe) { environment in
-        let pastDue: StripeAdapter.PastDuePolicy
-        switch environment.optionalString("pastDue") ?? "billingRetry" {
-        case "billingRetry": pastDue = .billingRetry
-        case "gracePeriod": pastDue = .gracePeriod
-        case let other: throw ConformanceError("config.pastDue: \(other) is neither billingRetry nor gracePeriod")
-        }
-        var configuration = StripeAdapter.Configuration(
-            secretKey: Secret(try environment.string("secretKey")),
-            apiVersion: environment.optionalString("apiVersion") ?? StripeAdapter.Configuration.defaultAPIVersion,
-            baseURL: environment.baseURL,
-            httpClient: environment.httpClient,
-            pastDue: pastDue
-        )
-        configuration.captureAuthorized = environment.config["captureAuthorized"] == .bool(true)
-        configuration.appMetadataKey = environment.optionalString("appMetadataKey")
-        configuration.appId = environment.optionalString("appId")
-        return StripeAdapter(configuration: configuration)
-    }
+    public static let stripe = configured(.stripe) { _, _ in }
 
-    /// PayPal: `clientId`, `clientSecret`, `environment` (`live` | `sandbox`), `payeeMerchantId`, `subscriptionPlans` (plan id → product id) and `prices`
-    /// (product id → `{"amount": "5.00", "currency": "USD"}`).
-    public static let paypal = ConformanceAdapterFactory(store: .paypal) { environment in
-        var prices: [String: Money] = [:]
-        if case .object(let entries)? = environment.config["prices"] {
-            for (product, price) in entries {
-                guard let amount = price["amount"]?.stringValue, let currency = price["currency"]?.stringValue,
-                    let money = Money(decimalString: amount, currency: currency)
-                else {
-                    throw ConformanceError(
-                        "config.prices.\(product): expected {\"amount\": \"5.00\", \"currency\": \"USD\"}"
-                    )
-                }
-                prices[product] = money
-            }
-        }
-        var plans: [String: String] = [:]
-        if case .object(let entries)? = environment.config["subscriptionPlans"] {
-            for (plan, product) in entries {
-                guard let product = product.stringValue else {
-                    throw ConformanceError("config.subscriptionPlans.\(plan): expected a product id")
-                }
-                plans[plan] = product
-            }
-        }
-        return PayPalAdapter(
-            configuration: .init(
-                clientId: try environment.string("clientId"),
-                clientSecret: Secret(try environment.string("clientSecret")),
-                environment: environment.optionalString("environment") == "sandbox" ? .sandbox : .live,
-                payeeMerchantId: try environment.string("payeeMerchantId"),
-                prices: prices,
-                baseURL: environment.baseURL,
-                httpClient: environment.httpClient,
-                subscriptionPlans: plans
-            )
-        )
-    }
+    /// PayPal: `clientId`, `clientSecret`, `environment` (`live` | `sandbox`), `payeeMerchantId`,
+    /// `subscriptionPlans` (plan id → product id) and `prices` (product id → `{"amount": "5.00", "currency": "USD"}`).
+    public static let paypal = configured(.paypal) { _, _ in }
 
     /// Steam: `appId`, `publisherKey`, `sandbox`.
-    public static let steam = ConformanceAdapterFactory(store: .steam) { environment in
-        guard let appId = environment.config["appId"]?.int64Value.flatMap(UInt32.init(exactly:)) else {
-            throw ConformanceError("config.appId: expected a 32-bit unsigned integer")
-        }
-        let sandbox: Bool
-        if case .bool(let value)? = environment.config["sandbox"] { sandbox = value } else { sandbox = false }
-        return SteamAdapter(
-            configuration: .init(
-                appId: appId,
-                publisherKey: Secret(try environment.string("publisherKey")),
-                sandbox: sandbox,
-                baseURL: environment.baseURL,
-                httpClient: environment.httpClient
+    public static let steam = configured(.steam) { _, _ in }
+
+    /// A built-in adapter made through ``StoreAdapterConfiguration`` (the path a server's configuration and the
+    /// command line take too): the cassette's `config` as the settings, secrets inline, the mock server as every
+    /// `baseURL`, after `adjust` has mapped the cassette's own keys.
+    /// - Parameters:
+    ///   - store: the store.
+    ///   - adjust: maps cassette keys (paths on the mock server, the run's credentials) onto settings keys.
+    /// - Returns: the factory.
+    public static func configured(
+        _ store: Store,
+        adjust: @escaping @Sendable (ConformanceEnvironment, inout [String: JSONValue]) throws -> Void
+    ) -> ConformanceAdapterFactory {
+        ConformanceAdapterFactory(store: store) { environment in
+            var settings = environment.config
+            settings["baseURL"] = .string(environment.baseURL.absoluteString)
+            try adjust(environment, &settings)
+            let context = StoreAdapterConfiguration.Context(
+                httpClient: environment.httpClient,
+                allowsInlineSecrets: true
             )
-        )
+            do throws(StoreAdapterError) {
+                return try StoreAdapterConfiguration(store: store, settings: settings).makeAdapter(context)
+            } catch {
+                if error.code == .misconfigured { throw ConformanceError("config.\(error.message)") }
+                throw error
+            }
+        }
     }
 }

@@ -69,12 +69,23 @@ enum VerifyOutput {
         return Secret(String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
     }
 
-    static func url(_ text: String?) throws -> URL? {
-        guard let text else { return nil }
-        guard let url = URL(string: text), url.scheme != nil, url.host != nil else {
-            throw ValidationError("not an absolute URL: \(text)")
+    /// Builds a store's adapter from the flags gathered as settings, through ``StoreAdapterConfiguration`` (the
+    /// path a server's configuration and the conformance suite take too). Nil values are left out; a setting the
+    /// adapter cannot use (an unreadable file, a bad price, a URL that is not https) is a usage error.
+    static func adapter<Adapter: ConfigurableStoreAdapter>(
+        _ type: Adapter.Type,
+        _ settings: [String: JSONValue?]
+    ) throws -> Adapter {
+        let configuration = StoreAdapterConfiguration(
+            store: Adapter.verifiedStore,
+            settings: settings.compactMapValues { $0 }
+        )
+        do throws(StoreAdapterError) {
+            return try Adapter(configuration: configuration, context: StoreAdapterConfiguration.Context())
+        } catch {
+            if error.code == .misconfigured { throw ValidationError(error.message) }
+            throw error
         }
-        return url
     }
 }
 
@@ -160,63 +171,40 @@ struct VerifyApple: AsyncParsableCommand {
         }
     }
 
-    /// The accepted environment: `nil` accepts both.
-    var acceptedEnvironment: VerifiedPurchase.Environment? {
-        switch environment {
-        case "sandbox": .sandbox
-        case "any": nil
-        default: .production
-        }
-    }
-
     func run() async throws {
-        let rootCertificates = try roots.map(Self.certificate(at:))
-        let validationTime: AppleJWSVerifier.ValidationTime
-        switch at {
-        case "signed-date": validationTime = .signedDate
-        case "now": validationTime = .now
-        default:
-            guard let date = try? Date(at, strategy: .iso8601) else {
-                throw ValidationError("--at takes signed-date, now or an ISO 8601 date")
-            }
-            validationTime = .fixed(date)
-        }
-        var credentials: AppleStoreAdapter.APICredentials?
-        if let issuerId, let keyId, let keyFile {
-            credentials = try AppleStoreAdapter.APICredentials(
-                issuerId: issuerId,
-                keyId: keyId,
-                privateKeyPEM: VerifyOutput.readSecret(keyFile, what: "key")
-            )
-        } else if transactionId != nil {
+        if transactionId != nil, issuerId == nil || keyId == nil || keyFile == nil {
             throw ValidationError("a lookup needs --issuer-id, --key-id and --key-file")
         }
+        var adapter = try VerifyOutput.adapter(
+            AppleStoreAdapter.self,
+            [
+                "bundleId": .string(bundleId ?? ""),
+                "rootCertificates": .array(roots.map(JSONValue.string)),
+                "environment": .string(environment),
+                "validationTime": .string(at),
+                "issuerId": issuerId.map(JSONValue.string),
+                "keyId": keyId.map(JSONValue.string),
+                "privateKeyFile": keyFile.map(JSONValue.string),
+                "productionBaseURL": baseURL.map(JSONValue.string),
+                "sandboxBaseURL": sandboxBaseURL.map(JSONValue.string),
+            ]
+        )
         let token = try jwsFile.map { try VerifyOutput.readSecret($0, what: "JWS") }
         // With --any-bundle-id, the bundle id is taken from the payload only after its signature and chain verify
         // (an explicit choice, reported on standard error), never read from unverified data.
-        var expectedBundleId = bundleId ?? ""
         if anyBundleId, let token {
-            let verifier = AppleJWSVerifier(rootCertificates: rootCertificates, validationTime: validationTime)
+            let verifier = adapter.verifier
             let payload = try await VerifyOutput.verified {
                 try await verifier.verifyPayload(Self.compactJWS(in: token.revealed))
             }
-            expectedBundleId = (try? JSONDecoder().decode(BundleIdOnly.self, from: payload))?.bundleId ?? ""
+            let expectedBundleId = (try? JSONDecoder().decode(BundleIdOnly.self, from: payload))?.bundleId ?? ""
             FileHandle.standardError.write(
                 Data("note: bundle id not checked (--any-bundle-id); the signed data names \(expectedBundleId)\n".utf8)
             )
+            var configuration = adapter.configuration
+            configuration.bundleId = expectedBundleId
+            adapter = AppleStoreAdapter(configuration: configuration)
         }
-        let configuration = AppleStoreAdapter.Configuration(
-            bundleId: expectedBundleId,
-            rootCertificates: rootCertificates,
-            environment: acceptedEnvironment,
-            validationTime: validationTime,
-            apiCredentials: credentials,
-            productionBaseURL: try VerifyOutput.url(baseURL)
-                ?? AppleStoreAdapter.Configuration.defaultProductionBaseURL,
-            sandboxBaseURL: try VerifyOutput.url(sandboxBaseURL)
-                ?? AppleStoreAdapter.Configuration.defaultSandboxBaseURL
-        )
-        let adapter = AppleStoreAdapter(configuration: configuration)
         if let token {
             try await VerifyOutput.run { () async throws -> AppleSignedDataOutput in
                 let verified = try await adapter.verifySignedData(token)
@@ -268,19 +256,6 @@ struct VerifyApple: AsyncParsableCommand {
         else { return text }
         return body.signedPayload.revealed
     }
-
-    static func certificate(at path: String) throws -> Certificate {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw ValidationError("cannot read the certificate \(path)")
-        }
-        let text = String(decoding: data, as: UTF8.self)
-        do {
-            if text.contains("-----BEGIN CERTIFICATE-----") { return try Certificate(pemEncoded: text) }
-            return try Certificate(derEncoded: Array(data))
-        } catch {
-            throw ValidationError("\(path) is not a PEM or DER certificate")
-        }
-    }
 }
 
 struct VerifyGoogle: AsyncParsableCommand {
@@ -314,16 +289,15 @@ struct VerifyGoogle: AsyncParsableCommand {
     var tokenURL: String?
 
     func run() async throws {
-        guard let keyData = FileManager.default.contents(atPath: serviceAccountFile) else {
-            throw ValidationError("cannot read \(serviceAccountFile)")
-        }
-        let account = try GoogleServiceAccount(jsonData: keyData)
-        let configuration = try GooglePlayAdapter.Configuration(
-            packageName: packageName,
-            serviceAccount: account,
-            baseURL: try VerifyOutput.url(baseURL) ?? GooglePlayAdapter.Configuration.defaultBaseURL,
-            tokenURL: try VerifyOutput.url(tokenURL),
-            acknowledge: !noAcknowledge
+        let adapter = try VerifyOutput.adapter(
+            GooglePlayAdapter.self,
+            [
+                "packageName": .string(packageName),
+                "serviceAccountFile": .string(serviceAccountFile),
+                "baseURL": baseURL.map(JSONValue.string),
+                "tokenURL": tokenURL.map(JSONValue.string),
+                "acknowledge": .bool(!noAcknowledge),
+            ]
         )
         let proof = PurchaseProof(
             store: .google,
@@ -332,7 +306,6 @@ struct VerifyGoogle: AsyncParsableCommand {
             productId: productId,
             context: ["packageName": packageName]
         )
-        let adapter = GooglePlayAdapter(configuration: configuration)
         try await VerifyOutput.run { try await adapter.verify(proof) }
     }
 }
@@ -356,11 +329,9 @@ struct VerifyStripe: AsyncParsableCommand {
     var baseURL: String?
 
     func run() async throws {
-        let adapter = StripeAdapter(
-            configuration: .init(
-                secretKey: try VerifyOutput.readSecret(secretKeyFile, what: "secret key"),
-                baseURL: try VerifyOutput.url(baseURL) ?? StripeAdapter.Configuration.productionBaseURL
-            )
+        let adapter = try VerifyOutput.adapter(
+            StripeAdapter.self,
+            ["secretKeyFile": .string(secretKeyFile), "baseURL": baseURL.map(JSONValue.string)]
         )
         let proof = PurchaseProof(
             store: .stripe,
@@ -414,19 +385,17 @@ struct VerifyPayPal: AsyncParsableCommand {
     func run() async throws {
         // The adapter refuses orders for another price or payee, so both are required (security issue item 3).
         guard let productId else { throw ValidationError("--product-id is required: --price is that product's price") }
-        guard let money = Money(decimalString: price, currency: currency), currency.count == 3 else {
-            throw ValidationError("--price/--currency: expected a decimal amount such as 5.00 and a code such as USD")
-        }
-        let adapter = PayPalAdapter(
-            configuration: .init(
-                clientId: clientId,
-                clientSecret: try VerifyOutput.readSecret(clientSecretFile, what: "client secret"),
-                environment: sandbox ? .sandbox : .live,
-                payeeMerchantId: payeeMerchantId,
-                prices: [productId: money],
-                baseURL: try VerifyOutput.url(baseURL),
-                captureApproved: !noCapture
-            )
+        let adapter = try VerifyOutput.adapter(
+            PayPalAdapter.self,
+            [
+                "clientId": .string(clientId),
+                "clientSecretFile": .string(clientSecretFile),
+                "environment": .string(sandbox ? "sandbox" : "live"),
+                "payeeMerchantId": .string(payeeMerchantId),
+                "prices": [productId: ["amount": .string(price), "currency": .string(currency)]],
+                "baseURL": baseURL.map(JSONValue.string),
+                "captureApproved": .bool(!noCapture),
+            ]
         )
         let proof = PurchaseProof(store: .paypal, kind: .paypalOrder, token: Secret(order), productId: productId)
         try await VerifyOutput.run { try await adapter.verify(proof) }
@@ -470,14 +439,15 @@ struct VerifySteam: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let adapter = SteamAdapter(
-            configuration: .init(
-                appId: appId,
-                publisherKey: try VerifyOutput.readSecret(keyFile, what: "publisher key"),
-                sandbox: sandbox,
-                baseURL: try VerifyOutput.url(baseURL) ?? SteamAdapter.Configuration.defaultBaseURL,
-                finalizeApproved: !noFinalize
-            )
+        let adapter = try VerifyOutput.adapter(
+            SteamAdapter.self,
+            [
+                "appId": .integer(Int64(appId)),
+                "publisherKeyFile": .string(keyFile),
+                "sandbox": .bool(sandbox),
+                "baseURL": baseURL.map(JSONValue.string),
+                "finalizeApproved": .bool(!noFinalize),
+            ]
         )
         let proof = PurchaseProof(
             store: .steam,

@@ -55,3 +55,26 @@ struct OutsideExecutionTests {
         #expect(throws: StarknetCryptoError.self) { try data.structHash("Loop", ["next": nested]) }
     }
 }
+
+/// Typed data on the wire is unchanged by ``TypedDataValue`` being the kernel's `JSONValue`.
+struct TypedDataWireTests {
+    static let text = #"""
+        {"types":{"StarknetDomain":[{"name":"revision","type":"shortstring"}]},"primaryType":"StarknetDomain",
+        "domain":{"revision":"1"},"message":{"n":18446744073709551615,"m":-5,"s":"0x1"}}
+        """#
+
+    @Test func numbersBeyondSixtyFourBitsTravelAsStringsAndFractionsAreRefused() throws {
+        var data = try JSONDecoder().decode(TypedData.self, from: Data(Self.text.utf8))
+        #expect(data.message["n"] == .number("18446744073709551615") && data.message["m"] == .number("-5"))
+        data.message["wide"] = .array([.number("340282366920938463463374607431768211455")])
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        let json = String(decoding: try encoder.encode(data), as: UTF8.self)
+        #expect(json.contains(#""wide":["340282366920938463463374607431768211455"]"#))
+        #expect(json.contains(#""m":-5"#) && json.contains(#""n":18446744073709551615"#))
+        for bad in ["1.5", "18446744073709551616"] {
+            let text = Self.text.replacingOccurrences(of: "-5", with: bad)
+            #expect(throws: DecodingError.self) { try JSONDecoder().decode(TypedData.self, from: Data(text.utf8)) }
+        }
+    }
+}

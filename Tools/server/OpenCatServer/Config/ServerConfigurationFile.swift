@@ -2,19 +2,21 @@ public import Foundation
 public import Logging
 public import OpenCatCore
 public import StoreAdapters
-import SwiftASN1
-import X509
 
 /// The server's configuration file (`opencat-server --config FILE`): users, key packs, apps, signing keys,
 /// the OpenCat API and the stores. It holds no secret: store credentials come from environment variables or
 /// owner-only files it names, bearer tokens and API keys appear only as SHA-256 hashes, signing keys live in their
 /// own folder. Relative paths are relative to the file. See Tools/server/README.md.
 public struct ServerConfigurationFile: Sendable, Decodable {
+    /// Where the license signing keys live (`signingKeys`): a folder of key files, and which one signs new licenses.
     public struct SigningKeys: Sendable, Decodable {
+        /// The folder of signing key files (relative to the configuration file).
         public var folder: String
+        /// The key id (`kid`, a `<kid>.ed25519` file of the folder) that signs new licenses.
         public var activeKid: String
     }
 
+    /// The OpenCat API's section (`openCat`): app keys by hash, entitlements and offerings.
     public struct OpenCatAPI: Sendable, Decodable {
         /// The public app keys (in every copy of the app): post receipts, read current entitlements.
         public var apiKeySHA256: [String]
@@ -23,89 +25,28 @@ public struct ServerConfigurationFile: Sendable, Decodable {
         /// Whether an Apple signed transaction must carry the app user's `appAccountToken` (default false: checked
         /// when present).
         public var requireAppleAccountToken: Bool?
+        /// Product id → the entitlement ids a purchase of it unlocks.
         public var entitlements: [String: [String]]?
         /// A JSON file with the offerings (`{"currentOfferingId": …, "all": {…}}`).
         public var offeringsFile: String?
     }
 
-    public struct Apple: Sendable, Decodable {
-        public var bundleId: String
-        /// DER files of the roots to trust (Apple Root CA - G3 from apple.com/certificateauthority).
-        public var rootCertificates: [String]
-        /// `production` (default) or `sandbox`.
-        public var environment: String?
-        public var appAppleId: Int64?
-        public var issuerId: String?
-        public var keyId: String?
-        /// The App Store Connect API key (`.p8`), for transaction-id and subscription-status lookups.
-        public var privateKeyFile: String?
-        public var productionBaseURL: String?
-        public var sandboxBaseURL: String?
-    }
-
-    public struct Google: Sendable, Decodable {
-        public var packageName: String
-        /// The service account's JSON key file.
-        public var serviceAccountFile: String
-        public var baseURL: String?
-        public var tokenURL: String?
-        /// The environment variable holding the Pub/Sub push token (`?token=` on the push endpoint).
-        public var pushTokenEnv: String?
-    }
-
-    public struct Stripe: Sendable, Decodable {
-        /// The environment variable holding the secret key; or
-        public var secretKeyEnv: String?
-        /// an owner-only file holding it (a mounted secret).
-        public var secretKeyFile: String?
-        public var webhookSecretEnv: String?
-        public var baseURL: String?
-        /// When one Stripe account sells for several apps: the metadata key naming the app, and this app's value.
-        public var appMetadataKey: String?
-        public var appId: String?
-        /// Product id → `{"amount": "9.99", "currency": "USD"}`: a PaymentIntent must charge exactly this per unit.
-        public var prices: [String: [String: String]]?
-    }
-
-    public struct PayPal: Sendable, Decodable {
-        public var clientId: String
-        public var clientSecretEnv: String
-        /// `live` (default) or `sandbox`.
-        public var environment: String?
-        public var payeeMerchantId: String
-        /// Product id → `{"amount": "4.99", "currency": "USD"}`.
-        public var prices: [String: [String: String]]
-        /// Product id → PayPal billing plan id (`P-…`): a subscription on another plan is refused.
-        public var subscriptionPlans: [String: String]?
-        public var webhookId: String?
-        public var baseURL: String?
-    }
-
-    public struct Steam: Sendable, Decodable {
-        public var appId: UInt32
-        public var publisherKeyEnv: String
-        public var sandbox: Bool?
-        public var baseURL: String?
-        /// How often the refund report (`GetReport`) is read, in seconds (default 3600; 0: never).
-        public var refundReportSeconds: Int?
-    }
-
-    public struct Stores: Sendable, Decodable {
-        public var apple: Apple?
-        public var google: Google?
-        public var stripe: Stripe?
-        public var paypal: PayPal?
-        public var steam: Steam?
-    }
-
     /// A JSON array of ``ServerUser`` (token hashes).
     public var usersFile: String?
+    /// The license signing keys; without them key packs mint no license.
     public var signingKeys: SigningKeys?
+    /// Store product id → the key pack a purchase of it credits.
     public var keyPacks: [String: KeyPack]?
+    /// App id → the features it sells for keys.
     public var apps: [String: [FeatureSetting]]?
+    /// The limit on key sync per user and instance (default 10 requests per 60 seconds).
     public var syncRateLimit: RateLimit?
+    /// The OpenCat API; absent, the server does not serve it.
     public var openCat: OpenCatAPI?
-    public var stores: Stores?
+    /// Store (`Store.known` raw value) → its adapter's settings (``StoreAdapterConfiguration``: the keys each
+    /// adapter documents; secrets by `…Env` or `…File`, never inline), with the server's own keys beside them:
+    /// `google.pushTokenEnv`, `stripe.webhookSecretEnv`, `stripe.prices` (key purchases), `steam.refundReportSeconds`.
+    public var stores: [String: [String: JSONValue]]?
     /// Store (or `*`) → the environments whose purchases credit anything (`production`, `sandbox`); default
     /// production only.
     public var acceptedEnvironments: [String: [String]]?
@@ -150,22 +91,6 @@ public struct ServerConfigurationFile: Sendable, Decodable {
         text.hasPrefix("/") ? URL(fileURLWithPath: text) : base.appendingPathComponent(text)
     }
 
-    static func secret(env name: String, _ environment: [String: String]) throws(ServerConfigurationError)
-        -> Secret<String>
-    {
-        guard let value = environment[name], !value.isEmpty else {
-            throw ServerConfigurationError("the environment variable \(name) is not set")
-        }
-        return Secret(value)
-    }
-
-    static func url(_ text: String?, default fallback: URL) throws(ServerConfigurationError) -> URL {
-        guard let text else { return fallback }
-        guard let url = URL(string: text), url.scheme == "https" || url.host == "127.0.0.1" || url.host == "localhost"
-        else { throw ServerConfigurationError("\(text): store URLs are https (or loopback, for mock stores)") }
-        return url
-    }
-
     /// The settings, reading the files it names.
     public func settings(environment: [String: String]) throws(ServerConfigurationError) -> ServerSettings {
         var users = BearerTokens(users: [])
@@ -202,7 +127,7 @@ public struct ServerConfigurationFile: Sendable, Decodable {
             keyring: keyring,
             syncRateLimit: syncRateLimit ?? RateLimit(requests: 10, seconds: 60),
             openCat: openCatSettings,
-            googlePushToken: stores?.google?.pushTokenEnv.flatMap { environment[$0] }
+            googlePushToken: try storeSettings(.google).optionalString("pushTokenEnv").flatMap { environment[$0] }
         )
         settings.acceptedEnvironments = try Self.environments(acceptedEnvironments ?? [:])
         if let storeRateLimit {
@@ -218,14 +143,42 @@ public struct ServerConfigurationFile: Sendable, Decodable {
             settings.idleTimeoutSeconds = idleTimeoutSeconds
         }
         settings.requireAppleAccountToken = openCat?.requireAppleAccountToken ?? false
-        if let seconds = stores?.steam?.refundReportSeconds {
+        if let seconds = try storeSettings(.steam).integer("refundReportSeconds", as: Int.self) {
             guard seconds == 0 || seconds >= 60 else {
                 throw ServerConfigurationError("stores.steam.refundReportSeconds: 0 (never) or 60 or more")
             }
             settings.steamReconciliationSeconds = seconds == 0 ? nil : seconds
         }
-        settings.stripePrices = try Self.prices(stores?.stripe?.prices ?? [:], field: "stores.stripe.prices")
+        settings.stripePrices = try storeSettings(.stripe).prices("prices")
         return settings
+    }
+
+    /// A store's settings (empty when the file has none), its errors named `stores.<store>.<key>`.
+    func storeSettings(_ store: Store) -> StoreSettings {
+        StoreSettings(configuration: StoreAdapterConfiguration(store: store, settings: stores?[store.rawValue] ?? [:]))
+    }
+
+    /// A store's settings read for the server itself, with ``ServerConfigurationError``s that name the field.
+    struct StoreSettings {
+        var configuration: StoreAdapterConfiguration
+
+        func optionalString(_ key: String) throws(ServerConfigurationError) -> String? {
+            try named { () throws(StoreAdapterError) in try configuration.optionalString(key) }
+        }
+
+        func integer(_ key: String, as type: Int.Type) throws(ServerConfigurationError) -> Int? {
+            try named { () throws(StoreAdapterError) in try configuration.integer(key, as: type) }
+        }
+
+        func prices(_ key: String) throws(ServerConfigurationError) -> [String: Money] {
+            try named { () throws(StoreAdapterError) in try configuration.prices(key) }
+        }
+
+        private func named<T>(_ body: () throws(StoreAdapterError) -> T) throws(ServerConfigurationError) -> T {
+            do { return try body() } catch {
+                throw ServerConfigurationError("stores.\(configuration.store).\(error.message)")
+            }
+        }
     }
 
     /// Store → accepted environments, from the file's names (`*` sets every store not named).
@@ -233,7 +186,7 @@ public struct ServerConfigurationFile: Sendable, Decodable {
         -> [Store: Set<VerifiedPurchase.Environment>]
     {
         var accepted: [Store: Set<VerifiedPurchase.Environment>] = [:]
-        let stores: [Store] = [.apple, .google, .stripe, .paypal, .steam]
+        let stores = Store.known
         for (name, environments) in file {
             var set: Set<VerifiedPurchase.Environment> = []
             for environment in environments {
@@ -256,20 +209,6 @@ public struct ServerConfigurationFile: Sendable, Decodable {
         return accepted
     }
 
-    /// Product id → price, from `{"amount": "4.99", "currency": "USD"}` objects.
-    static func prices(_ file: [String: [String: String]], field: String) throws(ServerConfigurationError)
-        -> [String: Money]
-    {
-        var prices: [String: Money] = [:]
-        for (product, price) in file {
-            guard let amount = price["amount"], let currency = price["currency"],
-                let money = Money(decimalString: amount, currency: currency)
-            else { throw ServerConfigurationError("\(field).\(product): amount and currency") }
-            prices[product] = money
-        }
-        return prices
-    }
-
     /// The store adapters and webhook verifiers the file configures.
     public func adapters(environment: [String: String], httpClient: HTTPClient, logger: Logger)
         throws(ServerConfigurationError) -> (
@@ -279,145 +218,53 @@ public struct ServerConfigurationFile: Sendable, Decodable {
         var adapters: [any StoreAdapter] = []
         var stripeWebhooks: StripeWebhookVerifier?
         var payPalWebhooks: PayPalWebhookVerifier?
-        // Where the configuration is being read, for an error that names the store and the field.
-        var field = "stores"
-        do {
-            if let apple = stores?.apple {
-                field = "stores.apple.rootCertificates"
-                let roots = try apple.rootCertificates.map { file in
-                    try Certificate(derEncoded: Array(Data(contentsOf: path(file))))
+        let base = base
+        let context = StoreAdapterConfiguration.Context(
+            httpClient: httpClient,
+            logger: logger,
+            environment: environment,
+            readFile: { text, holdsSecret in
+                let file = text.hasPrefix("/") ? URL(fileURLWithPath: text) : base.appendingPathComponent(text)
+                if holdsSecret {
+                    // Only the message is kept (`StoreAdapterConfiguration` names the key and the store).
+                    do throws(ServerConfigurationError) { try LicenseKeyring.checkOwnerOnly(file) } catch {
+                        throw StoreAdapterError(.misconfigured, store: .apple, error.message)
+                    }
                 }
-                var credentials: AppleStoreAdapter.APICredentials?
-                field = "stores.apple.privateKeyFile"
-                if let issuer = apple.issuerId, let keyId = apple.keyId, let keyFile = apple.privateKeyFile {
-                    try LicenseKeyring.checkOwnerOnly(path(keyFile))
-                    credentials = try AppleStoreAdapter.APICredentials(
-                        issuerId: issuer,
-                        keyId: keyId,
-                        privateKeyPEM: Secret(String(contentsOf: path(keyFile), encoding: .utf8))
-                    )
-                }
-                field = "stores.apple.productionBaseURL / sandboxBaseURL"
-                adapters.append(
-                    AppleStoreAdapter(
-                        configuration: .init(
-                            bundleId: apple.bundleId,
-                            rootCertificates: roots,
-                            environment: apple.environment == "sandbox" ? .sandbox : .production,
-                            appAppleId: apple.appAppleId,
-                            validationTime: .now,
-                            apiCredentials: credentials,
-                            productionBaseURL: try Self.url(
-                                apple.productionBaseURL,
-                                default: AppleStoreAdapter.Configuration.defaultProductionBaseURL
-                            ),
-                            sandboxBaseURL: try Self.url(
-                                apple.sandboxBaseURL,
-                                default: AppleStoreAdapter.Configuration.defaultSandboxBaseURL
-                            ),
-                            httpClient: httpClient
-                        )
-                    )
-                )
+                return try Data(contentsOf: file)
             }
-            if let google = stores?.google {
-                field = "stores.google.serviceAccountFile"
-                try LicenseKeyring.checkOwnerOnly(path(google.serviceAccountFile))
-                let account = try GoogleServiceAccount(jsonData: Data(contentsOf: path(google.serviceAccountFile)))
-                field = "stores.google (packageName, baseURL, tokenURL)"
-                adapters.append(
-                    GooglePlayAdapter(
-                        configuration: try .init(
-                            packageName: google.packageName,
-                            serviceAccount: account,
-                            baseURL: try Self.url(
-                                google.baseURL,
-                                default: GooglePlayAdapter.Configuration.defaultBaseURL
-                            ),
-                            tokenURL: try google.tokenURL.map { try Self.url($0, default: account.tokenURI) },
-                            httpClient: httpClient
-                        )
-                    )
-                )
-            }
-            if let stripe = stores?.stripe {
-                field = stripe.secretKeyFile == nil ? "stores.stripe.secretKeyEnv" : "stores.stripe.secretKeyFile"
-                let secretKey: Secret<String>
-                if stripe.secretKeyFile != nil, stripe.secretKeyEnv != nil {
-                    throw ServerConfigurationError("stores.stripe: set secretKeyEnv or secretKeyFile, not both")
-                }
-                if let file = stripe.secretKeyFile {
-                    try LicenseKeyring.checkOwnerOnly(path(file))
-                    let text = try String(contentsOf: path(file), encoding: .utf8)
-                    secretKey = Secret(text.trimmingCharacters(in: .whitespacesAndNewlines))
-                } else if let name = stripe.secretKeyEnv {
-                    secretKey = try Self.secret(env: name, environment)
-                } else {
-                    throw ServerConfigurationError("stores.stripe: set secretKeyEnv or secretKeyFile")
-                }
-                field = "stores.stripe.baseURL"
-                var stripeConfiguration = StripeAdapter.Configuration(
-                    secretKey: secretKey,
-                    baseURL: try Self.url(stripe.baseURL, default: StripeAdapter.Configuration.productionBaseURL),
-                    httpClient: httpClient,
-                    logger: logger
-                )
-                field = "stores.stripe.appMetadataKey / appId"
-                if (stripe.appMetadataKey == nil) != (stripe.appId == nil) {
-                    throw ServerConfigurationError("stores.stripe: set appMetadataKey and appId together")
-                }
-                stripeConfiguration.appMetadataKey = stripe.appMetadataKey
-                stripeConfiguration.appId = stripe.appId
-                adapters.append(StripeAdapter(configuration: stripeConfiguration))
-                if let name = stripe.webhookSecretEnv {
-                    field = "stores.stripe.webhookSecretEnv"
-                    stripeWebhooks = try StripeWebhookVerifier(secret: try Self.secret(env: name, environment))
-                }
-            }
-            if let paypal = stores?.paypal {
-                field = "stores.paypal"
-                let prices = try Self.prices(paypal.prices, field: "stores.paypal.prices")
-                var payPalConfiguration = PayPalAdapter.Configuration(
-                    clientId: paypal.clientId,
-                    clientSecret: try Self.secret(env: paypal.clientSecretEnv, environment),
-                    environment: paypal.environment == "sandbox" ? .sandbox : .live,
-                    payeeMerchantId: paypal.payeeMerchantId,
-                    prices: prices,
-                    baseURL: try paypal.baseURL.map {
-                        try Self.url($0, default: URL(string: "https://api-m.paypal.com")!)
-                    },
-                    webhookId: paypal.webhookId,
-                    httpClient: httpClient,
-                    logger: logger
-                )
-                payPalConfiguration.subscriptionPlans = paypal.subscriptionPlans ?? [:]
-                let adapter = PayPalAdapter(configuration: payPalConfiguration)
+        )
+        for name in (stores ?? [:]).keys where !Store(rawValue: name).isKnown {
+            let known = Store.known.map(\.rawValue).joined(separator: ", ")
+            throw ServerConfigurationError("stores.\(name) is not a store (\(known))")
+        }
+        for store in Store.known {
+            guard let settings = stores?[store.rawValue] else { continue }
+            let configuration = StoreAdapterConfiguration(store: store, settings: settings)
+            do throws(StoreAdapterError) {
+                let adapter = try configuration.makeAdapter(context)
                 adapters.append(adapter)
-                field = "stores.paypal.webhookId"
-                if paypal.webhookId != nil { payPalWebhooks = try adapter.webhookVerifier() }
-            }
-            if let steam = stores?.steam {
-                field = "stores.steam"
-                adapters.append(
-                    SteamAdapter(
-                        configuration: .init(
-                            appId: steam.appId,
-                            publisherKey: try Self.secret(env: steam.publisherKeyEnv, environment),
-                            sandbox: steam.sandbox ?? false,
-                            baseURL: try Self.url(steam.baseURL, default: SteamAdapter.Configuration.defaultBaseURL),
-                            httpClient: httpClient
-                        )
-                    )
+                if store == .stripe, let name = try configuration.optionalString("webhookSecretEnv") {
+                    guard let secret = environment[name], !secret.isEmpty else {
+                        throw configuration.error("webhookSecretEnv", "the environment variable \(name) is not set")
+                    }
+                    do throws(StoreAdapterError) {
+                        stripeWebhooks = try StripeWebhookVerifier(secret: Secret(secret))
+                    } catch {
+                        throw configuration.error("webhookSecretEnv", error.message)
+                    }
+                }
+                if let payPal = adapter as? PayPalAdapter, try configuration.optionalString("webhookId") != nil {
+                    do throws(StoreAdapterError) { payPalWebhooks = try payPal.webhookVerifier() } catch {
+                        throw configuration.error("webhookId", error.message)
+                    }
+                }
+            } catch {
+                throw ServerConfigurationError(
+                    error.code == .misconfigured
+                        ? "stores.\(store).\(error.message)" : "stores.\(store): \(error.message) (\(error.code))"
                 )
             }
-        } catch let error as ServerConfigurationError {
-            throw error.message.hasPrefix("stores.") ? error : ServerConfigurationError("\(field): \(error.message)")
-        } catch let error as StoreAdapterError {
-            throw ServerConfigurationError("\(field): \(error.message) (\(error.code))")
-        } catch let error as CocoaError where error.code == .fileReadNoSuchFile || error.code == .fileNoSuchFile {
-            throw ServerConfigurationError("\(field): a file it names does not exist")
-        } catch {
-            throw ServerConfigurationError("\(field): a file it names cannot be read or is not the expected format")
         }
         return (adapters, stripeWebhooks, payPalWebhooks)
     }

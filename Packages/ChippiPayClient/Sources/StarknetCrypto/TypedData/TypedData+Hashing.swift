@@ -1,10 +1,14 @@
+import OpenCatCore
+
 /// SNIP-12 message hashing. Revision 1 (Poseidon, `StarknetDomain`, quoted type strings, presets `u256`,
 /// `TokenAmount`, `NftId`, `enum`, `string` as a ByteArray) is what ChipiPay and SNIP-9 outside executions use;
 /// revision 0 (Pedersen, `StarkNetDomain`) is kept for older signers.
 extension TypedData {
     /// The SNIP-12 revision.
     public enum Revision: Int, Sendable, Hashable {
+        /// Revision 0: Pedersen hashing and the `StarkNetDomain` type.
         case legacy = 0
+        /// Revision 1: Poseidon hashing and the `StarknetDomain` type (what ChipiPay and SNIP-9 use).
         case active = 1
 
         var domainType: String { self == .active ? "StarknetDomain" : "StarkNetDomain" }

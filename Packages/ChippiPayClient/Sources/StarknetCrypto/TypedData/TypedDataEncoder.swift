@@ -1,3 +1,5 @@
+import OpenCatCore
+
 /// The SNIP-12 encoding rules, one value at a time (a struct is the hash of its type hash and member encodings).
 struct TypedDataEncoder {
     let types: [String: [TypedDataField]]

@@ -1,3 +1,5 @@
+import OpenCatCore
+
 extension JSONValue {
     /// Where two values first differ, for "nearest interaction" messages.
     /// - Parameters:
