@@ -48,14 +48,15 @@ public struct LLMFeatureGate: Sendable {
 
     /// Checks the status and decides.
     /// - Returns: the screen to show.
-    /// - Throws: ``APIKeyStatusError`` (`network`, `unauthorized`, `serverUnavailable`, `invalidResponse`).
-    public func refresh() async throws(APIKeyStatusError) -> Screen { screen(for: try await client.decision()) }
+    /// - Throws: ``APIKeyStatusError`` (`network`, `unauthorized`, `serverUnavailable`, `invalidResponse`), or
+    ///   `CancellationError` when the task is cancelled.
+    public func refresh() async throws -> Screen { screen(for: try await client.decision()) }
 
     /// Saves keys from the setup screen (nil deletes one), then checks again.
     /// - Parameter keys: a provider mapped to the key the user typed, or to `nil` to delete its key.
     /// - Returns: the screen to show after saving.
-    /// - Throws: ``APIKeyStatusError`` `.invalidKey` naming the field to correct.
-    public func saveKeys(_ keys: [LLMProvider: String?]) async throws(APIKeyStatusError) -> Screen {
+    /// - Throws: ``APIKeyStatusError`` `.invalidKey` naming the field to correct, or `CancellationError`.
+    public func saveKeys(_ keys: [LLMProvider: String?]) async throws -> Screen {
         screen(for: try await client.save(keys))
     }
 }

@@ -105,12 +105,10 @@ func makeClient(
         transport.on(.get, "/v1/skus/a", reply: .transportError(.timeout))
         transport.on(.get, "/v1/skus/b", reply: .transportError(.connectionFailed))
         let client = makeClient(transport)
-        do { _ = try await client.sku(id: "a") } catch {
-            #expect(error.code == .timeout && error.isRetryable)
-        }
-        do { _ = try await client.sku(id: "b") } catch {
-            #expect(error.code == .network && error.isRetryable)
-        }
+        let timeout = try await #require(throws: ChippiPayError.self) { try await client.sku(id: "a") }
+        #expect(timeout.code == .timeout && timeout.isRetryable)
+        let network = try await #require(throws: ChippiPayError.self) { try await client.sku(id: "b") }
+        #expect(network.code == .network && network.isRetryable)
     }
 
     @Test func unknownStatusesAreKeptAndPolledOn() throws {
@@ -168,12 +166,8 @@ func makeClient(
         let task = Task { try await client.pollPurchaseStatus(id: "p1") }
         #expect(await clock.waitForSleepers(1))
         task.cancel()
-        do {
-            _ = try await task.value
-            Issue.record("a cancelled poll returned")
-        } catch let error as ChippiPayError {
-            #expect(error.code == .network)
-        }
+        let error = try await #require(throws: ChippiPayError.self) { try await task.value }
+        #expect(error.code == .cancelled && error.isRetryable)
         #expect(transport.requests.count == 1)
     }
 
@@ -186,12 +180,11 @@ func makeClient(
             status: 401,
             json: #"{"message":"Invalid API key \#(apiKey) with bearer \#(secretKey)","code":"INVALID_API_KEY"}"#
         )
-        do {
-            _ = try await makeClient(transport, logs: logs).sku(id: "s")
-        } catch {
-            for text in [error.description, error.message, "\(error)", String(reflecting: error), error.userMessage] {
-                #expect(!text.contains(apiKey) && !text.contains(secretKey))
-            }
+        let error = try await #require(throws: ChippiPayError.self) {
+            try await makeClient(transport, logs: logs).sku(id: "s")
+        }
+        for text in [error.description, error.message, "\(error)", String(reflecting: error), error.userMessage] {
+            #expect(!text.contains(apiKey) && !text.contains(secretKey))
         }
         #expect(!logs.text.isEmpty)
         #expect(!logs.text.contains(apiKey) && !logs.text.contains(secretKey))

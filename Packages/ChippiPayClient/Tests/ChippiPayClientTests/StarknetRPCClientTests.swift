@@ -78,7 +78,8 @@ struct StarknetRPCClientTests {
         transport.on(.post, "/rpc", times: 1, json: #"{"jsonrpc":"2.0","id":1,"result":"not a felt"}"#)
         let rpc = client(transport)
         await #expect(throws: ChippiPayError.self) { try await rpc.chainID() }
-        do { _ = try await rpc.nonce(of: 1) } catch { #expect(error.code == .malformedResponse) }
+        let error = try await #require(throws: ChippiPayError.self) { try await rpc.nonce(of: 1) }
+        #expect(error.code == .malformedResponse)
     }
 
     @Test func executeCalldataIsTheCairoOneLayout() {

@@ -2,8 +2,8 @@ import Crypto
 import Foundation
 import HTTPTypes
 import Logging
-import OpenCat
 import OpenCatCore
+import OpenCatStorage
 import OpenCatTesting
 import StarknetCrypto
 import Testing

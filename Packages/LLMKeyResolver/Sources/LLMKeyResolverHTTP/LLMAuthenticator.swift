@@ -51,6 +51,8 @@ public struct HS256JWTAuthenticator: LLMAuthenticator {
         self.policy = policy
     }
 
+    /// The user the token names, or `nil` when the token is refused for any reason (see
+    /// `authenticate(bearerToken:now:)` for the reason).
     public func user(forBearerToken token: String, now: Date) -> LLMUser? {
         try? authenticate(bearerToken: token, now: now)
     }

@@ -12,11 +12,16 @@ public import OpenCatCore
 /// Every route needs `Authorization: Bearer <token>` (401 otherwise, with `error.reason` naming the failed check, an
 /// ``LLMAuthenticationError/Code``). Errors are `{"error": {"code", "message"}}`.
 public struct LLMKeysAPI: Sendable {
+    /// Resolves statuses and reads and writes the users' keys.
     public let resolver: LLMKeyResolver
+    /// Turns a bearer token into a user.
     public let authenticator: any LLMAuthenticator
+    /// The time tokens are checked at.
     public let clock: any WallClock
+    /// Where failures are logged (never a key or a token); silent by default.
     public let logger: Logger
 
+    /// The API over a resolver and an authenticator; the system clock and a silent logger by default.
     public init(
         resolver: LLMKeyResolver,
         authenticator: any LLMAuthenticator,
@@ -41,10 +46,10 @@ public struct LLMKeysAPI: Sendable {
         }
         let user: LLMUser
         do throws(LLMAuthenticationError) {
-            guard let header = request.headerFields[.authorization], header.lowercased().hasPrefix("bearer ") else {
+            guard let token = HTTPAuthorization.bearerToken(in: request.headerFields[.authorization]) else {
                 throw LLMAuthenticationError(.missing, "no bearer token")
             }
-            user = try authenticator.authenticate(bearerToken: String(header.dropFirst(7)), now: clock.currentDate)
+            user = try authenticator.authenticate(bearerToken: token, now: clock.currentDate)
         } catch {
             // The reason only: never the token, nor any of its claims.
             logger.notice("bearer token refused", metadata: ["reason": "\(error.code)"])
@@ -139,9 +144,9 @@ public struct LLMKeysAPI: Sendable {
     )
         -> (HTTPResponse, Data)
     {
-        var body: [String: String] = ["code": code, "message": message]
-        body["field"] = field
-        body["reason"] = reason
-        return (try? json(status, ["error": body])) ?? (HTTPResponse(status: status), Data())
+        let answer = JSONAPIErrorAnswer(
+            error: JSONAPIErrorEnvelope(code: code, message: message, reason: reason, field: field)
+        )
+        return (try? json(status, answer)) ?? (HTTPResponse(status: status), Data())
     }
 }

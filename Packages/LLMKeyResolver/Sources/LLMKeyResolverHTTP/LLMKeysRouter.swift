@@ -6,11 +6,15 @@ import NIOCore
 /// The API as a Hummingbird responder: every request is handed to ``LLMKeysAPI`` (bodies up to
 /// ``LLMKeysAPI/maximumBodyBytes``).
 public struct LLMKeysResponder: HTTPResponder {
+    /// Hummingbird's basic request context: the API needs nothing more.
     public typealias Context = BasicRequestContext
+    /// The API every request is handed to.
     public let api: LLMKeysAPI
 
+    /// A responder for `api`.
     public init(api: LLMKeysAPI) { self.api = api }
 
+    /// Collects the body (at most `LLMKeysAPI.maximumBodyBytes`) and answers with the API's response.
     public func respond(to request: Request, context: BasicRequestContext) async throws -> Response {
         var request = request
         let body: ByteBuffer

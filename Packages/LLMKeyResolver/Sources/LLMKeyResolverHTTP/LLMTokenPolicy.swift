@@ -5,8 +5,11 @@ public import LLMKeyResolver
 public struct LLMAuthenticationError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The reason, also sent as `error.reason` in the API's 401 body.
     public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+        /// The code's name, as the 401 body's `error.reason` carries it.
         public let rawValue: String
+        /// A code from its name.
         public init(rawValue: String) { self.rawValue = rawValue }
+        /// The code's name.
         public var description: String { rawValue }
 
         /// No `Authorization: Bearer …` header.
@@ -48,6 +51,7 @@ public struct LLMAuthenticationError: Error, Hashable, Sendable, CustomStringCon
         self.message = message
     }
 
+    /// `LLMAuthenticationError.<code>: <message>` (no token, no claim's value).
     public var description: String { "LLMAuthenticationError.\(code): \(message)" }
 }
 

@@ -8,6 +8,7 @@ public import PostgresNIO
 ///
 /// Run the client (`try await store.client.run()` in a task or a service group) while the store is used.
 public final class PostgresLLMKeyStore: LLMKeyStore, Sendable {
+    /// The PostgreSQL client; run it (`client.run()`) while the store is used.
     public let client: PostgresClient
     /// The table (default `llm_keys`).
     public let table: String
@@ -69,6 +70,7 @@ public final class PostgresLLMKeyStore: LLMKeyStore, Sendable {
         }
     }
 
+    /// The sealed row of a user, if any. Throws `.storage` when the database cannot be read.
     public func ciphertext(for userId: String) async throws(LLMKeyError) -> String? {
         try await run {
             let rows = try await client.query("SELECT ciphertext FROM \(unescaped: table) WHERE user_id = \(userId)")
@@ -77,6 +79,8 @@ public final class PostgresLLMKeyStore: LLMKeyStore, Sendable {
         }
     }
 
+    /// Compare-and-set of a user's row in one statement (nil deletes); returns whether it wrote. Throws `.storage` when
+    /// the database cannot be written.
     public func replace(userId: String, expected: String?, with ciphertext: String?) async throws(LLMKeyError) -> Bool {
         try await run {
             let rows: PostgresRowSequence
@@ -113,6 +117,8 @@ public final class PostgresLLMKeyStore: LLMKeyStore, Sendable {
         }
     }
 
+    /// Up to `limit` rows whose master key id is not `keyId`, after `userId` in user order (for a re-wrap). Throws
+    /// `.storage` when the database cannot be read.
     public func rows(notSealedWith keyId: String, after userId: String?, limit: Int) async throws(LLMKeyError)
         -> [(userId: String, ciphertext: String)]
     {

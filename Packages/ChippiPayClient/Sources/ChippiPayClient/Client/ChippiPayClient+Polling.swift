@@ -59,10 +59,10 @@ extension ChippiPayClient {
                 do {
                     try await http.clock.sleep(for: policy.delay(after: attempt - 1))
                 } catch {
-                    throw ChippiPayError(.network, "polling was cancelled", attempts: attempt - 1)
+                    throw ChippiPayError(.cancelled, "polling was cancelled", attempts: attempt - 1)
                 }
             }
-            if Task.isCancelled { throw ChippiPayError(.network, "polling was cancelled", attempts: attempt - 1) }
+            if Task.isCancelled { throw ChippiPayError(.cancelled, "polling was cancelled", attempts: attempt - 1) }
             do {
                 let purchase = try await skuPurchase(id: id)
                 configuration.logger.debug(

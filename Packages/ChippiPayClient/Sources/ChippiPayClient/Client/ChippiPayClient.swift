@@ -7,6 +7,7 @@ public import StarknetCrypto
 /// 429 honouring `Retry-After`, 5xx and timeouts for safe requests, all on the injected clock) and carries
 /// `__chipi_api_version`; keys travel in headers only, never in a URL.
 public struct ChippiPayClient: Sendable {
+    /// Where and how the client reaches ChippiPay (base URL, API key, bearer), fixed at creation.
     public let configuration: ChippiPayConfiguration
     let http: HTTPClient
 

@@ -6,14 +6,20 @@ public import OpenCatCore
 public struct ChippiPayError: Error, Hashable, Sendable, CustomStringConvertible {
     /// What went wrong (open: ChippiPay may add codes).
     public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+        /// The code's name, as logged and stored in a purchase record's `failureCode` (`network`, `skuNotFound`, …).
         public let rawValue: String
+        /// A code with this name; any string is accepted, so codes ChippiPay adds later still round-trip.
         public init(rawValue: String) { self.rawValue = rawValue }
+        /// The code's name (its ``rawValue``).
         public var description: String { rawValue }
 
         /// No connection: retryable.
         public static let network = Code(rawValue: "network")
         /// No answer in time: retryable.
         public static let timeout = Code(rawValue: "timeout")
+        /// The caller's task was cancelled before an answer: whether ChippiPay acted is unknown; retryable (the
+        /// idempotency key makes sending again safe).
+        public static let cancelled = Code(rawValue: "cancelled")
         /// 401/403 or `INVALID_API_KEY`: the API key, secret key or JWT is not valid.
         public static let credentialsInvalid = Code(rawValue: "credentialsInvalid")
         /// 404 on an endpoint: the service is temporarily unavailable.
@@ -50,6 +56,7 @@ public struct ChippiPayError: Error, Hashable, Sendable, CustomStringConvertible
         public static let unexpectedCalls = Code(rawValue: "unexpectedCalls")
     }
 
+    /// What went wrong: decides ``isRetryable`` and ``userMessage``.
     public var code: Code
     /// What happened, for logs and developers.
     public var message: String
@@ -62,6 +69,8 @@ public struct ChippiPayError: Error, Hashable, Sendable, CustomStringConvertible
     /// Polling attempts made, for ``Code/stillPending``.
     public var attempts: Int?
 
+    /// An error with its code and a message for developers; the other values are those of the properties of the
+    /// same names (nil when unknown).
     public init(
         _ code: Code,
         _ message: String,
@@ -80,7 +89,7 @@ public struct ChippiPayError: Error, Hashable, Sendable, CustomStringConvertible
 
     /// Whether trying again later may succeed (the design's "Retry button").
     public var isRetryable: Bool {
-        [.network, .timeout, .rateLimited, .serviceError, .serviceUnavailable, .stillPending].contains(code)
+        [.network, .timeout, .cancelled, .rateLimited, .serviceError, .serviceUnavailable, .stillPending].contains(code)
     }
 
     /// The message to show a person, as the design's error flow words it.
@@ -88,6 +97,7 @@ public struct ChippiPayError: Error, Hashable, Sendable, CustomStringConvertible
         switch code {
         case .network: "Check your internet connection and try again."
         case .timeout: "The request timed out. Try again."
+        case .cancelled: "The request was cancelled. Try again."
         case .credentialsInvalid: "API credentials invalid. Reconfigure your ChippiPay keys."
         case .serviceUnavailable: "Service temporarily unavailable."
         case .rateLimited: "Too many requests. Wait a moment and try again."
@@ -104,10 +114,24 @@ public struct ChippiPayError: Error, Hashable, Sendable, CustomStringConvertible
         }
     }
 
+    /// For logs: `ChippiPayError.<code>: <message>`, then `(HTTP <status>, <server code>)` when a server answered, or
+    /// `(<server code>)` when only the code is known. Carries no key, secret or JWT.
     public var description: String {
         "ChippiPayError.\(code): \(message)"
             + (status.map { " (HTTP \($0)" + (serverCode.map { ", \($0)" } ?? "") + ")" } ?? "")
             + (status == nil ? serverCode.map { " (\($0))" } ?? "" : "")
+    }
+
+    /// The error for a failed call (ChippiPay's mapping of ``JSONAPIFailure``); `redact` as in
+    /// ``from(status:body:redact:)``.
+    static func from(_ failure: JSONAPIFailure, redact: (String) -> String) -> ChippiPayError {
+        switch failure {
+        case .invalidRequest(let reason): ChippiPayError(.invalidInput, reason)
+        case .transport(let error): from(error)
+        case .refused(let status, _, let body): from(status: status, body: body, redact: redact)
+        case .unreadable(let status, let type, _):
+            ChippiPayError(.malformedResponse, "ChippiPay sent an unreadable \(type)", status: status)
+        }
     }
 
     /// The error for an answer that is not 2xx: ChippiPay's `{message, code}` or `{error, message}` body (NestJS
@@ -156,5 +180,6 @@ public struct ChippiPayError: Error, Hashable, Sendable, CustomStringConvertible
 }
 
 extension ChippiPayError: TransientErrorClassifying {
+    /// The same as ``ChippiPayError/isRetryable``: OpenCat keeps work queued and retries it later for these codes.
     public var isTransient: Bool { isRetryable }
 }

@@ -160,7 +160,7 @@ public struct WalletKeySeal: Sendable, Hashable, Codable {
         password.resetBytes(in: 0..<password.count)
         let remote = HKDF<SHA256>.deriveKey(inputKeyMaterial: master, info: remoteInfo, outputByteCount: 32)
         let local = HKDF<SHA256>.deriveKey(inputKeyMaterial: master, info: localInfo, outputByteCount: 32)
-        let hex = remote.withUnsafeBytes { bytes in bytes.map { String(format: "%02x", $0) }.joined() }
+        let hex = remote.withUnsafeBytes { bytes in Fingerprint.lowercaseHex(bytes) }
         return (Secret(hex), local)
     }
 

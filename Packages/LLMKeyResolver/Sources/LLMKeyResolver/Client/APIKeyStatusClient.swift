@@ -24,11 +24,17 @@ public enum LLMKeyDecision: Sendable, Hashable {
 }
 
 /// The app side of the API: checks the status, saves keys, and decides.
+///
+/// Every call throws an ``APIKeyStatusError``, or `CancellationError` when its task is cancelled.
 public struct APIKeyStatusClient: Sendable {
+    /// The backend's base URL; the API's paths (`/api/api-key-status`, `/api/v1/settings/llm-keys`) are resolved
+    /// against it.
     public let baseURL: URL
+    /// The user's bearer token, sent as `Authorization: Bearer …` on every call (a `Secret`: it prints redacted).
     public let token: Secret<String>
     let http: HTTPClient
 
+    /// A client for the backend at `baseURL`, calling as the holder of `token` through `http` (timeouts, retries).
     public init(baseURL: URL, token: Secret<String>, http: HTTPClient = HTTPClient()) {
         self.baseURL = baseURL
         self.token = token
@@ -36,76 +42,54 @@ public struct APIKeyStatusClient: Sendable {
     }
 
     /// `GET /api/api-key-status`.
-    public func status() async throws(APIKeyStatusError) -> APIKeyStatus {
-        try decode(APIKeyStatus.self, try await send(.get, "/api/api-key-status", body: nil))
+    public func status() async throws -> APIKeyStatus {
+        try await api.send(.get, "/api/api-key-status")
     }
 
     /// The decision for the current status.
-    public func decision() async throws(APIKeyStatusError) -> LLMKeyDecision { LLMKeyDecision(try await status()) }
+    public func decision() async throws -> LLMKeyDecision { LLMKeyDecision(try await status()) }
 
     /// `GET /api/v1/settings/llm-keys`: the stored keys, masked.
-    public func maskedKeys() async throws(APIKeyStatusError) -> [String: String] {
-        try decode([String: String].self, try await send(.get, "/api/v1/settings/llm-keys", body: nil))
+    public func maskedKeys() async throws -> [String: String] {
+        try await api.send(.get, "/api/v1/settings/llm-keys")
     }
 
     /// `POST /api/v1/settings/llm-keys`: a provider mapped to a key sets it, to nil deletes it; others unchanged.
     /// Scenario C ends here: save, then check the status again.
     /// - Returns: the decision after saving.
     @discardableResult
-    public func save(_ keys: [LLMProvider: String?]) async throws(APIKeyStatusError) -> LLMKeyDecision {
-        var object: [String: Any] = [:]
-        for (provider, key) in keys { object[provider.rawValue] = key ?? NSNull() }
-        guard let body = try? JSONSerialization.data(withJSONObject: object, options: .sortedKeys) else {
-            throw APIKeyStatusError(.invalidResponse, "the keys could not be encoded")
-        }
-        _ = try await send(.post, "/api/v1/settings/llm-keys", body: body)
+    public func save(_ keys: [LLMProvider: String?]) async throws -> LLMKeyDecision {
+        let body = Dictionary(uniqueKeysWithValues: keys.map { ($0.key.rawValue, $0.value) })
+        _ = try await api.exchange(.post, "/api/v1/settings/llm-keys", body: body)
         return try await decision()
     }
 
-    func send(_ method: HTTPRequest.Method, _ path: String, body: Data?) async throws(APIKeyStatusError) -> Data {
-        let base =
-            baseURL.absoluteString.hasSuffix("/") ? String(baseURL.absoluteString.dropLast()) : baseURL.absoluteString
-        guard let url = URL(string: base + path) else { throw APIKeyStatusError(.invalidResponse, "bad base URL") }
-        var request = HTTPRequest(method: method, url: url)
-        request.headerFields[.authorization] = "Bearer \(token.revealed)"
-        request.headerFields[.accept] = "application/json"
-        if body != nil { request.headerFields[.contentType] = "application/json" }
-        let response: HTTPTransportResponse
-        do { response = try await http.send(request, body: body) } catch {
-            throw APIKeyStatusError(.network, "the server could not be reached")
-        }
-        switch response.status.code {
-        case 200..<300: return response.body
-        case 401, 403: throw APIKeyStatusError(.unauthorized, "the token was refused", status: response.status.code)
-        case 422:
-            let field = (try? JSONDecoder().decode([String: [String: String]].self, from: response.body))?["error"]?[
-                "field"
-            ]
-            throw APIKeyStatusError(.invalidKey, "a key is not in its provider's format", status: 422, field: field)
-        case 500...: throw APIKeyStatusError(.serverUnavailable, "the server failed", status: response.status.code)
-        default: throw APIKeyStatusError(.invalidResponse, "unexpected answer", status: response.status.code)
-        }
-    }
-
-    func decode<T: Decodable>(_ type: T.Type, _ data: Data) throws(APIKeyStatusError) -> T {
-        do { return try JSONDecoder().decode(type, from: data) } catch {
-            throw APIKeyStatusError(.invalidResponse, "the server sent an unreadable \(T.self)")
-        }
+    /// The API's edge: the bearer token, ``APIKeyStatusError``s.
+    var api: JSONAPIClient<APIKeyStatusError> {
+        JSONAPIClient(baseURL: baseURL, http: http, bearerToken: token) { APIKeyStatusError.from($0) }
     }
 }
 
 /// An app-side failure. Never carries a key or the token.
 public struct APIKeyStatusError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// What went wrong.
     public enum Code: String, Sendable, Hashable {
+        /// `network`: the server could not be reached; `unauthorized`: 401/403, the token was refused;
+        /// `invalidKey`: 422, a key is not in its provider's format (see `field`); `serverUnavailable`: 5xx;
+        /// `invalidResponse`: any other status, an unreadable answer, or a request that could not be built.
         case network, unauthorized, invalidKey, serverUnavailable, invalidResponse
     }
 
+    /// What went wrong.
     public var code: Code
+    /// A one-line reason for logs and developers (never a key or the token).
     public var message: String
+    /// The HTTP status, when the server answered.
     public var status: Int?
     /// For `invalidKey`: the provider field the server refused.
     public var field: String?
 
+    /// An error with its code and message; `status` and `field` as the properties of the same names.
     public init(_ code: Code, _ message: String, status: Int? = nil, field: String? = nil) {
         self.code = code
         self.message = message
@@ -113,5 +97,28 @@ public struct APIKeyStatusError: Error, Hashable, Sendable, CustomStringConverti
         self.field = field
     }
 
+    /// `APIKeyStatusError.<code>: <message>`, for logs.
     public var description: String { "APIKeyStatusError.\(code): \(message)" }
+
+    /// The error for a failed call.
+    static func from(_ failure: JSONAPIFailure) -> APIKeyStatusError {
+        switch failure {
+        case .invalidRequest(let reason): APIKeyStatusError(.invalidResponse, reason)
+        case .transport: APIKeyStatusError(.network, "the server could not be reached")
+        case .unreadable(_, let type, _): APIKeyStatusError(.invalidResponse, "the server sent an unreadable \(type)")
+        case .refused(let status, let envelope, _):
+            switch status {
+            case 401, 403: APIKeyStatusError(.unauthorized, "the token was refused", status: status)
+            case 422:
+                APIKeyStatusError(
+                    .invalidKey,
+                    "a key is not in its provider's format",
+                    status: 422,
+                    field: envelope?.field
+                )
+            case 500...: APIKeyStatusError(.serverUnavailable, "the server failed", status: status)
+            default: APIKeyStatusError(.invalidResponse, "unexpected answer", status: status)
+            }
+        }
+    }
 }

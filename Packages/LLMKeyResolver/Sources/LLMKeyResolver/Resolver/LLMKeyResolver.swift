@@ -3,9 +3,12 @@ public import OpenCatCore
 
 /// A user as the resolver sees them.
 public struct LLMUser: Sendable, Hashable {
+    /// The user's id, as the store's rows are keyed.
     public var id: String
+    /// The user's plan tier, which decides whose keys they use.
     public var tier: PlanTier
 
+    /// A user.
     public init(id: String, tier: PlanTier) {
         self.id = id
         self.tier = tier
@@ -14,8 +17,11 @@ public struct LLMUser: Sendable, Hashable {
 
 /// A key to call a provider with, and where it came from.
 public struct ResolvedKey: Sendable, Hashable {
+    /// The provider the key is for.
     public var provider: LLMProvider
+    /// The key, redacted when printed or logged.
     public var key: Secret<String>
+    /// Whose key it is: the system's or the user's.
     public var source: KeySource
 }
 
@@ -30,6 +36,8 @@ public struct LLMKeyResolver: Sendable {
     /// The providers reported in statuses (default the design's three).
     public var providers: [LLMProvider]
 
+    /// A resolver over the system's keys (empty ones dropped) and the users' vault, reporting `providers` (duplicates
+    /// dropped, order kept).
     public init(
         systemKeys: [LLMProvider: Secret<String>],
         vault: UserKeyVault,

@@ -18,9 +18,12 @@ public protocol LLMKeyStore: Sendable {
 
 /// Seals and opens users' keys over a store.
 public struct UserKeyVault: Sendable {
+    /// Where the sealed rows live.
     public let store: any LLMKeyStore
+    /// Seals and opens rows (AES-256-GCM, a key per user derived by HKDF from the master key).
     public let cipher: LLMKeyCipher
 
+    /// A vault over a store and a cipher.
     public init(store: any LLMKeyStore, cipher: LLMKeyCipher) {
         self.store = store
         self.cipher = cipher

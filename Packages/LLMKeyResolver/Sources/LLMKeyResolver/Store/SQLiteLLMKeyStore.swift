@@ -34,6 +34,7 @@ public final class SQLiteLLMKeyStore: LLMKeyStore, Sendable {
         }
     }
 
+    /// The sealed row of a user, if any. Throws `.storage` when the database cannot be read.
     public func ciphertext(for userId: String) async throws(LLMKeyError) -> String? {
         do {
             return try await database.read { db in
@@ -42,6 +43,8 @@ public final class SQLiteLLMKeyStore: LLMKeyStore, Sendable {
         } catch { throw LLMKeyError(.storage, "the key store cannot be read (\(Self.describe(error)))") }
     }
 
+    /// Compare-and-set of a user's row in one write transaction (nil deletes); returns whether it wrote. Throws
+    /// `.storage` when the database cannot be written.
     public func replace(userId: String, expected: String?, with ciphertext: String?) async throws(LLMKeyError) -> Bool {
         do {
             return try await database.write { db in
@@ -71,6 +74,8 @@ public final class SQLiteLLMKeyStore: LLMKeyStore, Sendable {
         } catch { throw LLMKeyError(.storage, "the key store cannot be written (\(Self.describe(error)))") }
     }
 
+    /// Up to `limit` rows whose master key id is not `keyId`, after `userId` in user order (for a re-wrap). Throws
+    /// `.storage` when the database cannot be read.
     public func rows(notSealedWith keyId: String, after userId: String?, limit: Int) async throws(LLMKeyError)
         -> [(userId: String, ciphertext: String)]
     {

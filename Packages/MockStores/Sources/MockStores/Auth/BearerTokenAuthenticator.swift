@@ -7,7 +7,7 @@ struct BearerTokenAuthenticator: MockAuthenticator {
     let message: String
 
     func rejection(for request: MockRequest, context: MockAuthContext) -> MockResponse? {
-        if let presented = Authorization.bearer(request), Authorization.constantTimeEquals(presented, token.revealed) {
+        if let presented = Authorization.bearer(request), ConstantTime.equals(presented, token.revealed) {
             return nil
         }
         return .json(401, ["error": ["code": "unauthorized", "message": .string(message)]])

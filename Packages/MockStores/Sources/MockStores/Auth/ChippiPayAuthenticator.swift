@@ -9,10 +9,10 @@ struct ChippiPayAuthenticator: MockAuthenticator {
     func rejection(for request: MockRequest, context: MockAuthContext) -> MockResponse? {
         guard request.path.hasPrefix("/v1/") else { return nil }
         guard let apiKey = request.header("x-api-key"),
-            Authorization.constantTimeEquals(apiKey, credentials.apiKey.revealed)
+            ConstantTime.equals(apiKey, credentials.apiKey.revealed)
         else { return Self.unauthorized("Invalid API key") }
         guard let bearer = Authorization.bearer(request),
-            Authorization.constantTimeEquals(bearer, credentials.secretKey.revealed)
+            ConstantTime.equals(bearer, credentials.secretKey.revealed)
         else { return Self.unauthorized("Invalid bearer token") }
         return nil
     }

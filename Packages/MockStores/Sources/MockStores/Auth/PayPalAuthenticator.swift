@@ -19,7 +19,7 @@ final class PayPalAuthenticator: MockAuthenticator {
     func rejection(for request: MockRequest, context: MockAuthContext) -> MockResponse? {
         if Self.isTokenEndpoint(request) {
             guard let basic = Authorization.basic(request), basic.user == credentials.clientId,
-                Authorization.constantTimeEquals(basic.password, credentials.clientSecret.revealed)
+                ConstantTime.equals(basic.password, credentials.clientSecret.revealed)
             else {
                 return .json(401, ["error": "invalid_client", "error_description": "Client Authentication failed"])
             }

@@ -9,7 +9,7 @@ struct SteamAuthenticator: MockAuthenticator {
 
     func rejection(for request: MockRequest, context: MockAuthContext) -> MockResponse? {
         let presented = request.header("x-webapi-key") ?? request.queryValue("key") ?? request.formValue("key")
-        if let presented, Authorization.constantTimeEquals(presented, publisherKey.revealed) { return nil }
+        if let presented, ConstantTime.equals(presented, publisherKey.revealed) { return nil }
         let page =
             "<html><head><title>Forbidden</title></head><body><h1>Forbidden</h1>Access is denied. Retrying will not "
             + "help. Please verify your <pre>key=</pre> parameter.</body></html>"

@@ -15,7 +15,7 @@ struct StripeAuthenticator: MockAuthenticator {
                     + "for details, or we can help at https://support.stripe.com/."
             )
         }
-        guard Authorization.constantTimeEquals(presented, secretKey.revealed) else {
+        guard ConstantTime.equals(presented, secretKey.revealed) else {
             return Self.unauthorized("Invalid API Key provided: \(Self.masked(presented))")
         }
         return nil

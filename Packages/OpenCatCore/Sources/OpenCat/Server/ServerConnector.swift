@@ -3,6 +3,7 @@ import HTTPTypes
 import HTTPTypesFoundation
 import Logging
 import OpenCatCore
+import OpenCatServerAPI
 
 /// An error answer of the OpenCat server.
 public struct OpenCatServerError: Error, Hashable, Sendable, CustomStringConvertible, TransientErrorClassifying {
@@ -48,75 +49,42 @@ struct ServerConnector: Sendable {
     let logger: Logger
 
     func subscriber(appUserId: String) async throws -> ServerAPI.SubscriberResponse {
-        let request = try makeRequest(.get, path: "/v1/subscribers/\(Self.escape(appUserId))")
         logger.debug("server: fetch subscriber")
-        return try await exchange(request, body: nil)
+        return try await api.send(.get, "/v1/subscribers/\(APIRequest.percentEncoded(appUserId))")
     }
 
     func postReceipt(_ post: ServerAPI.ReceiptPost, idempotencyKey: String) async throws -> ServerAPI.SubscriberResponse
     {
-        var request = try makeRequest(.post, path: "/v1/receipts")
-        request.headerFields[.contentType] = "application/json"
-        request.headerFields[HTTPField.Name("Idempotency-Key")!] = Fingerprint.hex(of: idempotencyKey)
         logger.debug("server: post receipt", metadata: ["store": "\(post.store)", "kind": "\(post.kind)"])
-        return try await exchange(request, body: try JSONCoding.encoder.encode(post))
+        return try await api.send(.post, "/v1/receipts", body: post, idempotencyKey: idempotencyKey)
     }
 
     func offerings(appUserId: String) async throws -> ServerAPI.OfferingsResponse {
-        let request = try makeRequest(.get, path: "/v1/offerings?appUserId=\(Self.escape(appUserId))")
         logger.debug("server: fetch offerings")
-        return try await exchange(request, body: nil)
+        return try await api.send(.get, "/v1/offerings", query: [("appUserId", appUserId)])
     }
 
-    private func makeRequest(_ method: HTTPRequest.Method, path: String) throws -> HTTPRequest {
-        let base =
-            baseURL.absoluteString.hasSuffix("/") ? String(baseURL.absoluteString.dropLast()) : baseURL.absoluteString
-        guard let url = URL(string: base + path) else {
-            throw OpenCatError(.invalidArgument, "the server URL is not valid")
+    /// The server API's edge: the API key as bearer token, the SDK's user agent; refusals are
+    /// ``OpenCatServerError``s, the rest ``OpenCatError``s.
+    private var api: JSONAPIClient<any Error> {
+        var headers = HTTPFields()
+        headers[.userAgent] = "OpenCatCore/\(OpenCatCoreVersion.string)"
+        let logger = logger
+        return JSONAPIClient(baseURL: baseURL, http: http, bearerToken: apiKey, headers: headers) { failure in
+            switch failure {
+            case .invalidRequest(let reason): return OpenCatError(.invalidArgument, reason)
+            case .transport(let error):
+                logger.debug("server: unreachable", metadata: ["error": "\(error.code)"])
+                return OpenCatError.network("the OpenCat server could not be reached", underlying: error)
+            case .refused(let status, let envelope, _):
+                let error = OpenCatServerError(status: status, code: envelope?.code, message: envelope?.message)
+                logger.debug("server: error answer", metadata: ["status": "\(status)", "code": "\(error.code ?? "-")"])
+                return error
+            case .unreadable(_, let type, _):
+                // Not a network failure: asking again gets the same answer. Not transient, so it counts towards
+                // stalling an outbox entry instead of being retried forever.
+                return OpenCatError(.invalidResponse, "the OpenCat server sent an unreadable \(type)")
+            }
         }
-        var request = HTTPRequest(method: method, url: url)
-        request.headerFields[.authorization] = "Bearer \(apiKey.revealed)"
-        request.headerFields[.accept] = "application/json"
-        request.headerFields[.userAgent] = "OpenCatCore/\(OpenCatCoreVersion.string)"
-        return request
-    }
-
-    private func exchange<Response: Decodable>(_ request: HTTPRequest, body: Data?) async throws -> Response {
-        let response: HTTPTransportResponse
-        do {
-            response = try await http.send(request, body: body)
-        } catch let error as HTTPTransportError {
-            logger.debug("server: unreachable", metadata: ["error": "\(error.code)"])
-            throw OpenCatError.network("the OpenCat server could not be reached", underlying: error)
-        }
-        guard (200..<300).contains(response.status.code) else {
-            let envelope = try? JSONCoding.decoder.decode(ServerAPI.ErrorEnvelope.self, from: response.body)
-            let error = OpenCatServerError(
-                status: response.status.code,
-                code: envelope?.error.code,
-                message: envelope?.error.message
-            )
-            logger.debug(
-                "server: error answer",
-                metadata: ["status": "\(error.status)", "code": "\(error.code ?? "-")"]
-            )
-            throw error
-        }
-        do {
-            return try JSONCoding.decoder.decode(Response.self, from: response.body)
-        } catch {
-            // Not a network failure: asking again gets the same answer. Not transient, so it counts towards
-            // stalling an outbox entry instead of being retried forever.
-            throw OpenCatError(.invalidResponse, "the OpenCat server sent an unreadable \(Response.self)")
-        }
-    }
-
-    /// Percent-encodes a path segment or query value (RFC 3986 unreserved characters only).
-    static func escape(_ text: String) -> String {
-        var allowed = CharacterSet.alphanumerics.intersection(
-            CharacterSet(charactersIn: Unicode.Scalar(0)..<Unicode.Scalar(128))
-        )
-        allowed.insert(charactersIn: "-._~")
-        return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
     }
 }

@@ -4,27 +4,11 @@ import OpenCatCore
 
 /// The HTTP plumbing every adapter shares: send through OpenCatCore's ``HTTPClient`` (timeouts, retries,
 /// `Retry-After`), and turn what is common to all stores into ``StoreAdapterError``: transport failures,
-/// 401/403, 429 and 5xx after retries, unreadable bodies.
+/// 401/403, 429 and 5xx after retries, unreadable bodies. Requests are built with OpenCatCore's ``APIRequest``,
+/// which keeps the base URL's path (MockStores, a proxy).
 struct StoreHTTP: Sendable {
     let client: HTTPClient
     let store: Store
-
-    /// A request to `baseURL` + `path` (+ `?query`); the base URL's own path is kept as a prefix, so an API can
-    /// be served under a path (MockStores, a proxy).
-    static func request(_ method: HTTPRequest.Method, baseURL: URL, path: String, query: String? = nil) -> HTTPRequest {
-        let components = URLComponents(url: baseURL, resolvingAgainstBaseURL: false)
-        var authority = components?.percentEncodedHost ?? ""
-        if authority.contains(":") { authority = "[\(authority)]" }
-        if let port = components?.port { authority += ":\(port)" }
-        var prefix = components?.percentEncodedPath ?? ""
-        while prefix.hasSuffix("/") { prefix.removeLast() }
-        return HTTPRequest(
-            method: method,
-            scheme: components?.scheme ?? "https",
-            authority: authority,
-            path: prefix + path + (query.map { "?\($0)" } ?? "")
-        )
-    }
 
     /// Sends a request; a transport failure becomes `timeout` or `network`.
     func send(_ request: HTTPRequest, body: Data? = nil, idempotent: Bool? = nil) async throws -> HTTPTransportResponse
@@ -88,19 +72,6 @@ struct StoreHTTP: Sendable {
         }
     }
 
-    /// A decoding error's path and kind, without the data it was looking at.
-    static func summary(of error: any Error) -> String {
-        guard let error = error as? DecodingError else { return String(describing: type(of: error)) }
-        func path(_ context: DecodingError.Context) -> String {
-            context.codingPath.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: ".")
-        }
-        switch error {
-        case .keyNotFound(let key, let context):
-            return "missing \(path(context).isEmpty ? "" : path(context) + ".")\(key.stringValue)"
-        case .typeMismatch(_, let context): return "wrong type at \(path(context))"
-        case .valueNotFound(_, let context): return "null at \(path(context))"
-        case .dataCorrupted(let context): return "corrupt data at \(path(context).isEmpty ? "root" : path(context))"
-        @unknown default: return "decoding failed"
-        }
-    }
+    /// A decoding error's path and kind, without the data it was looking at (OpenCatCore's ``JSONCoding``).
+    static func summary(of error: any Error) -> String { JSONCoding.summary(of: error) }
 }

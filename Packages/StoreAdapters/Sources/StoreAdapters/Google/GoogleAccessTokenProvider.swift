@@ -200,11 +200,5 @@ public actor GoogleAccessTokenProvider {
     }
 
     /// `application/x-www-form-urlencoded` value encoding: everything but RFC 3986 unreserved characters escaped.
-    static func formEncoded(_ value: String) -> String {
-        value.addingPercentEncoding(withAllowedCharacters: unreserved) ?? value
-    }
-
-    static let unreserved = CharacterSet(
-        charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~"
-    )
+    static func formEncoded(_ value: String) -> String { APIRequest.percentEncoded(value) }
 }

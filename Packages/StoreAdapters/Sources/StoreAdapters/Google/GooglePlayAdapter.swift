@@ -249,13 +249,7 @@ public struct GooglePlayAdapter: StoreAdapter {
 
     // MARK: - Helpers
 
-    private static let unreserved = CharacterSet(
-        charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~"
-    )
-
     /// Percent-encodes one path segment.
-    static func segment(_ value: String) -> String {
-        value.addingPercentEncoding(withAllowedCharacters: unreserved) ?? value
-    }
+    static func segment(_ value: String) -> String { APIRequest.percentEncoded(value) }
 
 }

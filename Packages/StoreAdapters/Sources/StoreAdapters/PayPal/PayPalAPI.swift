@@ -37,7 +37,7 @@ struct PayPalAPI: Sendable {
         try await tokens.sendAuthorized(
             onRefused: { [logger] in logger.debug("paypal rejected the access token; fetching a new one") }
         ) { [http, baseURL] token in
-            var request = StoreHTTP.request(method, baseURL: baseURL, path: path)
+            var request = APIRequest.make(method, baseURL: baseURL, path: path)
             request.headerFields[.authorization] = "Bearer \(token.revealed)"
             request.headerFields[.accept] = "application/json"
             if body != nil { request.headerFields[.contentType] = "application/json" }

@@ -37,7 +37,7 @@ enum PayPalAccessTokenProvider {
         logger: Logger
     ) async throws -> AccessTokenCache.Issued {
         let requestedAt = http.client.clock.currentDate
-        var request = StoreHTTP.request(.post, baseURL: baseURL, path: "/v1/oauth2/token")
+        var request = APIRequest.make(.post, baseURL: baseURL, path: "/v1/oauth2/token")
         let credentials = Data("\(clientId):\(clientSecret.revealed)".utf8).base64EncodedString()
         request.headerFields[.authorization] = "Basic \(credentials)"
         request.headerFields[.contentType] = "application/x-www-form-urlencoded"

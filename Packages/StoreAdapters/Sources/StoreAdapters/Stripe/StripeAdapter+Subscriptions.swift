@@ -42,11 +42,11 @@ extension StripeAdapter {
         else {
             throw StoreAdapterError(.invalidProof, store: .stripe, "the token is not a subscription id")
         }
-        var request = StoreHTTP.request(
+        var request = APIRequest.make(
             .get,
             baseURL: configuration.baseURL,
             path: "/v1/subscriptions/\(token)",
-            query: "expand%5B%5D=latest_invoice"
+            query: [("expand[]", "latest_invoice")]
         )
         request.headerFields[.authorization] = "Bearer \(configuration.secretKey.revealed)"
         request.headerFields[.stripeVersion] = configuration.apiVersion
@@ -76,11 +76,11 @@ extension StripeAdapter {
 
     /// Captures an authorized PaymentIntent, idempotently (`Idempotency-Key: opencat-capture-<id>`).
     func capture(_ id: String) async throws -> (intent: Stripe.PaymentIntent, date: Date?) {
-        var request = StoreHTTP.request(
+        var request = APIRequest.make(
             .post,
             baseURL: configuration.baseURL,
             path: "/v1/payment_intents/\(id)/capture",
-            query: "expand%5B%5D=latest_charge"
+            query: [("expand[]", "latest_charge")]
         )
         request.headerFields[.authorization] = "Bearer \(configuration.secretKey.revealed)"
         request.headerFields[.stripeVersion] = configuration.apiVersion

@@ -112,11 +112,11 @@ public struct StripeAdapter: StoreAdapter {
         guard let id = Self.paymentIntentId(from: id.revealed) else {
             throw StoreAdapterError(.invalidProof, store: .stripe, "the token is not a PaymentIntent id")
         }
-        var request = StoreHTTP.request(
+        var request = APIRequest.make(
             .get,
             baseURL: configuration.baseURL,
             path: "/v1/payment_intents/\(id)",
-            query: "expand%5B%5D=latest_charge"
+            query: [("expand[]", "latest_charge")]
         )
         request.headerFields[.authorization] = "Bearer \(configuration.secretKey.revealed)"
         request.headerFields[.stripeVersion] = configuration.apiVersion

@@ -129,15 +129,11 @@ struct StripeWebhookVerifierTests {
     @Test(arguments: [
         "", "   ", "\n", "whsec_", "whsec_short", "sk_test_opencatFAKEkeyNOTREAL0123456789", "whsec_has space inside00",
     ])
-    func unusableSecretIsRefusedAsMisconfigured(secret: String) {
-        #expect(throws: StoreAdapterError.self) { try StripeWebhookVerifier(secret: Secret(secret)) }
-        do {
-            _ = try StripeWebhookVerifier(secret: Secret(secret))
-        } catch {
-            #expect(error.code == .misconfigured)
-            #expect(error.store == .stripe)
-            #expect(secret.count < 8 || !error.description.contains(secret))
-        }
+    func unusableSecretIsRefusedAsMisconfigured(secret: String) throws {
+        let error = try #require(throws: StoreAdapterError.self) { try StripeWebhookVerifier(secret: Secret(secret)) }
+        #expect(error.code == .misconfigured)
+        #expect(error.store == .stripe)
+        #expect(secret.count < 8 || !error.description.contains(secret))
     }
 
     @Test func emptySecretListIsRefused() {

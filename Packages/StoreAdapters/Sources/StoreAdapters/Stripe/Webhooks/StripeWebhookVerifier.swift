@@ -159,7 +159,7 @@ public struct StripeWebhookVerifier: Sendable {
         for secret in secrets {
             let key = SymmetricKey(data: Data(secret.revealed.utf8))
             let expected = Data(HMAC<SHA256>.authenticationCode(for: signedPayload, using: key))
-            for candidate in candidates where Self.constantTimeEquals(candidate, expected) { matched = true }
+            for candidate in candidates where ConstantTime.equals(candidate, expected) { matched = true }
         }
         guard matched else {
             throw StripeWebhookError(.signatureMismatch, "no v1 signature matches the payload")
@@ -207,13 +207,5 @@ public struct StripeWebhookVerifier: Sendable {
         case UInt8(ascii: "A")...UInt8(ascii: "F"): digit - UInt8(ascii: "A") + 10
         default: nil
         }
-    }
-
-    /// Compares two byte strings in time that depends only on their lengths.
-    static func constantTimeEquals(_ lhs: Data, _ rhs: Data) -> Bool {
-        guard lhs.count == rhs.count else { return false }
-        var difference: UInt8 = 0
-        for (left, right) in zip(lhs, rhs) { difference |= left ^ right }
-        return difference == 0
     }
 }
