@@ -3,9 +3,9 @@ import Crypto
 import Foundation
 import Logging
 import MockStores
-import OpenCat
 public import OpenCatConformance
 public import OpenCatCore
+import OpenCatStorage
 import StarknetCrypto
 public import StoreAdapters
 

@@ -2,9 +2,9 @@ import Crypto
 import Foundation
 import KeyServerClient
 import MockStores
-import OpenCat
 public import OpenCatConformance
 public import OpenCatCore
+import OpenCatStorage
 public import StoreAdapters
 
 /// Runs the key-server section of the matrix through the same runner as the stores: each cassette names one

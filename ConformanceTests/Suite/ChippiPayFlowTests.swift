@@ -4,9 +4,9 @@ import Foundation
 import Logging
 import MockStores
 import MockStoresServer
-import OpenCat
 import OpenCatConformance
 import OpenCatCore
+import OpenCatStorage
 import OpenCatTesting
 import StarknetCrypto
 import Testing

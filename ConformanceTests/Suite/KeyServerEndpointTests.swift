@@ -4,9 +4,9 @@ import HTTPTypes
 import KeyServerClient
 import MockStores
 import MockStoresServer
-import OpenCat
 import OpenCatConformance
 import OpenCatCore
+import OpenCatStorage
 import OpenCatTesting
 import Testing
 
@@ -173,7 +173,7 @@ struct KeyServerEndpointTests {
             )
             #expect(bought.keysAdded == 2 && bought.bonusKeys == 1 && bought.transactionId == "kp_1")
             #expect(bought.licenses.first?.serverMetadata?["tags"] == .array([.string("a")]))
-            #expect(bought.licenses.first?.serverMetadata?["bonus"] == .number(1))
+            #expect(bought.licenses.first?.serverMetadata?["bonus"] == .integer(1))
             let steam = try await client.purchaseKeyPack(
                 PurchaseProof(store: .steam, kind: .steamTransaction, token: "938473"),
                 steamId: Self.steamId

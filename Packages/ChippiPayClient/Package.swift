@@ -36,8 +36,8 @@ let package = Package(
             dependencies: [
                 "StarknetCrypto",
                 .product(name: "OpenCatCore", package: "OpenCatCore"),
-                // The purchase state machine and the wallet live in OpenCat's encrypted cache.
-                .product(name: "OpenCat", package: "OpenCatCore"),
+                // The purchase state machine and the wallet live in the encrypted cache (not the device SDK).
+                .product(name: "OpenCatStorage", package: "OpenCatCore"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -51,7 +51,7 @@ let package = Package(
                 "ChippiPayClient",
                 "StarknetCrypto",
                 .product(name: "OpenCatCore", package: "OpenCatCore"),
-                .product(name: "OpenCat", package: "OpenCatCore"),
+                .product(name: "OpenCatStorage", package: "OpenCatCore"),
                 .product(name: "OpenCatTesting", package: "OpenCatCore"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 // The PIN-search test decrypts single AES-CBC blocks, as an attacker would.

@@ -11,7 +11,13 @@ let package = Package(
     name: "KeyServerClient",
     platforms: [.macOS(.v15), .iOS(.v18)],
     products: [
-        .library(name: "KeyServerClient", targets: ["KeyServerClient"])
+        .library(name: "KeyServerClient", targets: ["KeyServerClient"]),
+        // The key server's wire contract (every body and answer of keyserver.openapi.yaml): what the client sends and
+        // the reference server decodes. No GRDB, no OpenCat.
+        .library(name: "KeyServerAPI", targets: ["KeyServerAPI"]),
+        // Licences: human keys, signed licences, their offline verifier, issuer and revocation lists. No GRDB, no
+        // OpenCat.
+        .library(name: "OpenCatLicense", targets: ["OpenCatLicense"]),
     ],
     dependencies: [
         .package(path: "../OpenCatCore"),
@@ -21,11 +27,29 @@ let package = Package(
     ],
     targets: [
         .target(
-            name: "KeyServerClient",
+            name: "OpenCatLicense",
             dependencies: [
                 .product(name: "OpenCatCore", package: "OpenCatCore"),
-                // The vault lives in OpenCat's encrypted cache (a sibling that needs the cache imports OpenCat).
-                .product(name: "OpenCat", package: "OpenCatCore"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "KeyServerAPI",
+            dependencies: [
+                "OpenCatLicense",
+                .product(name: "OpenCatCore", package: "OpenCatCore"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "KeyServerClient",
+            dependencies: [
+                "KeyServerAPI",
+                "OpenCatLicense",
+                .product(name: "OpenCatCore", package: "OpenCatCore"),
+                // The vault lives in the encrypted cache and its spends in the shared outbox (not the device SDK).
+                .product(name: "OpenCatStorage", package: "OpenCatCore"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
@@ -37,6 +61,8 @@ let package = Package(
             dependencies: [
                 "KeyServerClient",
                 .product(name: "OpenCatCore", package: "OpenCatCore"),
+                .product(name: "OpenCatStorage", package: "OpenCatCore"),
+                // The vault and the device SDK sharing one cache file.
                 .product(name: "OpenCat", package: "OpenCatCore"),
                 .product(name: "OpenCatTesting", package: "OpenCatCore"),
                 .product(name: "Crypto", package: "swift-crypto"),

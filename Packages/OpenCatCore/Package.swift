@@ -16,6 +16,12 @@ let package = Package(
         .library(name: "OpenCatCore", targets: ["OpenCatCore"]),
         // The device SDK: the OpenCat facade, outbox, delivery, offerings, expiry, encrypted cache, server connector.
         .library(name: "OpenCat", targets: ["OpenCat"]),
+        // The OpenCat server API's wire shapes (docs/api/opencat-server.md): what the SDK's server connector sends and
+        // the reference server decodes. No GRDB.
+        .library(name: "OpenCatServerAPI", targets: ["OpenCatServerAPI"]),
+        // Device storage: the encrypted cache and the namespaced durable outbox (GRDB). What the device SDK, the key
+        // vault and the ChippiPay purchase flow keep their state and their undelivered work in.
+        .library(name: "OpenCatStorage", targets: ["OpenCatStorage"]),
         // Test support: ManualClock, ScriptedTransport, LogCapture, TestStoreClient. Never in a shipping target.
         .library(name: "OpenCatTesting", targets: ["OpenCatTesting"]),
         // The server transport: AsyncHTTPClient (NIO). Apps keep URLSession and do not link it.
@@ -43,9 +49,26 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
+            name: "OpenCatStorage",
+            dependencies: [
+                "OpenCatCore",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "OpenCatServerAPI",
+            dependencies: ["OpenCatCore"],
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "OpenCat",
             dependencies: [
                 "OpenCatCore",
+                "OpenCatServerAPI",
+                "OpenCatStorage",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
@@ -81,6 +104,7 @@ let package = Package(
             dependencies: [
                 "OpenCatCore",
                 "OpenCat",
+                "OpenCatStorage",
                 "OpenCatTesting",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),

@@ -4,8 +4,8 @@
 import Crypto
 import Foundation
 import KeyServerClient
-import OpenCat
 import OpenCatCore
+import OpenCatStorage
 
 func seconds(_ duration: Duration) -> Double {
     Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18

@@ -24,9 +24,13 @@ public enum PostgresPasswordSource: Sendable, Hashable {
 /// Why the PostgreSQL settings could not become a configuration, typed. Never carries the password, the URL or
 /// the URL's password: a URL is described by the fields it lacks, a file by its path.
 public struct PostgresConfigurationError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// What went wrong; an open set.
     public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+        /// The code's name.
         public let rawValue: String
+        /// A code from its name.
         public init(rawValue: String) { self.rawValue = rawValue }
+        /// The code's name.
         public var description: String { rawValue }
 
         /// Not `postgres://user[:password]@host[:port]/database`.
@@ -56,6 +60,7 @@ public struct PostgresConfigurationError: Error, Hashable, Sendable, CustomStrin
         self.message = message
     }
 
+    /// `PostgresConfigurationError.<code>: <message>` (no password, no URL).
     public var description: String { "PostgresConfigurationError.\(code): \(message)" }
 }
 
@@ -78,6 +83,7 @@ public struct PostgresConnectionSettings: Sendable, Hashable {
     /// Where the password comes from, overriding the URL's (nil: the URL's, if any).
     public var password: PostgresPasswordSource?
 
+    /// Settings: no TLS, the system's CA roots, the URL's host as the server name and the URL's password by default.
     public init(
         tls: PostgresTLSMode = .disable,
         caFile: String? = nil,

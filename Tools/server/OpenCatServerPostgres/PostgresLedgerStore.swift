@@ -10,11 +10,14 @@ public import PostgresNIO
 ///
 /// Run the client (`client.run()` in a task or a service group) while the store is used.
 public final class PostgresLedgerStore: LedgerStore, Sendable {
+    /// The PostgreSQL client; run it (`client.run()`) while the store is used.
     public let client: PostgresClient
     let logger: Logger
     let clock: @Sendable () -> Date
 
+    /// Always `.postgresql`.
     public var dialect: SQLDialect { .postgresql }
+    /// The store's clock (the system's unless one was injected).
     public var now: Date { clock() }
 
     /// A store over a running client.
@@ -71,6 +74,9 @@ public final class PostgresLedgerStore: LedgerStore, Sendable {
         }
     }
 
+    /// Runs `body` in one transaction after taking a transaction-scoped advisory lock per user of `users`, in a fixed
+    /// order (so instances serialise on a user and never deadlock). A `LedgerError` from `body` rolls back and is
+    /// rethrown; any other failure rolls back and becomes `.storage`.
     public func transaction<T: Sendable>(
         locking users: [String],
         _ body: @Sendable (any LedgerConnection) async throws -> T

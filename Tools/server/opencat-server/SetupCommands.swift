@@ -1,7 +1,7 @@
 import ArgumentParser
 import Crypto
 import Foundation
-import KeyServerClient
+import OpenCatLicense
 import OpenCatServer
 
 /// `opencat-server init DIR`: a starter configuration with one user, a signing key, a key pack and an app.

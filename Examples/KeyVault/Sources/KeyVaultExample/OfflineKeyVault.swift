@@ -1,6 +1,6 @@
 public import Foundation
 public import KeyServerClient
-import OpenCat
+import OpenCatStorage
 
 /// A user's keys on the device, offline: each license verified before it is stored, all of them sealed in OpenCat's
 /// encrypted cache (AES-GCM, nothing in clear), and the features the best valid one unlocks, answered from memory.

@@ -2,8 +2,11 @@
 public struct StarknetCryptoError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What went wrong; an open set.
     public struct Code: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+        /// The code's text (`invalid_number`).
         public let rawValue: String
+        /// A code from its text; any text is a code, so codes added later still read.
         public init(rawValue: String) { self.rawValue = rawValue }
+        /// The code's text.
         public var description: String { rawValue }
 
         /// Not a number in the expected base, or more than 256 bits.
@@ -35,5 +38,6 @@ public struct StarknetCryptoError: Error, Sendable, Hashable, CustomStringConver
         self.reason = reason
     }
 
+    /// `code: reason` (no key material: the reason never holds any).
     public var description: String { "\(code): \(reason)" }
 }

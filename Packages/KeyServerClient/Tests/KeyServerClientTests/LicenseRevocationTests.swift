@@ -2,8 +2,8 @@ import Crypto
 import Foundation
 import HTTPTypes
 import KeyServerClient
-import OpenCat
 import OpenCatCore
+import OpenCatStorage
 import OpenCatTesting
 import Testing
 

@@ -76,7 +76,11 @@ public final class DurableOutbox<Payload: Codable & Sendable>: Sendable {
     public func enqueue(_ payload: Payload, id: String, owner: String) throws -> Bool {
         do {
             let data = try JSONCoding.encoder.encode(payload)
-            return try cache.insertOutboxRow(id: id, payload: data, scope: cache.outboxScope(namespace: namespace, owner: owner))
+            return try cache.insertOutboxRow(
+                id: id,
+                payload: data,
+                scope: cache.outboxScope(namespace: namespace, owner: owner)
+            )
         } catch {
             failed("an entry could not be saved to the outbox", error)
             throw OpenCatError(.cache, "cannot write to the outbox: \(EncryptedCache.describe(error))")
@@ -87,7 +91,9 @@ public final class DurableOutbox<Payload: Codable & Sendable>: Sendable {
     /// - Returns: `nil` when the outbox cannot be read (logged and counted).
     public func pending(owner: String) -> (entries: [Entry], unreadable: Int)? {
         do {
-            let (rows, unreadableRows) = try cache.pendingOutboxRows(scope: cache.outboxScope(namespace: namespace, owner: owner))
+            let (rows, unreadableRows) = try cache.pendingOutboxRows(
+                scope: cache.outboxScope(namespace: namespace, owner: owner)
+            )
             var unreadable = unreadableRows
             let entries = rows.map { row -> Entry in
                 let payload = try? JSONCoding.decoder.decode(Payload.self, from: row.payload)
@@ -96,7 +102,12 @@ public final class DurableOutbox<Payload: Codable & Sendable>: Sendable {
                     unreadable += 1
                     logger.error("outbox entry undecodable; kept in place", metadata: ["namespace": "\(namespace)"])
                 }
-                return Entry(id: row.id, payload: payload, attempts: row.attempts, isStalled: row.attempts >= maximumAttempts)
+                return Entry(
+                    id: row.id,
+                    payload: payload,
+                    attempts: row.attempts,
+                    isStalled: row.attempts >= maximumAttempts
+                )
             }
             return (entries, unreadable)
         } catch {
@@ -125,7 +136,10 @@ public final class DurableOutbox<Payload: Codable & Sendable>: Sendable {
         do {
             let attempts = try cache.countOutboxFailure(id: id, cap: maximumAttempts)
             if attempts >= maximumAttempts {
-                logger.warning("an entry is stalled in the outbox", metadata: ["attempts": "\(attempts)", "namespace": "\(namespace)"])
+                logger.warning(
+                    "an entry is stalled in the outbox",
+                    metadata: ["attempts": "\(attempts)", "namespace": "\(namespace)"]
+                )
             }
         } catch {
             failed("outbox attempt not recorded", error)

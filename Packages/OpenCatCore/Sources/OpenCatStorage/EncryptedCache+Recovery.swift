@@ -40,7 +40,9 @@ extension EncryptedCache {
                         INSERT OR IGNORE INTO outbox(slot, payload, state, attempts, seq, namespace, owner)
                         VALUES (?, ?, 'pending', ?, (SELECT IFNULL(MAX(seq), 0) + 1 FROM outbox), ?, ?)
                         """,
-                    arguments: [slot, payload, row["attempts"] as Int, row["namespace"] as String?, row["owner"] as String?]
+                    arguments: [
+                        slot, payload, row["attempts"] as Int, row["namespace"] as String?, row["owner"] as String?,
+                    ]
                 )
                 return db.changesCount > 0
             }

@@ -231,8 +231,7 @@ public final class EncryptedCache: Sendable {
     func slotName(_ key: String) -> String { Self.slotName(key, namingKey: namingKey) }
 
     static func slotName(_ key: String, namingKey: SymmetricKey) -> String {
-        HMAC<SHA256>.authenticationCode(for: Data(key.utf8), using: namingKey).map { String(format: "%02x", $0) }
-            .joined()
+        Fingerprint.lowercaseHex(HMAC<SHA256>.authenticationCode(for: Data(key.utf8), using: namingKey))
     }
 
     func seal(_ plain: Data, slot: String) throws -> Data { try Self.seal(plain, slot: slot, key: sealingKey) }

@@ -2,8 +2,8 @@ import Crypto
 import Foundation
 import Logging
 import OpenCat
-import OpenCatStorage
 import OpenCatCore
+import OpenCatStorage
 import OpenCatTesting
 import Testing
 

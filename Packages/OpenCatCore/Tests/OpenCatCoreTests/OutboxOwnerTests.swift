@@ -3,10 +3,11 @@ import Foundation
 import GRDB
 import OpenCat
 import OpenCatCore
-@testable import OpenCatStorage
 import OpenCatTesting
 import Synchronization
 import Testing
+
+@testable import OpenCatStorage
 
 /// The outbox is scoped by owner and namespace: after a user switch on one device, user A's offline purchase is
 /// never delivered as user B's; it waits for A. Another component's entries in the same file are not unreadable.

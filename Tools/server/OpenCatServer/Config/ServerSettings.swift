@@ -1,4 +1,3 @@
-import Crypto
 public import Foundation
 import Hummingbird
 public import OpenCatCore
@@ -8,12 +7,16 @@ public import StoreAdapters
 ///
 /// The configuration holds the SHA-256 of each token, never the token.
 public struct ServerUser: Sendable, Hashable, Codable {
+    /// The user's id in the ledger.
     public var userId: String
+    /// The email the user's purchases and keys sync by (compared case-insensitively).
     public var email: String?
+    /// The Steam id (a decimal SteamID64) the user's Steam purchases are matched by.
     public var steamId: String?
     /// Hex SHA-256 of the user's bearer token.
     public var tokenSHA256: String
 
+    /// A user; the token hash is kept in lowercase.
     public init(userId: String, email: String? = nil, steamId: String? = nil, tokenSHA256: String) {
         self.userId = userId
         self.email = email
@@ -62,16 +65,12 @@ public struct BearerTokens: Sendable {
     }
 
     /// Hex SHA-256 of a token.
-    public static func hash(_ token: String) -> String {
-        SHA256.hash(data: Data(token.utf8)).map { String(format: "%02x", $0) }.joined()
-    }
+    public static func hash(_ token: String) -> String { Fingerprint.hex(of: token) }
 
     /// The user a request's `Authorization: Bearer` names.
     func user(for request: Request) -> ServerUser? {
-        guard let header = request.headers[.authorization], header.count > 7,
-            header.prefix(7).lowercased() == "bearer "
-        else { return nil }
-        return byHash[Self.hash(String(header.dropFirst(7)))]
+        guard let token = HTTPAuthorization.bearerToken(in: request.headers[.authorization]) else { return nil }
+        return byHash[Self.hash(token)]
     }
 
     /// The user with an email (case-insensitive).
@@ -80,14 +79,18 @@ public struct BearerTokens: Sendable {
 
 /// What a key pack credits when bought: keys, bonus keys, keys given to the community pool, and licenses.
 public struct KeyPack: Sendable, Hashable, Codable {
+    /// Keys credited to the buyer.
     public var keys: Int64
+    /// Bonus keys, also credited to the buyer (default 0).
     public var bonusKeys: Int64
+    /// Keys credited to the community pool (default 0).
     public var communityKeys: Int64
     /// The plan its licenses unlock (`L1`…`L9`).
     public var plan: String
     /// How many licenses a pack mints.
     public var licenses: Int
 
+    /// A key pack; by default no bonus, no community share, and one `L1` license.
     public init(keys: Int64, bonusKeys: Int64 = 0, communityKeys: Int64 = 0, plan: String = "L1", licenses: Int = 1) {
         self.keys = keys
         self.bonusKeys = bonusKeys
@@ -96,6 +99,7 @@ public struct KeyPack: Sendable, Hashable, Codable {
         self.licenses = licenses
     }
 
+    /// Reads a pack from the configuration: `keys` is required, the rest default as in the memberwise initialiser.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         keys = try container.decode(Int64.self, forKey: .keys)
@@ -108,10 +112,14 @@ public struct KeyPack: Sendable, Hashable, Codable {
 
 /// A feature an app sells for keys.
 public struct FeatureSetting: Sendable, Hashable, Codable {
+    /// The feature's id, as unlock requests name it.
     public var id: String
+    /// The name shown to users.
     public var name: String
+    /// What an unlock costs, in keys.
     public var cost: Int64
 
+    /// A feature.
     public init(id: String, name: String, cost: Int64) {
         self.id = id
         self.name = name
@@ -121,9 +129,12 @@ public struct FeatureSetting: Sendable, Hashable, Codable {
 
 /// How often a user may call a rate-limited endpoint: `requests` per `seconds`.
 public struct RateLimit: Sendable, Hashable, Codable {
+    /// How many calls a window allows.
     public var requests: Int
+    /// The window's length, in seconds.
     public var seconds: Int
 
+    /// A limit of `requests` per `seconds`.
     public init(requests: Int, seconds: Int) {
         self.requests = requests
         self.seconds = seconds
@@ -140,8 +151,10 @@ public struct OpenCatAPISettings: Sendable {
     public var secretKeySHA256: Set<String> = []
     /// Product id → entitlement ids.
     public var entitlements: [String: [String]]
+    /// The offerings the API answers with.
     public var offerings: Offerings
 
+    /// Settings; the key hashes are kept in lowercase and no secret key is accepted until `secretKeySHA256` is set.
     public init(apiKeySHA256: Set<String>, entitlements: [String: [String]], offerings: Offerings) {
         self.apiKeySHA256 = Set(apiKeySHA256.map { $0.lowercased() })
         self.entitlements = entitlements
@@ -151,14 +164,17 @@ public struct OpenCatAPISettings: Sendable {
 
 /// Everything the server answers from besides its database and stores.
 public struct ServerSettings: Sendable {
+    /// The users by bearer token (hashed).
     public var users: BearerTokens
     /// Store product id → key pack.
     public var keyPacks: [String: KeyPack]
     /// App id → the features it sells.
     public var apps: [String: [FeatureSetting]]
+    /// Signs the licenses key packs mint; `nil`: packs mint none.
     public var keyring: LicenseKeyring?
     /// The limit on key sync, per user and instance.
     public var syncRateLimit: RateLimit
+    /// The OpenCat API's settings; `nil`: the server does not serve that API.
     public var openCat: OpenCatAPISettings?
     /// The shared token Google's Pub/Sub push subscription sends as `?token=` (RTDN).
     public var googlePushToken: String?
@@ -187,6 +203,8 @@ public struct ServerSettings: Sendable {
         acceptedEnvironments[store] ?? [.production]
     }
 
+    /// Settings; key sync is limited to 10 requests per 60 seconds per user by default, and the other settings take their
+    /// declared defaults.
     public init(
         users: BearerTokens,
         keyPacks: [String: KeyPack] = [:],

@@ -1,82 +1,64 @@
 import Crypto
 import Foundation
 import Hummingbird
-import KeyServerClient
+import KeyServerAPI
 import Logging
 import OpenCatCore
+import OpenCatLicense
 import StoreAdapters
 
 /// Key-pack purchases: the proof verified with its store through StoreAdapters, then redeemed once across all users
 /// with the pack's keys and freshly signed licenses.
 extension OpenCatServerApplication {
-    struct PurchaseBody: Decodable {
-        var transaction: String?
-        var purchaseToken: String?
-        var productId: String?
-        var paymentIntentId: String?
-        var paymentId: String?
-        var steamId: String?
-        var transactionId: String?
-        var userEmail: String?
-    }
-
     /// The most packs one store transaction may carry (its keys and licenses are minted in one go).
     static let maximumQuantity = 100
-
-    struct PurchaseAnswer: Encodable {
-        var keysAdded: Int64
-        var bonusKeys: Int64
-        var communityDonated: Int64
-        var transactionId: String
-        var licenses: [VULicenseKey]
-    }
 
     // MARK: Purchases
 
     /// Verifies a key-pack purchase with its store, then redeems it once: the pack's keys, its licenses.
-    func purchase(platform: String, _ request: Request) async throws -> Response {
+    func purchase(platform: Platform, _ request: Request) async throws -> Response {
         let user = try authenticate(request)
         let idempotency = try optionalIdempotencyKey(request)
         let raw = try await rawBody(request)
-        let body = try decode(PurchaseBody.self, from: raw)
-        let store = Store(rawValue: platform)
+        let body = try decode(KeyPurchaseRequest.self, from: raw)
+        let store = platform.store
         guard let adapter = adapters[store] else {
-            throw Refusal(.notFound, "not_found", "this server does not sell on \(platform)")
+            throw Refusal(.notFound, "not_found", "this server does not sell on \(platform.rawValue)")
         }
         if let idempotency {
             // The same key with another body (or for another store) is a conflict, never a second purchase.
             try await ledger.claimIdempotencyKey(
                 userId: user.userId,
                 key: idempotency,
-                operation: "purchase:\(platform)",
-                fingerprint: SHA256.hash(data: raw).map { String(format: "%02x", $0) }.joined()
+                operation: "purchase:\(platform.rawValue)",
+                fingerprint: Fingerprint.hex(of: raw)
             )
         }
         try await limitStoreCalls("user:\(user.userId)")
         var proof: PurchaseProof
         switch platform {
-        case "apple":
+        case .apple:
             proof = PurchaseProof(
                 store: store,
                 kind: .appleSignedTransaction,
                 token: Secret(try field(body.transaction))
             )
-        case "google":
+        case .google:
             proof = PurchaseProof(
                 store: store,
                 kind: .googleProductPurchaseToken,
                 token: Secret(try field(body.purchaseToken)),
                 productId: try field(body.productId)
             )
-        case "stripe":
+        case .stripe:
             proof = PurchaseProof(
                 store: store,
                 kind: .stripePaymentIntent,
                 token: Secret(try field(body.paymentIntentId))
             )
-        case "paypal":
+        case .paypal:
             proof = PurchaseProof(store: store, kind: .paypalOrder, token: Secret(try field(body.paymentId)))
-        default:
+        case .steam:
             let steamId = try field(body.steamId)
             guard steamId.count <= 20, steamId.allSatisfy(\.isASCII), UInt64(steamId) != nil else {
                 throw Refusal(.badRequest, "invalid_input", "a Steam id is a 64-bit number")
@@ -92,12 +74,12 @@ extension OpenCatServerApplication {
             )
             proof.expectedPurchaser = steamId
         }
-        if platform != "steam", let email = body.userEmail, let own = user.email, own.lowercased() != email.lowercased()
+        if platform != .steam, let email = body.userEmail, let own = user.email, own.lowercased() != email.lowercased()
         {
             throw Refusal(.forbidden, "forbidden", "a purchase credits the token's own account")
         }
         // Order and payment ids are not secrets: the store must say the purchase was made for this user.
-        if settings.bindPurchases, ["google", "stripe", "paypal"].contains(platform) {
+        if settings.bindPurchases, [.google, .stripe, .paypal].contains(platform) {
             proof.expectedPurchaser = user.userId
         }
         let purchase: VerifiedPurchase
@@ -130,7 +112,7 @@ extension OpenCatServerApplication {
             )
         }
         let quantity = Int64(purchase.quantity)
-        if platform == "stripe", let unit = settings.stripePrices[purchase.productId] {
+        if platform == .stripe, let unit = settings.stripePrices[purchase.productId] {
             // Stripe's PaymentIntent says what was charged, not what the product costs: the server compares.
             let expected = Money(amount: unit.amount * Decimal(quantity), currency: unit.currency.uppercased())
             guard let paid = purchase.price, paid.currency.uppercased() == expected.currency,
@@ -161,14 +143,14 @@ extension OpenCatServerApplication {
                     userId: user.userId,
                     plan: plan.description,
                     license: key.license.rawValue,
-                    store: platform,
+                    store: platform.rawValue,
                     transactionId: purchase.transactionId,
                     createdAt: purchase.purchaseDate
                 )
             }
         }
         let outcome = try await ledger.redeem(
-            store: platform,
+            store: platform.rawValue,
             transactionId: purchase.transactionId,
             userId: user.userId,
             grant: KeyGrant(
@@ -182,16 +164,17 @@ extension OpenCatServerApplication {
             logger.info(
                 "key pack redeemed",
                 metadata: [
-                    "store": "\(platform)", "product": "\(purchase.productId)", "keys": "\(outcome.entry.amount)",
+                    "store": "\(platform.rawValue)", "product": "\(purchase.productId)",
+                    "keys": "\(outcome.entry.amount)",
                 ]
             )
         }
         return Self.json(
             .ok,
-            PurchaseAnswer(
-                keysAdded: outcome.entry.amount - pack.bonusKeys * quantity,
-                bonusKeys: pack.bonusKeys * quantity,
-                communityDonated: outcome.communityKeys,
+            KeyPurchaseResult(
+                keysAdded: Int(outcome.entry.amount - pack.bonusKeys * quantity),
+                bonusKeys: Int(pack.bonusKeys * quantity),
+                communityDonated: Int(outcome.communityKeys),
                 transactionId: purchase.transactionId,
                 licenses: try outcome.licenses.map(Self.licenseKey)
             )

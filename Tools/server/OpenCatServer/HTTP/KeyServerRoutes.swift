@@ -1,92 +1,19 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
-import KeyServerClient
+import KeyServerAPI
 import Logging
 import OpenCatCore
+import OpenCatLicense
 import StoreAdapters
 
-/// The key server API: purchases per platform, the wallet, features, the community pool and key sync.
+/// The key server API: purchases per platform, the wallet, features, the community pool and key sync. Bodies and
+/// answers are KeyServerAPI's types, the ones KeyServerClient sends and reads (keyserver.openapi.yaml); the ledger
+/// counts keys in `Int64`, the wire in `Int` (64-bit on every platform the server runs on).
 extension OpenCatServerApplication {
-    struct SpendBody: Decodable {
-        var amount: Int64
-        var feature: String
-        var app: String
-        var userId: String
-    }
-
-    struct SpendAnswer: Encodable {
-        var remainingBalance: Int64
-        var featureUnlocked: Bool
-        var transactionId: String
-    }
-
-    struct WalletAnswer: Encodable {
-        var userId: String
-        /// Keys the user can spend (never below zero).
-        var balance: Int64
-        /// Keys a refund took back that the user no longer held: spending, sharing and donating wait until a
-        /// purchase clears it.
-        var debt: Int64
-        var unlockedFeatures: [String: [String]]
-        var updatedAt: Date
-    }
-
-    struct HistoryItem: Encodable {
-        var kind: String
-        var id: String
-        var amount: Int64
-        var feature: String?
-        var app: String?
-        var date: Date
-    }
-
-    /// A page of the wallet's history, oldest first; `nextCursor` (absent on the last page) fetches the next.
-    struct HistoryAnswer: Encodable {
-        var transactions: [HistoryItem]
-        var nextCursor: String?
-    }
-
-    struct FeatureAnswer: Encodable {
-        var id: String
-        var appId: String
-        var name: String
-        var cost: Int64
-    }
-
-    struct UnlockAnswer: Encodable {
-        var featureId: String
-        var unlocked: Bool
-        var remainingBalance: Int64
-        var transactionId: String
-    }
-
-    struct UserBody: Decodable { var userId: String }
-    struct UnlockBody: Decodable {
-        var featureId: String
-        var userId: String
-    }
-    struct DonateBody: Decodable {
-        var amount: Int64
-        var userId: String
-    }
-    struct ShareBody: Decodable {
-        var amount: Int64
-        var recipientEmail: String
-        var userId: String
-    }
-
-    struct KeySyncAnswer: Encodable {
-        var userEmail: String
-        var availableKeys: [VULicenseKey]
-        var syncTimestamp: Date
-        /// The signed list of every revoked license (``LicenseRevocationList``): apps drop them offline.
-        var revocations: String?
-    }
-
     func addKeyServerRoutes(to router: Router<BasicRequestContext>) {
-        for platform in ["apple", "google", "stripe", "paypal", "steam"] {
-            router.post("/api/v1/keys/purchase/\(platform)") { request, _ in
+        for platform in Platform.allCases {
+            router.post("/api/v1/keys/purchase/\(platform.rawValue)") { request, _ in
                 await answer { try await purchase(platform: platform, request) }
             }
         }
@@ -116,10 +43,10 @@ extension OpenCatServerApplication {
                 }
                 let page = try await ledger.history(of: user.userId, after: after, limit: limit)
                 let entries = page.entries.map { entry in
-                    HistoryItem(
+                    WalletTransaction(
                         kind: entry.kind,
                         id: entry.id,
-                        amount: entry.amount,
+                        amount: Int(entry.amount),
                         feature: entry.kind == "spend" || entry.kind == "unlock" ? entry.reference : nil,
                         app: entry.app,
                         date: entry.createdAt
@@ -127,7 +54,7 @@ extension OpenCatServerApplication {
                 }
                 return Self.json(
                     .ok,
-                    HistoryAnswer(transactions: entries, nextCursor: page.nextCursor.map(Self.historyCursor))
+                    WalletHistoryPage(transactions: entries, nextCursor: page.nextCursor.map(Self.historyCursor))
                 )
             }
         }
@@ -137,7 +64,7 @@ extension OpenCatServerApplication {
         router.post("/api/v1/wallet/sync") { request, _ in
             await answer {
                 let user = try authenticate(request)
-                let body = try await decode(UserBody.self, request)
+                let body = try await decode(WalletSyncRequest.self, request)
                 try own(user, body.userId)
                 return try await wallet(user)
             }
@@ -146,11 +73,11 @@ extension OpenCatServerApplication {
             await answer {
                 let user = try authenticate(request)
                 let key = try idempotencyKey(request)
-                let body = try await decode(SpendBody.self, request)
+                let body = try await decode(SpendRequest.self, request)
                 try own(user, body.userId)
                 let outcome = try await ledger.spend(
                     userId: user.userId,
-                    amount: body.amount,
+                    amount: Int64(body.amount),
                     kind: "spend",
                     reference: body.feature,
                     app: body.app,
@@ -158,8 +85,8 @@ extension OpenCatServerApplication {
                 )
                 return Self.json(
                     .ok,
-                    SpendAnswer(
-                        remainingBalance: outcome.balance,
+                    SpendResult(
+                        remainingBalance: Int(outcome.balance),
                         featureUnlocked: true,
                         transactionId: outcome.entry.id
                     )
@@ -175,11 +102,11 @@ extension OpenCatServerApplication {
                 }
                 return Self.json(
                     .ok,
-                    [
-                        "features": features.map {
-                            FeatureAnswer(id: $0.id, appId: appId, name: $0.name, cost: $0.cost)
+                    AppFeatureList(
+                        features: features.map {
+                            AppFeature(id: $0.id, appId: appId, name: $0.name, cost: Int($0.cost))
                         }
-                    ]
+                    )
                 )
             }
         }
@@ -187,7 +114,7 @@ extension OpenCatServerApplication {
             await answer {
                 let user = try authenticate(request)
                 let key = try idempotencyKey(request)
-                let body = try await decode(UnlockBody.self, request)
+                let body = try await decode(UnlockRequest.self, request)
                 try own(user, body.userId)
                 let appId = context.decoded("appId") ?? ""
                 guard let feature = settings.apps[appId]?.first(where: { $0.id == body.featureId }) else {
@@ -202,10 +129,10 @@ extension OpenCatServerApplication {
                 )
                 return Self.json(
                     .ok,
-                    UnlockAnswer(
+                    UnlockResult(
                         featureId: feature.id,
                         unlocked: true,
-                        remainingBalance: outcome.balance,
+                        remainingBalance: Int(outcome.balance),
                         transactionId: outcome.entryId ?? "unlock:\(appId):\(feature.id)"
                     )
                 )
@@ -216,29 +143,30 @@ extension OpenCatServerApplication {
                 let user = try authorize(request, context.decoded("userId"))
                 let appId = context.decoded("appId") ?? ""
                 let features = try await ledger.unlockedFeatures(of: user.userId)[appId] ?? []
-                return Self.json(.ok, ["features": features])
+                return Self.json(.ok, UnlockedFeatureList(features: features))
             }
         }
         router.post("/api/v1/community/donate") { request, _ in
             await answer {
                 let user = try authenticate(request)
                 let key = try idempotencyKey(request)
-                let body = try await decode(DonateBody.self, request)
+                let body = try await decode(DonationRequest.self, request)
                 try own(user, body.userId)
                 let outcome = try await ledger.transfer(
                     from: user.userId,
                     to: communityPoolAccount,
-                    amount: body.amount,
+                    amount: Int64(body.amount),
                     kind: "donation",
                     receivedKind: "donation_received",
                     idempotencyKey: key
                 )
                 return Self.json(
                     .ok,
-                    [
-                        "donated": -outcome.entry.amount, "remainingBalance": outcome.balance,
-                        "poolTotal": outcome.recipientBalance,
-                    ]
+                    DonationResult(
+                        donated: Int(-outcome.entry.amount),
+                        remainingBalance: Int(outcome.balance),
+                        poolTotal: Int(outcome.recipientBalance)
+                    )
                 )
             }
         }
@@ -246,7 +174,7 @@ extension OpenCatServerApplication {
             await answer {
                 let user = try authenticate(request)
                 let key = try idempotencyKey(request)
-                let body = try await decode(ShareBody.self, request)
+                let body = try await decode(ShareRequest.self, request)
                 try own(user, body.userId)
                 let email = body.recipientEmail.trimmingCharacters(in: .whitespaces).lowercased()
                 guard email.contains("@"), email.utf8.count <= 254 else {
@@ -258,19 +186,19 @@ extension OpenCatServerApplication {
                 let outcome = try await ledger.transfer(
                     from: user.userId,
                     to: recipient,
-                    amount: body.amount,
+                    amount: Int64(body.amount),
                     kind: "share",
                     receivedKind: "received",
                     idempotencyKey: key
                 )
                 return Self.json(
                     .ok,
-                    [
-                        "shared": AnyEncodable(-outcome.entry.amount),
-                        "recipientEmail": AnyEncodable(body.recipientEmail),
-                        "remainingBalance": AnyEncodable(outcome.balance),
-                        "transactionId": AnyEncodable(outcome.entry.id),
-                    ]
+                    ShareResult(
+                        shared: Int(-outcome.entry.amount),
+                        recipientEmail: body.recipientEmail,
+                        remainingBalance: Int(outcome.balance),
+                        transactionId: outcome.entry.id
+                    )
                 )
             }
         }
@@ -280,10 +208,11 @@ extension OpenCatServerApplication {
                 let pool = try await ledger.communityPool()
                 return Self.json(
                     .ok,
-                    [
-                        "totalKeys": AnyEncodable(pool.totalKeys), "contributors": AnyEncodable(pool.contributors),
-                        "updatedAt": AnyEncodable(clock()),
-                    ]
+                    CommunityPool(
+                        totalKeys: Int(pool.totalKeys),
+                        contributors: Int(pool.contributors),
+                        updatedAt: clock()
+                    )
                 )
             }
         }
@@ -318,10 +247,10 @@ extension OpenCatServerApplication {
         let features = try await ledger.unlockedFeatures(of: user.userId)
         return Self.json(
             .ok,
-            WalletAnswer(
+            WalletState(
                 userId: user.userId,
-                balance: max(balance, 0),
-                debt: max(-balance, 0),
+                balance: Int(max(balance, 0)),
+                debt: Int(max(-balance, 0)),
                 unlockedFeatures: features,
                 updatedAt: clock()
             )
@@ -360,7 +289,7 @@ extension OpenCatServerApplication {
         }
         return Self.json(
             .ok,
-            KeySyncAnswer(userEmail: email, availableKeys: keys, syncTimestamp: clock(), revocations: revocations)
+            VUUserKeySync(userEmail: email, availableKeys: keys, syncTimestamp: clock(), revocations: revocations)
         )
     }
 

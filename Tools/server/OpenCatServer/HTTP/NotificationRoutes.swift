@@ -130,7 +130,7 @@ extension OpenCatServerApplication {
             !expected.isEmpty
         else { throw Refusal(.notFound, "not_found", "Google notifications are off") }
         let presented = request.uri.queryParameters.get("token") ?? ""
-        guard Self.constantTimeEqual(presented, expected) else {
+        guard ConstantTime.equals(presented, expected) else {
             throw Refusal(.unauthorized, "unauthorized", "the push token is wrong")
         }
         let push = try await decode(PubSubPush.self, request)
@@ -250,14 +250,5 @@ extension OpenCatServerApplication {
         var value: Any? = try? JSONSerialization.jsonObject(with: json)
         for key in path { value = (value as? [String: Any])?[key] }
         return value as? String
-    }
-
-    static func constantTimeEqual(_ lhs: String, _ rhs: String) -> Bool {
-        let left = Array(lhs.utf8)
-        let right = Array(rhs.utf8)
-        guard left.count == right.count else { return false }
-        var difference: UInt8 = 0
-        for index in left.indices { difference |= left[index] ^ right[index] }
-        return difference == 0
     }
 }

@@ -2,45 +2,12 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import OpenCatCore
+import OpenCatServerAPI
 import StoreAdapters
 
-/// The OpenCat API (docs/api/opencat-server.md): what the SDK speaks in server mode.
+/// The OpenCat API (docs/api/opencat-server.md): what the SDK speaks in server mode, in OpenCatServerAPI's types (the
+/// SDK's server connector sends and reads the same).
 extension OpenCatServerApplication {
-    struct ReceiptBody: Decodable {
-        var appUserId: String
-        var store: String
-        var kind: String
-        var proof: String
-        var productId: String?
-        var transactionId: String?
-        var context: [String: String]?
-    }
-
-    struct SubscriberAnswer: Encodable {
-        struct Subscriber: Encodable {
-            var appUserId: String
-            var firstSeenAt: Date
-            var transactions: [TransactionInfo]
-            var entitlementMap: [String: [String]]
-        }
-        var requestDate: Date
-        var subscriber: Subscriber
-    }
-
-    struct OfferingsAnswer: Encodable {
-        var requestDate: Date
-        var offerings: Offerings
-    }
-
-    /// The proof kinds each store's adapters accept in a receipt.
-    static let receiptKinds: [String: Set<String>] = [
-        "apple": ["appleSignedTransaction", "appleTransactionId", "appleSubscriptionStatus"],
-        "google": ["googleProductPurchaseToken", "googleSubscriptionPurchaseToken"],
-        "stripe": ["stripePaymentIntent", "stripeSubscription"],
-        "paypal": ["paypalOrder", "paypalSubscription"],
-        "steam": ["steamOrder", "steamTransaction", "steamAgreement"],
-    ]
-
     func addOpenCatRoutes(to router: Router<BasicRequestContext>) {
         router.get("/v1/subscribers/:appUserId") { request, context in
             await answer {
@@ -51,26 +18,26 @@ extension OpenCatServerApplication {
         router.post("/v1/receipts") { request, _ in
             await answer {
                 let caller = try openCatAPI(request)
-                let body = try await decode(ReceiptBody.self, request)
+                let body = try await decode(ServerAPI.ReceiptPost.self, request)
                 guard !body.appUserId.isEmpty, body.appUserId.utf8.count <= 256 else {
                     throw Refusal(.badRequest, "invalid_input", "an app user id is required")
                 }
                 // Every receipt may reach a store's API: limited per app user and per API key.
                 try await limitStoreCalls("receipt-user:\(body.appUserId)", "receipt-key:\(caller.keyHash)")
-                guard let kinds = Self.receiptKinds[body.store], kinds.contains(body.kind),
-                    let adapter = adapters[Store(rawValue: body.store)]
+                guard StoreAdapterConfiguration.acceptedProofKinds(for: body.store).contains(body.kind),
+                    let adapter = adapters[body.store]
                 else {
                     throw Refusal(.unprocessableContent, "invalid_receipt", "this server does not verify that proof")
                 }
                 var proof = PurchaseProof(
-                    store: Store(rawValue: body.store),
-                    kind: PurchaseProof.Kind(rawValue: body.kind),
+                    store: body.store,
+                    kind: body.kind,
                     token: Secret(try field(body.proof)),
                     productId: body.productId,
                     transactionId: body.transactionId,
                     context: body.context ?? [:]
                 )
-                if settings.bindPurchases, ["google", "stripe", "paypal"].contains(body.store) {
+                if settings.bindPurchases, StoreAdapterConfiguration.carriesAppUserId(body.store) {
                     proof.expectedPurchaser = body.appUserId
                 }
                 try await bind(&proof, to: body.appUserId, caller: caller, adapter: adapter)
@@ -95,7 +62,10 @@ extension OpenCatServerApplication {
         router.get("/v1/offerings") { request, _ in
             await answer {
                 let caller = try openCatAPI(request)
-                return Self.json(.ok, OfferingsAnswer(requestDate: clock(), offerings: caller.settings.offerings))
+                return Self.json(
+                    .ok,
+                    ServerAPI.OfferingsResponse(requestDate: clock(), offerings: caller.settings.offerings)
+                )
             }
         }
     }
@@ -115,9 +85,9 @@ extension OpenCatServerApplication {
         }
         return Self.json(
             .ok,
-            SubscriberAnswer(
+            ServerAPI.SubscriberResponse(
                 requestDate: clock(),
-                subscriber: .init(
+                subscriber: ServerAPI.Subscriber(
                     appUserId: appUserId,
                     firstSeenAt: state.firstSeenAt,
                     transactions: transactions,
@@ -138,10 +108,10 @@ extension OpenCatServerApplication {
     /// The caller when the request carries one of the app's API keys; 401 otherwise, 404 when the API is off.
     func openCatAPI(_ request: Request) throws -> OpenCatCaller {
         guard let api = settings.openCat else { throw Refusal(.notFound, "not_found", "the OpenCat API is off") }
-        guard let header = request.headers[.authorization], header.count > 7,
-            header.prefix(7).lowercased() == "bearer "
-        else { throw Refusal(.unauthorized, "unauthorized", "The API key is missing or wrong.") }
-        let hash = BearerTokens.hash(String(header.dropFirst(7)))
+        guard let key = HTTPAuthorization.bearerToken(in: request.headers[.authorization]) else {
+            throw Refusal(.unauthorized, "unauthorized", "The API key is missing or wrong.")
+        }
+        let hash = BearerTokens.hash(key)
         if api.secretKeySHA256.contains(hash) { return OpenCatCaller(settings: api, isSecret: true, keyHash: hash) }
         guard api.apiKeySHA256.contains(hash) else {
             throw Refusal(.unauthorized, "unauthorized", "The API key is missing or wrong.")

@@ -21,6 +21,8 @@ public struct RequestLogMiddleware<Context: RequestContext>: RouterMiddleware {
         self.logger = logger
     }
 
+    /// Answers the request through `next`, sets the answer's `X-Request-Id`, and logs the request once it is
+    /// answered or has thrown (status 500 unless the error is an `HTTPResponseError`); rethrows any error of `next`.
     public func handle(
         _ request: Request,
         context: Context,

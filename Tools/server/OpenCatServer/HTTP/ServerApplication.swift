@@ -1,6 +1,7 @@
 public import Foundation
 import HTTPTypes
 public import Hummingbird
+import KeyServerAPI
 public import Logging
 import NIOCore
 public import OpenCatCore
@@ -13,12 +14,19 @@ public import StoreAdapters
 /// A key-server user reads and moves only their own keys; every balance change is a ledger entry written in the
 /// same transaction as the check that allows it; a store transaction is redeemed once across all users.
 public struct OpenCatServerApplication: Sendable {
+    /// The database the ledger lives in (SQLite or PostgreSQL): every balance change and redeemed store transaction.
     public let ledger: any LedgerStore
+    /// The server's settings: bearer tokens, rate limits, timeouts, signing keys.
     public let settings: ServerSettings
+    /// The store adapters that verify purchase proofs, one per store (the last one given wins).
     public let adapters: [Store: any StoreAdapter]
+    /// Verifies Stripe's webhook signatures; nil: `POST /v1/notifications/stripe` answers 404.
     public let stripeWebhooks: StripeWebhookVerifier?
+    /// Verifies PayPal's webhooks; nil: `POST /v1/notifications/paypal` answers 404.
     public let payPalWebhooks: PayPalWebhookVerifier?
+    /// The database's name (`sqlite`, `postgresql`), reported by `/health` and `/ready`.
     public let databaseKind: String
+    /// Where the server logs requests, background jobs and failures.
     public let logger: Logger
     let clock: @Sendable () -> Date
     let syncLimiter: RateLimiter
@@ -190,20 +198,12 @@ public struct OpenCatServerApplication: Sendable {
         return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
     }
 
-    struct ErrorBody: Encodable {
-        struct Detail: Encodable {
-            var code: String
-            var message: String
-            /// The shared StoreAdapters code behind a refused proof.
-            var reason: String?
-        }
-        var error: Detail
-    }
-
+    /// An error answer, the same envelope on every API of the server (KeyServerAPI's, which the OpenCat API's
+    /// `ServerAPI.ErrorEnvelope` reads too); `reason` is the shared StoreAdapters code behind a refused proof.
     static func error(_ status: HTTPResponse.Status, _ code: String, _ message: String, reason: String? = nil)
         -> Response
     {
-        json(status, ErrorBody(error: .init(code: code, message: message, reason: reason)))
+        json(status, KeyServerErrorAnswer(error: .init(code: code, message: message, reason: reason)))
     }
 
     static func error(_ error: LedgerError) -> Response {

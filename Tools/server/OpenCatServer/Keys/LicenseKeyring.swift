@@ -1,6 +1,7 @@
 import Crypto
 public import Foundation
-public import KeyServerClient
+public import KeyServerAPI
+public import OpenCatLicense
 
 /// The server's license signing keys, by `kid`: one signs new licenses, every other one stays published so the
 /// licenses it signed keep verifying after a rotation.
@@ -125,7 +126,10 @@ public struct LicenseKeyring: Sendable {
 
 /// A configuration the server cannot start with.
 public struct ServerConfigurationError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What is wrong, naming the setting or file (never a key's bytes).
     public var message: String
+    /// An error with its message.
     public init(_ message: String) { self.message = message }
+    /// The message.
     public var description: String { message }
 }

@@ -4,6 +4,7 @@ public import Foundation
 public struct LedgerEntry: Sendable, Hashable, Codable {
     /// The entry's id (`le_…`).
     public var id: String
+    /// The user whose balance the entry changes (or `communityPoolAccount`).
     public var userId: String
     /// Keys added (positive) or taken (negative).
     public var amount: Int64
@@ -11,9 +12,12 @@ public struct LedgerEntry: Sendable, Hashable, Codable {
     public var kind: String
     /// What it is about: a feature, a store transaction, another user.
     public var reference: String?
+    /// The app a spend or unlock was made in, when the request named one.
     public var app: String?
+    /// When the entry was written, from the store's clock.
     public var createdAt: Date
 
+    /// An entry.
     public init(
         id: String,
         userId: String,
@@ -35,9 +39,13 @@ public struct LedgerEntry: Sendable, Hashable, Codable {
 
 /// A ledger failure, typed.
 public struct LedgerError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What went wrong; an open set, its raw value sent as the API's error code.
     public struct Code: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+        /// The code as the API sends it (`insufficient_balance`).
         public let rawValue: String
+        /// A code from its raw value.
         public init(rawValue: String) { self.rawValue = rawValue }
+        /// The code as the API sends it.
         public var description: String { rawValue }
 
         /// The wallet holds fewer keys than the spend.
@@ -58,21 +66,27 @@ public struct LedgerError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let notFound = Code(rawValue: "not_found")
     }
 
+    /// What went wrong.
     public var code: Code
+    /// What went wrong, in words; no token and no secret.
     public var message: String
 
+    /// An error with its code and message.
     public init(_ code: Code, _ message: String) {
         self.code = code
         self.message = message
     }
 
+    /// `LedgerError.<code>: <message>`.
     public var description: String { "LedgerError.\(code): \(message)" }
 }
 
 /// The outcome of a spend: the entry written (or the one an earlier request with the same key wrote) and the
 /// balance after it.
 public struct SpendOutcome: Sendable, Hashable {
+    /// The spend's entry (its amount negative).
     public var entry: LedgerEntry
+    /// The user's balance after it, in keys.
     public var balance: Int64
     /// Whether this request only replayed an earlier one with the same idempotency key.
     public var replayed: Bool

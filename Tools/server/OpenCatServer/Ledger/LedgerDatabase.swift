@@ -2,9 +2,13 @@ public import Foundation
 
 /// A value bound to, or read from, a ledger statement: the four types both SQLite and PostgreSQL store the same way.
 public enum SQLValue: Sendable, Hashable {
+    /// An integer (balances, amounts, cursors).
     case integer(Int64)
+    /// Text (ids, kinds, references).
     case text(String)
+    /// A floating-point value as the database returns one (timestamps in seconds); never money or keys.
     case real(Double)
+    /// SQL `NULL`.
     case null
 
     var integer: Int64? {
@@ -66,7 +70,9 @@ public protocol LedgerStore: Sendable {
 
 /// The SQL dialect of a ``LedgerStore``.
 public enum SQLDialect: String, Sendable {
+    /// SQLite (`SQLiteLedgerStore`): one process, one writer at a time.
     case sqlite
+    /// PostgreSQL (`PostgresLedgerStore`): several instances on one database.
     case postgresql
 }
 

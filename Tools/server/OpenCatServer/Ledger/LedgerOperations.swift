@@ -2,7 +2,9 @@ import Foundation
 
 /// The outcome of a feature unlock.
 public struct UnlockOutcome: Sendable, Hashable {
+    /// The entry that paid for the unlock; `nil` when it was unlocked before.
     public var entryId: String?
+    /// The user's balance after it, in keys.
     public var balance: Int64
     /// The feature was unlocked before: nothing was charged now.
     public var alreadyUnlocked: Bool
@@ -10,11 +12,13 @@ public struct UnlockOutcome: Sendable, Hashable {
 
 /// The outcome of a transfer of keys to another user or to the community pool.
 public struct TransferOutcome: Sendable, Hashable {
+    /// The sender's entry (its amount negative).
     public var entry: LedgerEntry
     /// The sender's balance after it.
     public var balance: Int64
     /// The recipient's balance after it (the pool's total for a donation).
     public var recipientBalance: Int64
+    /// Whether this request only replayed an earlier one with the same idempotency key.
     public var replayed: Bool
 }
 

@@ -4,15 +4,20 @@ public import Foundation
 public struct LicenseRecord: Sendable, Hashable {
     /// The human key (`VUUW-…-Ln`).
     public var keyValue: String
+    /// The user the license was minted for.
     public var userId: String
     /// `L1`…`L9`.
     public var plan: String
     /// The signed license string (`key/…`).
     public var license: String
+    /// The store of the purchase (`apple`, `google`, `stripe`, `paypal`, `steam`).
     public var store: String
+    /// The store's transaction id of the purchase; a full refund of it revokes the license.
     public var transactionId: String
+    /// When the license was minted.
     public var createdAt: Date
 
+    /// A license record.
     public init(
         keyValue: String,
         userId: String,
@@ -35,11 +40,16 @@ public struct LicenseRecord: Sendable, Hashable {
 /// What a key-pack purchase credits: the pack's keys (with its bonus) to the buyer, a share to the community pool,
 /// and the licenses minted for it.
 public struct KeyGrant: Sendable, Hashable {
+    /// The pack's keys, credited to the buyer.
     public var keys: Int64
+    /// Bonus keys, credited to the buyer with `keys`.
     public var bonusKeys: Int64
+    /// Keys credited to the community pool (not to the buyer).
     public var communityKeys: Int64
+    /// The licenses minted for the purchase.
     public var licenses: [LicenseRecord]
 
+    /// A grant; no bonus, no community share and no license by default.
     public init(keys: Int64, bonusKeys: Int64 = 0, communityKeys: Int64 = 0, licenses: [LicenseRecord] = []) {
         self.keys = keys
         self.bonusKeys = bonusKeys
@@ -51,9 +61,13 @@ public struct KeyGrant: Sendable, Hashable {
 /// The outcome of a redemption: the buyer's entry and licenses, and whether this only replayed the buyer's own
 /// earlier redemption of the same transaction.
 public struct RedemptionOutcome: Sendable, Hashable {
+    /// The buyer's purchase entry.
     public var entry: LedgerEntry
+    /// The licenses minted for the purchase.
     public var licenses: [LicenseRecord]
+    /// The keys credited to the community pool.
     public var communityKeys: Int64
+    /// Whether this only replayed the buyer's own earlier redemption (nothing was credited now).
     public var replayed: Bool
 }
 
@@ -65,6 +79,7 @@ public struct RedemptionOutcome: Sendable, Hashable {
 /// clears it). While the buyer is in debt, feature unlocks paid after the purchase are revoked, newest first, and
 /// their keys set against the debt.
 public struct RefundOutcome: Sendable, Hashable {
+    /// The buyer of the refunded purchase.
     public var userId: String
     /// Every key this refund took back: from the buyer's balance, from recipients, and as debt.
     public var clawedBack: Int64
@@ -74,10 +89,12 @@ public struct RefundOutcome: Sendable, Hashable {
     public var debt: Int64 = 0
     /// Feature unlocks revoked because the books could not cover them.
     public var revokedUnlocks: Int = 0
+    /// Licenses revoked (only once the whole purchase is refunded).
     public var revokedLicenses: Int
     /// Whether the refund had been applied before (nothing changed now).
     public var alreadyApplied: Bool
 
+    /// An outcome.
     public init(
         userId: String,
         clawedBack: Int64,
@@ -105,6 +122,7 @@ public struct RefundShare: Sendable, Hashable {
     /// The amount paid.
     public var paid: Decimal
 
+    /// A share; both amounts in the purchase's currency, exact.
     public init(refunded: Decimal, paid: Decimal) {
         self.refunded = refunded
         self.paid = paid

@@ -9,7 +9,9 @@ public final class SQLiteLedgerStore: LedgerStore, Sendable {
     let clock: @Sendable () -> Date
     let gate = AsyncLock()
 
+    /// Always `.sqlite`.
     public var dialect: SQLDialect { .sqlite }
+    /// The store's clock (the system's unless one was injected).
     public var now: Date { clock() }
 
     /// Opens (or creates, owner-only) the ledger at a file and migrates it.
@@ -48,6 +50,9 @@ public final class SQLiteLedgerStore: LedgerStore, Sendable {
         }
     }
 
+    /// Runs `body` in one write transaction, one at a time in this process (SQLite serialises every writer, so
+    /// `users` needs no lock of its own). A `LedgerError` from `body` rolls back and is rethrown; any other failure
+    /// rolls back and becomes `.storage`.
     public func transaction<T: Sendable>(
         locking users: [String],
         _ body: @Sendable (any LedgerConnection) async throws -> T

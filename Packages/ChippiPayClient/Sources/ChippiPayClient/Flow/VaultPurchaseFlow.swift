@@ -12,13 +12,21 @@ public import StarknetCrypto
 /// and only that transaction is ever (re)sent — its nonce makes a second execution impossible — and the purchase
 /// is created with the same idempotency key every time, so nothing is withdrawn or bought twice.
 public struct VaultPurchaseFlow: Sendable {
+    /// The ChippiPay client: checks the SKU, creates the SKU purchase and polls it.
     public var chippiPay: ChippiPayClient
+    /// The user's Starknet account: signs the vault withdrawal, and its RPC client reads the balance, sends the
+    /// withdrawal and waits for it.
     public var account: StarknetAccount
+    /// The user's vault contract: the balance checked against the quote, the token's decimals and the withdraw call.
     public var vault: VaultContract
     /// Where the withdrawal pays ChippiPay (configuration: ChippiPay gives it per integration).
     public var recipient: Felt
+    /// Where each flow's ``VaultPurchaseRecord`` is stored, under its flow id, before every side effect.
     public var cache: EncryptedCache
+    /// How the SKU purchase's status is polled until it is over (``PollingPolicy/default`` unless given);
+    /// still pending after the last attempt throws `stillPending`.
     public var polling: PollingPolicy
+    /// How long to wait for the withdrawal to be ACCEPTED_ON_L2 and SUCCEEDED (30 attempts unless given).
     public var confirmation: PollingPolicy
     /// Called after each step is stored (progress UI; crash tests throw here to stop the flow like a crash).
     public var onStepStored: (@Sendable (VaultPurchaseRecord) throws -> Void)?
@@ -61,7 +69,9 @@ public struct VaultPurchaseFlow: Sendable {
     public func run(_ request: VaultPurchaseRequest) async throws(ChippiPayError) -> SkuPurchase {
         try await exclusively(request.flowID) { () async throws(ChippiPayError) -> SkuPurchase in
             if try record(flowID: request.flowID) != nil {
-                guard let stored = try record(flowID: request.flowID) else { throw ChippiPayError(.storage, "lost record") }
+                guard let stored = try record(flowID: request.flowID) else {
+                    throw ChippiPayError(.storage, "lost record")
+                }
                 return try await advance(stored)
             }
             let quote: Quote
@@ -117,8 +127,8 @@ public struct VaultPurchaseFlow: Sendable {
         }
     }
 
-    /// Runs one flow id's work alone in this process through the shared in-flight claim (``SharedAttempts``): a
-    /// caller that finds the flow running joins that run and gets its result.
+    /// Runs one flow id's work alone in this process through the shared in-flight claim
+    /// (``OpenCatStorage/SharedAttempts``): a caller that finds the flow running joins that run and gets its result.
     func exclusively(
         _ flowID: String,
         _ body: @escaping @Sendable () async throws(ChippiPayError) -> SkuPurchase

@@ -5,6 +5,7 @@ public import StarknetCrypto
 public struct VaultPurchaseRequest: Sendable, Hashable, Codable {
     /// A unique id for this purchase (a UUID): the flow's key in the cache and the root of its idempotency keys.
     public var flowID: String
+    /// The ChippiPay SKU bought (checked to exist and to accept the reference and amount before anything is sent).
     public var skuId: String
     /// What the service is delivered to (a phone number, an account).
     public var reference: String
@@ -58,21 +59,31 @@ public struct VaultPurchaseRecord: Sendable, Hashable, Codable {
         case failed
     }
 
+    /// What the user asked to buy; its `flowID` keys this record in the cache.
     public var request: VaultPurchaseRequest
     /// The quote in base units (decimal string) and the token's decimals.
     public var quotedBaseUnits: String
+    /// The token's decimals (the vault's), the scale of ``quotedBaseUnits``.
     public var decimals: UInt8
+    /// The step reached; ``VaultPurchaseFlow/resume(flowID:)`` continues from here.
     public var step: Step
     /// The signed withdrawal (no secret: a signature and public fields), kept to resend the same transaction.
     public var withdrawal: InvokeTransactionV3?
+    /// The signed withdrawal's transaction hash, stored with it; reported to ChippiPay with the SKU purchase.
     public var withdrawalHash: Felt?
+    /// ChippiPay's id of the SKU purchase, once it was created (used to poll it).
     public var purchaseID: String?
+    /// ChippiPay's latest answer about the purchase; the flow's result once ``step`` is `completed`.
     public var purchase: SkuPurchase?
+    /// The failure's ``ChippiPayError/Code`` raw value, once ``step`` is `failed`.
     public var failureCode: String?
+    /// The failure's ``ChippiPayError/message``, once ``step`` is `failed`.
     public var failureMessage: String?
+    /// The failure's ``ChippiPayError/reason`` (a revert reason, ChippiPay's error message), when it had one.
     public var failureReason: String?
     /// ChippiPay's or the node's own code and the HTTP status of the failure, when there were.
     public var failureServerCode: String?
+    /// The failure's HTTP status (``ChippiPayError/status``), when a server answered.
     public var failureStatus: Int?
     /// How many times the SKU purchase was sent (stored before each send).
     public var purchaseAttempts: Int = 0
@@ -90,6 +101,9 @@ public struct VaultPurchaseRecord: Sendable, Hashable, Codable {
         case withdrawalConfirmed
     }
 
+    /// Decodes a stored record; `purchaseAttempts` and `withdrawalConfirmed` default to 0 and false when absent.
+    /// Throws a `DecodingError` when `request`, `quotedBaseUnits`, `decimals` or `step` is missing, or a field cannot
+    /// be read.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         request = try container.decode(VaultPurchaseRequest.self, forKey: .request)

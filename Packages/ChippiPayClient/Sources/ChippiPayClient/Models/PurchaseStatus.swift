@@ -15,14 +15,22 @@ public struct PurchaseStatus: RawRepresentable, Hashable, Sendable, Codable, Cus
     /// The status exactly as received.
     public let rawValue: String
 
+    /// A status from its text, kept exactly as given (any text is a status).
     public init(rawValue: String) { self.rawValue = rawValue }
 
+    /// `PENDING`: created, not yet processed (in progress).
     public static let pending = PurchaseStatus(rawValue: "PENDING")
+    /// `PROCESSING`: the provider is delivering (in progress).
     public static let processing = PurchaseStatus(rawValue: "PROCESSING")
+    /// `SUCCESS`: delivered (succeeded).
     public static let success = PurchaseStatus(rawValue: "SUCCESS")
+    /// `COMPLETED`: delivered, as some endpoints word it (succeeded).
     public static let completed = PurchaseStatus(rawValue: "COMPLETED")
+    /// `FAILED`: over without delivery.
     public static let failed = PurchaseStatus(rawValue: "FAILED")
+    /// `CANCELLED`: over without delivery.
     public static let cancelled = PurchaseStatus(rawValue: "CANCELLED")
+    /// `REFUNDED`: over without delivery, the payment returned.
     public static let refunded = PurchaseStatus(rawValue: "REFUNDED")
 
     /// The phase, case-insensitively.
@@ -37,12 +45,15 @@ public struct PurchaseStatus: RawRepresentable, Hashable, Sendable, Codable, Cus
     /// Whether polling can stop.
     public var isTerminal: Bool { phase != .inProgress }
 
+    /// The status exactly as received.
     public var description: String { rawValue }
 
+    /// Reads a JSON string, whatever its words; only a non-string is an error.
     public init(from decoder: any Decoder) throws {
         rawValue = try decoder.singleValueContainer().decode(String.self)
     }
 
+    /// Writes the status as the JSON string it was received as.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(rawValue)

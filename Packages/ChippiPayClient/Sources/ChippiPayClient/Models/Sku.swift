@@ -2,20 +2,31 @@ public import Foundation
 
 /// A service ChippiPay sells (`GET /skus`, `GET /skus/{id}`): a phone top-up, a bill, a gift card.
 public struct Sku: Sendable, Hashable, Codable, Identifiable {
+    /// ChippiPay's id of the SKU (what `GET /skus/{id}` and a purchase's `skuId` take).
     public var id: String
+    /// The name shown to the buyer (`Telcel 100`).
     public var name: String
+    /// A longer description, when ChippiPay has one.
     public var description: String?
+    /// The provider that delivers the service (a carrier, a biller), by ChippiPay's id.
     public var providerId: String?
+    /// ChippiPay's category, as sent (the `category` filter of `skus(page:limit:category:)` takes it).
     public var category: String?
     /// The fixed price in `currency`, exact; `nil` for a variable amount.
     public var fixedAmount: Decimal?
+    /// The ISO 4217 code of `fixedAmount` and of purchases of this SKU (`MXN`).
     public var currency: String?
+    /// What to ask the buyer for as the reference (`Phone number`).
     public var referenceLabel: String?
     /// The pattern a reference (a phone number, an account) must match.
     public var referenceRegexValidation: String?
+    /// What to ask the buyer for as the amount, for a variable-amount SKU.
     public var amountLabel: String?
+    /// The pattern a variable amount must match, as ChippiPay sends it.
     public var amountRegexValidation: String?
+    /// The URL of the provider's logo, as text.
     public var logoUrl: String?
+    /// Whether ChippiPay sells the SKU now; `nil` when not sent.
     public var isActive: Bool?
 
     /// A SKU with its id and name; the rest optional.
@@ -72,10 +83,15 @@ public struct Sku: Sendable, Hashable, Codable, Identifiable {
 
 /// One page of a list: `{data, total, page, limit, totalPages}` (the SDK's snake `total_pages` also read).
 public struct Page<Element: Sendable & Hashable & Codable>: Sendable, Hashable, Codable {
+    /// This page's elements.
     public var data: [Element]
+    /// How many elements all pages hold.
     public var total: Int
+    /// This page's number, from 1.
     public var page: Int
+    /// The most elements a page holds.
     public var limit: Int
+    /// How many pages there are.
     public var totalPages: Int
 
     /// A page.
@@ -92,6 +108,8 @@ public struct Page<Element: Sendable & Hashable & Codable>: Sendable, Hashable, 
         case snakeTotalPages = "total_pages"
     }
 
+    /// Reads `{data, total, page, limit, totalPages}` (or `total_pages`), or a bare array as one page; missing counts
+    /// default to the data's.
     public init(from decoder: any Decoder) throws {
         // Older pages of the API answered a bare array.
         if let bare = try? decoder.singleValueContainer().decode([Element].self) {
@@ -110,6 +128,7 @@ public struct Page<Element: Sendable & Hashable & Codable>: Sendable, Hashable, 
         )
     }
 
+    /// Writes `{data, total, page, limit, totalPages}`.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(data, forKey: .data)

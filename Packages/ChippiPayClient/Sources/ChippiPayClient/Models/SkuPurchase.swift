@@ -3,29 +3,43 @@ public import Foundation
 /// A SKU purchase as `POST /sku-purchases`, `GET /sku-purchases/{id}` and the legacy `/sku-transactions` answer it.
 /// Every field but the id and status is optional: the sources disagree on which are sent.
 public struct SkuPurchase: Sendable, Hashable, Codable, Identifiable {
+    /// ChippiPay's id of the purchase (the legacy answer's `transaction_id`).
     public var id: String
+    /// Where the purchase stands; poll until it is terminal.
     public var status: PurchaseStatus
+    /// The SKU bought.
     public var skuId: String?
     /// What the service is delivered to (a phone number, an account).
     public var skuReference: String?
+    /// What the service is delivered to, as the legacy `/sku-transactions` answer names it.
     public var reference: String?
     /// The on-chain payment's hash.
     public var transactionHash: String?
     /// The fiat amount, exact.
     public var skuPurchaseAmount: Decimal?
+    /// The ISO 4217 code of `skuPurchaseAmount`.
     public var skuPurchaseCurrency: String?
+    /// The fiat amount in MXN, exact, as the legacy answer sends it.
     public var mxnAmount: Decimal?
+    /// The chain the payment was made on (`STARKNET`).
     public var chain: String?
+    /// The token paid with (`STRK`, `USDC`).
     public var token: String?
+    /// The token paid with, as the legacy answer names it.
     public var chainToken: String?
     /// Base units of `token`, as a decimal string.
     public var amount: String?
+    /// The address that paid.
     public var walletAddress: String?
     /// The provider's folio once delivered.
     public var skuFileNumber: String?
+    /// The provider's folio, as the legacy answer names it.
     public var fileNumber: String?
+    /// Why the purchase failed, as ChippiPay words it.
     public var errorMessage: String?
+    /// When ChippiPay created the purchase, as the text it sent (ISO 8601).
     public var createdAt: String?
+    /// When ChippiPay last changed the purchase, as the text it sent (ISO 8601).
     public var updatedAt: String?
 
     /// A purchase with an id and status; the rest optional.
@@ -42,6 +56,8 @@ public struct SkuPurchase: Sendable, Hashable, Codable, Identifiable {
         case transactionID = "transaction_id"
     }
 
+    /// Reads any of the answers: an id from `id` or `transaction_id` (neither is an error), amounts from JSON numbers
+    /// or decimal text, exactly.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         guard
@@ -83,6 +99,7 @@ public struct SkuPurchase: Sendable, Hashable, Codable, Identifiable {
         return Decimal(string: text, locale: Locale(identifier: "en_US_POSIX"))
     }
 
+    /// Writes every field present under its camel-case name, the id as `id`.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(id, forKey: .id)
@@ -109,12 +126,17 @@ public struct SkuPurchase: Sendable, Hashable, Codable, Identifiable {
 
 /// `POST /sku-purchases`: a purchase paid from the user's ChippiPay wallet or the organisation's credits.
 public struct SkuPurchaseRequest: Sendable, Hashable, Codable {
+    /// The SKU to buy.
     public var skuId: String
+    /// What the service is delivered to (it must match the SKU's `referenceRegexValidation`).
     public var skuReference: String
     /// The fiat amount, exact (sent as a JSON number).
     public var currencyAmount: Decimal
+    /// The ISO 4217 code of `currencyAmount` (`MXN`).
     public var currency: String
+    /// The chain to pay on (`STARKNET`).
     public var chain: String
+    /// The token to pay with (`STRK`, `USDC`).
     public var token: String
 
     /// A purchase request.
@@ -140,8 +162,11 @@ public struct SkuPurchaseRequest: Sendable, Hashable, Codable {
 public struct SkuTransactionRequest: Sendable, Hashable, Codable {
     /// The address that paid.
     public var walletAddress: String
+    /// The SKU bought.
     public var skuId: String
+    /// The chain paid on (`STARKNET`).
     public var chain: String
+    /// The token paid with (`STRK`).
     public var chainToken: String
     /// The fiat amount in MXN, exact.
     public var mxnAmount: Decimal

@@ -2,15 +2,21 @@ public import StarknetCrypto
 
 /// A ChippiPay wallet (`GET /chipi-wallets/by-user`, `POST /chipi-wallets`). `publicKey` is the account address.
 public struct ChippiWallet: Sendable, Hashable, Codable, Identifiable {
+    /// ChippiPay's id of the wallet.
     public var id: String
+    /// The app's own id of the user the wallet belongs to.
     public var externalUserId: String?
     /// The account's address (ChippiPay calls it the public key).
     public var publicKey: String
     /// The private key sealed with the user's PIN (CryptoJS AES); never the key in clear.
     public var encryptedPrivateKey: String?
+    /// The account contract's kind, as ChippiPay names it (`CHIPI` for the wallets this package creates).
     public var walletType: String?
+    /// The chain the wallet lives on (`STARKNET`).
     public var chain: String?
+    /// Whether the account contract is deployed on chain.
     public var isDeployed: Bool?
+    /// The account contract's class hash, as `0x` hex.
     public var classHash: String?
 
     /// A wallet.
@@ -37,9 +43,13 @@ public struct ChippiWallet: Sendable, Hashable, Codable, Identifiable {
 
 /// `GET /chipi-wallets/token-balance`: a raw balance in the token's base units.
 public struct TokenBalance: Sendable, Hashable, Codable {
+    /// The chain (`STARKNET`).
     public var chain: String?
+    /// The token's symbol (`STRK`).
     public var chainToken: String?
+    /// The token contract's address, as `0x` hex.
     public var chainTokenAddress: String?
+    /// The token's decimals (18 for STRK); `amount` is `nil` outside 0…77.
     public var decimals: Int
     /// Base units, as a decimal string.
     public var balance: String
@@ -53,8 +63,11 @@ public struct TokenBalance: Sendable, Hashable, Codable {
 
 /// A Starknet ECDSA signature as ChippiPay's API carries it: r and s in decimal, `recovery` 0.
 public struct UserSignature: Sendable, Hashable, Codable {
+    /// The signature's r, in decimal.
     public var r: String
+    /// The signature's s, in decimal.
     public var s: String
+    /// Always 0: Starknet's ECDSA needs no recovery id, the API asks for one.
     public var recovery: Int
 
     /// The wire form of a signature.
@@ -67,8 +80,11 @@ public struct UserSignature: Sendable, Hashable, Codable {
 
 /// A contract call as ChippiPay's transaction endpoints carry it.
 public struct ChippiCall: Sendable, Hashable, Codable {
+    /// The called contract's address, as `0x` hex.
     public var contractAddress: String
+    /// The entry point's name (`transfer`), not its selector.
     public var entrypoint: String
+    /// The arguments, each a felt in `0x` hex.
     public var calldata: [String]
 
     /// A call from Starknet values.
@@ -89,8 +105,11 @@ struct PrepareWalletCreationBody: Encodable {
 
 /// What prepare-creation and prepare-typed-data answer: typed data to sign.
 public struct PreparedTypedData: Sendable, Hashable, Codable {
+    /// The SNIP-12 typed data to check, hash and sign.
     public var typedData: TypedData
+    /// The class hash of the account the typed data is for, as `0x` hex, when ChippiPay sends it.
     public var accountClassHash: String?
+    /// The account contract's kind (`CHIPI`), when ChippiPay sends it.
     public var walletType: String?
 }
 

@@ -4,9 +4,12 @@ public import StarknetCrypto
 /// A Starknet account that signs INVOKE v3 transactions with a Stark key in this process (Cairo 1 accounts:
 /// OpenZeppelin, Argent/Ready, Braavos). The key never leaves the account value and is never logged.
 public struct StarknetAccount: Sendable {
+    /// The account contract's address.
     public let address: Felt
+    /// The chain the account signs for (its id is part of every transaction hash).
     public let chainID: StarknetChainID
     let key: StarkPrivateKey
+    /// The node the account reads nonces and fees from and sends transactions to.
     public let rpc: StarknetRPCClient
 
     /// An account at `address` signing with `key` on `chainID`.

@@ -7,6 +7,7 @@ public import StarknetCrypto
 /// A Starknet JSON-RPC client (specification v0.8) over OpenCat's `HTTPClient`: reads are retried
 /// like any safe request; node errors become ``ChippiPayError/Code/rpcError`` with the node's code and data.
 public struct StarknetRPCClient: Sendable {
+    /// The node's JSON-RPC endpoint.
     public let url: URL
     let http: HTTPClient
     let logger: Logger
@@ -20,14 +21,22 @@ public struct StarknetRPCClient: Sendable {
 
     /// JSON-RPC error codes this client acts on.
     public enum ErrorCode {
+        /// 29: no transaction with that hash is known (yet).
         public static let transactionHashNotFound = 29
+        /// 20: no contract at that address.
         public static let contractNotFound = 20
+        /// 40: the contract's execution failed in a call.
         public static let contractError = 40
+        /// 41: the transaction's execution failed.
         public static let transactionExecutionError = 41
+        /// 52: the transaction's nonce is not the account's next one.
         public static let invalidTransactionNonce = 52
+        /// 59: the node already has this transaction.
         public static let duplicateTransaction = 59
     }
 
+    /// `starknet_chainId`: the chain the node serves (`SN_MAIN`, `SN_SEPOLIA`). Throws `ChippiPayError` on a
+    /// network, node or malformed answer.
     public func chainID() async throws(ChippiPayError) -> StarknetChainID {
         StarknetChainID(try await request("starknet_chainId", EmptyParams(), as: Felt.self))
     }

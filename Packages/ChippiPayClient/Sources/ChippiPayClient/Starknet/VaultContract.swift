@@ -3,10 +3,13 @@ public import StarknetCrypto
 /// The user's vault contract on Starknet (design 004): `balance_of(user) -> u256` and
 /// `withdraw(to, amount: u256)`. Entry-point names are configurable for vaults that name them differently.
 public struct VaultContract: Sendable, Hashable {
+    /// The vault contract's address.
     public var address: Felt
     /// The token the vault holds (STRK: 18 decimals).
     public var decimals: UInt8
+    /// The entry point that reads a user's balance (`balance_of` by default).
     public var balanceEntrypoint: String
+    /// The entry point that withdraws to an address (`withdraw` by default).
     public var withdrawEntrypoint: String
 
     /// A vault.

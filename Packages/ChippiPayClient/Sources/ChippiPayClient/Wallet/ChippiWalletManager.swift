@@ -1,6 +1,6 @@
 import Foundation
-public import OpenCat
 public import OpenCatCore
+public import OpenCatStorage
 public import StarknetCrypto
 
 /// The wallet as stored on the device: ids, the address, and the private key sealed (inside the cache, which is
@@ -11,11 +11,17 @@ public import StarknetCrypto
 /// version-1 wallet, sealed with the PIN alone; it still opens, and is re-sealed under version 2 the next time the
 /// PIN opens it.
 public struct StoredChippiWallet: Sendable, Hashable, Codable {
+    /// ChippiPay's id of the wallet, once ChippiPay has created it.
     public var walletID: String?
+    /// The app's own id of the user.
     public var externalUserId: String
+    /// The account contract's address, computed here from the public key.
     public var address: Felt
+    /// The Stark public key (the x coordinate) the account checks signatures with.
     public var publicKey: Felt
+    /// The account contract's kind, as ChippiPay names it (`CHIPI`).
     public var walletType: String
+    /// The account contract's class hash.
     public var classHash: Felt
     /// The private key in the CryptoJS/OpenSSL `Salted__` format of ChippiPay's `encryptedPrivateKey` field
     /// (``PassphraseSeal``). Version 2: sealed with the passphrase ``WalletKeySeal`` derives from the PIN and the
@@ -34,7 +40,9 @@ public struct StoredChippiWallet: Sendable, Hashable, Codable {
 /// and signatures leave the device. The key is sealed with the user's PIN and a device key that never leaves this
 /// device (``WalletKeySeal``), so the copy ChippiPay keeps cannot be opened by searching PINs.
 public struct ChippiWalletManager: Sendable {
+    /// The ChippiPay API client that creates the wallet and relays its signed transactions.
     public var client: ChippiPayClient
+    /// The encrypted cache the wallet records are kept in.
     public var cache: EncryptedCache
     /// scrypt's parameters for wallets sealed from now on (each wallet keeps its own in ``StoredChippiWallet/seal``).
     public var sealParameters: ScryptParameters

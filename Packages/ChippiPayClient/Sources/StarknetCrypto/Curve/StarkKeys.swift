@@ -52,7 +52,9 @@ public struct StarkPrivateKey: Sendable, CustomStringConvertible, CustomDebugStr
         Felt(StarkCurve.generatorTable.multiply(scalar).affine.x)
     }
 
+    /// A placeholder: the key itself is never printed.
     public var description: String { "StarkPrivateKey(\(Secret<String>.placeholder))" }
+    /// The same placeholder as `description`: the key is never printed, not even by `debugPrint` or `dump`.
     public var debugDescription: String { description }
     /// No children: `dump` and debuggers show nothing of the key.
     public var customMirror: Mirror { Mirror(self, children: [], displayStyle: .struct) }

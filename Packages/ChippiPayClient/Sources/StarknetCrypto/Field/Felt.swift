@@ -62,14 +62,17 @@ public struct Felt: Sendable, Hashable, Comparable {
     /// Lowercase `0x` hexadecimal without leading zeros.
     public var hexString: String { value.hexString }
 
+    /// Orders felts by their value (0 ..< P).
     public static func < (lhs: Felt, rhs: Felt) -> Bool { lhs.value < rhs.value }
 }
 
 extension Felt: CustomStringConvertible {
+    /// Lowercase `0x` hexadecimal without leading zeros, as `hexString`.
     public var description: String { hexString }
 }
 
 extension Felt: ExpressibleByIntegerLiteral {
+    /// A felt from a literal; every `UInt64` is below P, so none is refused.
     public init(integerLiteral value: UInt64) {
         self.init(value)
     }

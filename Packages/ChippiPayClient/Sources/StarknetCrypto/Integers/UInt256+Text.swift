@@ -7,6 +7,7 @@ public enum UInt256ParseError: Error, Sendable, Hashable, CustomStringConvertibl
     /// More than 256 bits.
     case overflow
 
+    /// The reason in words (`invalid digit at offset 3`).
     public var description: String {
         switch self {
         case .empty: "empty number"

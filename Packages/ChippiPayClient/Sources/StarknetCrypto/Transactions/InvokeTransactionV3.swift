@@ -22,6 +22,7 @@ public struct StarknetChainID: Sendable, Hashable, Codable, CustomStringConverti
         }
     }
 
+    /// `SN_MAIN`, `SN_SEPOLIA`, or the felt in `0x` hex for any other chain.
     public var description: String {
         switch self {
         case .mainnet: "SN_MAIN"
@@ -30,13 +31,17 @@ public struct StarknetChainID: Sendable, Hashable, Codable, CustomStringConverti
         }
     }
 
+    /// Encodes the felt as `0x` hex, as JSON-RPC writes a chain id.
     public func encode(to encoder: any Encoder) throws { try felt.encode(to: encoder) }
+    /// Decodes a felt (`0x` hex or decimal); a value at or above P is an error.
     public init(from decoder: any Decoder) throws { self.init(try Felt(from: decoder)) }
 }
 
 /// Where a transaction's nonce or fee data lives.
 public enum DataAvailabilityMode: String, Sendable, Hashable, Codable {
+    /// The data lives on L1 (hashed as 0).
     case l1 = "L1"
+    /// The data lives on L2 (hashed as 1).
     case l2 = "L2"
 
     var felt: UInt64 { self == .l1 ? 0 : 1 }
@@ -83,8 +88,11 @@ public struct ResourceBounds: Sendable, Hashable, Codable {
 
 /// The three resources of JSON-RPC 0.8: L1 gas, L2 gas and L1 data gas.
 public struct ResourceBoundsMapping: Sendable, Hashable, Codable {
+    /// The bounds on L1 gas (`l1_gas`).
     public var l1Gas: ResourceBounds
+    /// The bounds on L2 gas (`l2_gas`).
     public var l2Gas: ResourceBounds
+    /// The bounds on L1 data gas (`l1_data_gas`, blob data).
     public var l1DataGas: ResourceBounds
 
     /// Bounds for the three resources.
@@ -103,14 +111,23 @@ public struct ResourceBoundsMapping: Sendable, Hashable, Codable {
 
 /// An INVOKE v3 transaction as the JSON-RPC specification (v0.8) writes it.
 public struct InvokeTransactionV3: Sendable, Hashable, Codable {
+    /// The account contract that sends the transaction (`sender_address`).
     public var senderAddress: Felt
+    /// The account's `__execute__` calldata (for a Cairo 1 account: the call count, then each call).
     public var calldata: [Felt]
+    /// The account's nonce this transaction uses.
     public var nonce: Felt
+    /// The most the transaction may spend on each resource.
     public var resourceBounds: ResourceBoundsMapping
+    /// The tip to the sequencer, per unit of L2 gas, in fri (a u64); zero by default.
     public var tip: Felt
+    /// Data for a paymaster that pays the fee (empty when the account pays).
     public var paymasterData: [Felt]
+    /// Data to deploy the account in the same transaction (empty for a deployed account).
     public var accountDeploymentData: [Felt]
+    /// Where the nonce lives (L1 by default).
     public var nonceDataAvailabilityMode: DataAvailabilityMode
+    /// Where the fee is paid from (L1 by default).
     public var feeDataAvailabilityMode: DataAvailabilityMode
     /// The signature, not part of the hash.
     public var signature: [Felt]
@@ -150,6 +167,8 @@ public struct InvokeTransactionV3: Sendable, Hashable, Codable {
         case feeDataAvailabilityMode = "fee_data_availability_mode"
     }
 
+    /// Reads a JSON-RPC transaction object; a `version` other than 3 is an error, and missing optional fields take their
+    /// defaults (zero tip, empty data, L1 modes, no signature).
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         if let version = try container.decodeIfPresent(String.self, forKey: .version),
@@ -175,6 +194,7 @@ public struct InvokeTransactionV3: Sendable, Hashable, Codable {
         signature = try container.decodeIfPresent([Felt].self, forKey: .signature) ?? []
     }
 
+    /// Writes the JSON-RPC transaction object: `"type": "INVOKE"`, `"version": "0x3"` and every field in snake case.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode("INVOKE", forKey: .type)

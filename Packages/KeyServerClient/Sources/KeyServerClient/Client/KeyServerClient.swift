@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+public import KeyServerAPI
 import Logging
 public import OpenCatCore
 
@@ -9,9 +10,11 @@ public import OpenCatCore
 ///
 /// Errors are ``KeyServerError``s. Nothing here stores anything: ``KeyVault`` keeps keys and the wallet offline.
 public struct KeyServerClient: Sendable {
+    /// Where the server is, the bearer token, the transport, clock and retry policy.
     public let configuration: KeyServerConfiguration
     let http: HTTPClient
 
+    /// A client for one key server and one bearer token.
     public init(configuration: KeyServerConfiguration) {
         self.configuration = configuration
         self.http = configuration.httpClient
@@ -35,30 +38,28 @@ public struct KeyServerClient: Sendable {
         guard let platform = Platform(rawValue: proof.store.rawValue) else {
             throw KeyServerError(.invalidInput, "key packs are sold on Apple, Google, Stripe, PayPal and Steam only")
         }
-        var body: [String: String] = [:]
         let token = proof.token.revealed
+        func userEmail() throws(KeyServerError) -> String {
+            guard let email, EmailAddress.isValid(email) else {
+                throw KeyServerError(.invalidInput, "a key-pack purchase on \(platform) needs a valid email")
+            }
+            return email
+        }
+        let body: KeyPurchaseRequest
         switch platform {
-        case .apple: body["transaction"] = token
+        case .apple: body = .apple(transaction: token, userEmail: try userEmail())
         case .google:
             guard let productId = proof.productId else {
                 throw KeyServerError(.invalidInput, "a Google purchase needs its product id")
             }
-            body["purchaseToken"] = token
-            body["productId"] = productId
-        case .stripe: body["paymentIntentId"] = token
-        case .paypal: body["paymentId"] = token
+            body = .google(purchaseToken: token, productId: productId, userEmail: try userEmail())
+        case .stripe: body = .stripe(paymentIntentId: token, userEmail: try userEmail())
+        case .paypal: body = .paypal(paymentId: token, userEmail: try userEmail())
         case .steam:
             guard let steamId, SteamID.isValid(steamId) else {
                 throw KeyServerError(.invalidInput, "a Steam purchase needs the buyer's 64-bit Steam id")
             }
-            body["steamId"] = steamId
-            body["transactionId"] = token
-        }
-        if platform != .steam {
-            guard let email, EmailAddress.isValid(email) else {
-                throw KeyServerError(.invalidInput, "a key-pack purchase on \(platform) needs a valid email")
-            }
-            body["userEmail"] = email
+            body = .steam(steamId: steamId, transactionId: token)
         }
         return try await send(
             .post,
@@ -70,6 +71,8 @@ public struct KeyServerClient: Sendable {
 
     // MARK: Wallet
 
+    /// The wallet as the server holds it: balance (negative while a refund left a debt), unlocked features.
+    /// - Throws: ``KeyServerError`` (`unauthorized` for another user's wallet, `network`, …).
     public func walletBalance(userId: String) async throws(KeyServerError) -> WalletState {
         try await send(.get, "/wallet/\(try Self.segment(userId))")
     }
@@ -82,25 +85,39 @@ public struct KeyServerClient: Sendable {
         return try await send(
             .post,
             "/wallet/spend",
-            body: SpendBody(amount: amount, feature: feature, app: app, userId: userId),
+            body: SpendRequest(amount: amount, feature: feature, app: app, userId: userId),
             idempotencyKey: idempotencyKey
         )
     }
 
+    /// Asks the server to settle the wallet (keys waiting for this account are received) and returns it.
+    /// - Throws: ``KeyServerError``.
     public func syncWallet(userId: String) async throws(KeyServerError) -> WalletState {
         // A fresh key per sync: a retry of this one request is safe, but a later sync must get the wallet as it is then.
-        try await send(.post, "/wallet/sync", body: ["userId": userId], idempotencyKey: "sync-\(UUID().uuidString)")
+        try await send(
+            .post,
+            "/wallet/sync",
+            body: WalletSyncRequest(userId: userId),
+            idempotencyKey: "sync-\(UUID().uuidString)"
+        )
     }
 
+    /// The wallet's whole history, oldest first, following the server's page cursors (at most
+    /// ``maximumHistoryPages`` pages).
+    /// - Throws: ``KeyServerError``.
     public func walletHistory(userId: String) async throws(KeyServerError) -> [WalletTransaction] {
         let path = "/wallet/history/\(try Self.segment(userId))"
-        var page = try await send(.get, path, as: TransactionsEnvelope.self)
+        var page = try await send(.get, path, as: WalletHistoryPage.self)
         var transactions = page.transactions
         // The server answers a page at a time: follow its cursors to the end (bounded, in case one never ends).
         var pages = 1
         while let cursor = page.nextCursor, pages < Self.maximumHistoryPages {
-            guard let query = cursor.addingPercentEncoding(withAllowedCharacters: .alphanumerics) else { break }
-            page = try await send(.get, path + "?limit=1000&cursor=" + query, as: TransactionsEnvelope.self)
+            page = try await send(
+                .get,
+                path,
+                query: [("limit", "1000"), ("cursor", cursor)],
+                as: WalletHistoryPage.self
+            )
             transactions += page.transactions
             pages += 1
         }
@@ -112,31 +129,39 @@ public struct KeyServerClient: Sendable {
 
     // MARK: Apps
 
+    /// The features an app sells for keys, with their prices in keys.
+    /// - Throws: ``KeyServerError`` (`notFound` for an unknown app).
     public func appFeatures(appId: String) async throws(KeyServerError) -> [AppFeature] {
-        try await send(.get, "/apps/\(try Self.segment(appId))/features", as: FeaturesEnvelope.self).features
+        try await send(.get, "/apps/\(try Self.segment(appId))/features", as: AppFeatureList.self).features
     }
 
+    /// Unlocks a feature of an app with keys from the user's wallet. Pass the same `idempotencyKey` on every retry.
+    /// - Throws: ``KeyServerError`` (`insufficientBalance`, `notFound`, …).
     public func unlockFeature(featureId: String, appId: String, userId: String, idempotencyKey: String)
         async throws(KeyServerError) -> UnlockResult
     {
         try await send(
             .post,
             "/apps/\(try Self.segment(appId))/unlock",
-            body: ["featureId": featureId, "userId": userId],
+            body: UnlockRequest(featureId: featureId, userId: userId),
             idempotencyKey: idempotencyKey
         )
     }
 
+    /// The features of an app the user has unlocked.
+    /// - Throws: ``KeyServerError``.
     public func unlockedFeatures(appId: String, userId: String) async throws(KeyServerError) -> [String] {
         try await send(
             .get,
             "/apps/\(try Self.segment(appId))/unlocked/\(try Self.segment(userId))",
-            as: UnlockedEnvelope.self
+            as: UnlockedFeatureList.self
         ).features
     }
 
     // MARK: Community
 
+    /// Gives keys from the user's wallet to the community pool. Pass the same `idempotencyKey` on every retry.
+    /// - Throws: ``KeyServerError`` (`invalidInput` for zero keys, `insufficientBalance`, …).
     public func donateKeys(amount: Int, userId: String, idempotencyKey: String) async throws(KeyServerError)
         -> DonationResult
     {
@@ -144,11 +169,14 @@ public struct KeyServerClient: Sendable {
         return try await send(
             .post,
             "/community/donate",
-            body: AmountBody(amount: amount, userId: userId, recipientEmail: nil),
+            body: DonationRequest(amount: amount, userId: userId),
             idempotencyKey: idempotencyKey
         )
     }
 
+    /// Gives keys to another person by email (held for them until they sign in). Pass the same `idempotencyKey` on
+    /// every retry.
+    /// - Throws: ``KeyServerError`` (`invalidInput` for zero keys or a bad email, `insufficientBalance`, …).
     public func shareKeys(amount: Int, recipientEmail: String, userId: String, idempotencyKey: String)
         async throws(KeyServerError) -> ShareResult
     {
@@ -159,11 +187,13 @@ public struct KeyServerClient: Sendable {
         return try await send(
             .post,
             "/community/share",
-            body: AmountBody(amount: amount, userId: userId, recipientEmail: recipientEmail),
+            body: ShareRequest(amount: amount, recipientEmail: recipientEmail, userId: userId),
             idempotencyKey: idempotencyKey
         )
     }
 
+    /// The community pool: the keys donated and still available.
+    /// - Throws: ``KeyServerError``.
     public func communityPool() async throws(KeyServerError) -> CommunityPool {
         try await send(.get, "/community/pool")
     }

@@ -6,14 +6,20 @@ import OpenCatCore
 public struct KeyServerError: Error, Hashable, Sendable, CustomStringConvertible {
     /// What went wrong (open: the server may add codes).
     public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+        /// The code as text (stable: safe to store and compare).
         public let rawValue: String
+        /// A code from its text (codes a later version adds read as themselves).
         public init(rawValue: String) { self.rawValue = rawValue }
+        /// The code as text.
         public var description: String { rawValue }
 
         /// No connection (offline, DNS, refused).
         public static let network = Code(rawValue: "network")
         /// No answer in time.
         public static let timeout = Code(rawValue: "timeout")
+        /// The caller's task was cancelled before an answer: whether the server acted is unknown (a spend or a
+        /// purchase stays pending; its idempotency key makes sending it again safe).
+        public static let cancelled = Code(rawValue: "cancelled")
         /// The server is down or overloaded (5xx).
         public static let serverUnavailable = Code(rawValue: "serverUnavailable")
         /// Too many requests (429) after the retries.
@@ -32,7 +38,9 @@ public struct KeyServerError: Error, Hashable, Sendable, CustomStringConvertible
         public static let malformedResponse = Code(rawValue: "malformedResponse")
     }
 
+    /// What went wrong.
     public var code: Code
+    /// A sentence for logs and developers; never holds a token, key or license.
     public var message: String
     /// The HTTP status, when the server answered.
     public var status: Int?
@@ -42,6 +50,7 @@ public struct KeyServerError: Error, Hashable, Sendable, CustomStringConvertible
     /// (`invalidProof`, `wrongApplication`, `notPaid`, …) from the error body's `reason`.
     public var serverReason: String?
 
+    /// An error with its code, message and what the server said.
     public init(
         _ code: Code,
         _ message: String,
@@ -58,26 +67,29 @@ public struct KeyServerError: Error, Hashable, Sendable, CustomStringConvertible
 
     /// Whether trying later may succeed (what stays in the outbox).
     public var isTransient: Bool {
-        [.network, .timeout, .serverUnavailable, .rateLimited].contains(code)
+        [.network, .timeout, .cancelled, .serverUnavailable, .rateLimited].contains(code)
     }
 
+    /// The code, the message and the HTTP status and server code when there was an answer.
     public var description: String {
         "KeyServerError.\(code): \(message)"
             + (status.map { " (HTTP \($0)" + (serverCode.map { ", \($0)" } ?? "") + ")" } ?? "")
     }
 
-    /// The error for an answer that is not 2xx.
-    static func from(status: Int, body: Data) -> KeyServerError {
-        struct Envelope: Decodable {
-            struct Body: Decodable {
-                var code: String?
-                var message: String?
-                var reason: String?
-            }
-            var error: Body
+    /// The error for a failed call (the key server's mapping of ``JSONAPIFailure``).
+    static func from(_ failure: JSONAPIFailure) -> KeyServerError {
+        switch failure {
+        case .invalidRequest(let reason): KeyServerError(.invalidInput, reason)
+        case .transport(let error): from(error)
+        case .refused(let status, let envelope, _): from(status: status, envelope: envelope)
+        case .unreadable(let status, let type, let summary):
+            KeyServerError(.malformedResponse, "the key server sent an unreadable \(type): \(summary)", status: status)
         }
-        let envelope = try? JSONDecoder().decode(Envelope.self, from: body)
-        let serverCode = envelope?.error.code
+    }
+
+    /// The error for an answer that is not 2xx, from its status and `{"error": {…}}` envelope.
+    static func from(status: Int, envelope: JSONAPIErrorEnvelope?) -> KeyServerError {
+        let serverCode = envelope?.code
         let code: Code
         switch (status, serverCode) {
         case (_, "insufficient_balance"), (402, _): code = .insufficientBalance
@@ -94,7 +106,7 @@ public struct KeyServerError: Error, Hashable, Sendable, CustomStringConvertible
             "the key server answered HTTP \(status)",
             status: status,
             serverCode: serverCode,
-            serverReason: envelope?.error.reason.flatMap { $0.utf8.count <= 64 ? $0 : nil }
+            serverReason: envelope?.reason.flatMap { $0.utf8.count <= 64 ? $0 : nil }
         )
     }
 

@@ -10,13 +10,16 @@ import Synchronization
 /// vault remembers across restarts); ``manualSync()`` ignores the cooldown. Keys are merged by their human key: none
 /// is lost, none is duplicated, and a sync that fails leaves every stored key working.
 public struct KeysForAllSync: Sendable {
+    /// Where the keys are merged and kept.
     public let vault: KeyVault
+    /// The key server the keys are read from.
     public let client: KeyServerClient
     /// The account's email, for `GET /keys/email/{email}`.
     public var email: String?
     /// The account's Steam id, for `GET /keys/steam/{steamId}` (used when there is no email).
     public var steamId: String?
 
+    /// A sync of one account's keys into a vault (by email, else by Steam id).
     public init(vault: KeyVault, client: KeyServerClient, email: String? = nil, steamId: String? = nil) {
         self.vault = vault
         self.client = client

@@ -93,7 +93,7 @@ extension KeyVault {
                 userId: spend.userId,
                 idempotencyKey: Self.outboxId(userId, spend.id)
             )
-        } catch where Self.isVerdict(error) {
+        } catch  where Self.isVerdict(error) {
             // The server's verdict on this spend (not enough keys, a refused request): undo it here. Anything else
             // (an unreadable answer, 401, 404, 409, no answer) may hide a spend the server took: it stays pending.
             do {
@@ -108,15 +108,20 @@ extension KeyVault {
                 }
             } catch {
                 // Marked rejected only once the revert is saved: else it stays pending and is tried again.
-                logger.error("a refused spend could not be reverted; kept pending", metadata: ["error": "\(error.code)"])
+                logger.error(
+                    "a refused spend could not be reverted; kept pending",
+                    metadata: ["error": "\(error.code)"]
+                )
                 return .deferred(.kept, counted: false)
             }
             await core.advance()
             logger.info("a spend was reverted", metadata: ["reason": "\(error.code)"])
             return .rejected(.reverted(spend, error))
         } catch {
-            // Waiting cures no network, timeouts, 429 and 5xx: those never stall a spend.
-            let transient: Set<KeyServerError.Code> = [.network, .timeout, .serverUnavailable, .rateLimited]
+            // Waiting cures no network, timeouts, 429 and 5xx, and a cancelled call says nothing: those never stall.
+            let transient: Set<KeyServerError.Code> = [
+                .network, .timeout, .serverUnavailable, .rateLimited, .cancelled,
+            ]
             return .deferred(.kept, counted: !transient.contains(error.code))
         }
         // The local balance was lowered when the spend was made: a confirmation only clears it (a server balance
@@ -134,9 +139,9 @@ extension KeyVault {
 
     /// Confirms or reverts every pending spend, then refreshes the wallet from the server (its balance less what is
     /// still pending, its unlocks plus the provisional ones).
-    /// A spend that failed ``DurableOutbox/maximumAttempts`` times for a reason waiting does not cure (the server
-    /// refused the credentials, answered something unreadable) is stalled: it stays applied here and is not sent
-    /// again until a sync with `retryingStalled` set.
+    /// A spend that failed ``OpenCatStorage/DurableOutbox/maximumAttempts`` times for a reason waiting does not cure
+    /// (the server refused the credentials, answered something unreadable) is stalled: it stays applied here and is
+    /// not sent again until a sync with `retryingStalled` set.
     public func sync(retryingStalled: Bool = false) async -> VaultSyncReport {
         var report = VaultSyncReport()
         defer { report.storageFailures = outbox.failureCount }

@@ -1,7 +1,7 @@
 public import Foundation
 public import Logging
-public import OpenCatStorage
 public import OpenCatCore
+public import OpenCatStorage
 import Synchronization
 
 /// The offline-first store of a user's keys, wallet and unlocked features, sealed in OpenCat's encrypted cache.
@@ -198,15 +198,16 @@ public final class KeyVault: Sendable {
         return added
     }
 
-    /// Accepts the server's signed revocation list: verified with the vault's ``LicenseVerifier`` keys, refused when
-    /// older than the one accepted before (rollback), then kept (sealed, across restarts). Every stored key it
-    /// revokes is dropped, so ``validLicenses(at:)`` and ``highestPlan(at:)`` no longer count it, and ``store(_:)``
-    /// skips it from then on. A list with the serial already accepted and the same contents changes nothing.
-    /// - Parameter signedList: the list (`rev/….…`), as ``VUUserKeySync/revocations`` carries it.
+    /// Accepts the server's signed revocation list: verified with the vault's ``OpenCatLicense/LicenseVerifier``
+    /// keys, refused when older than the one accepted before (rollback), then kept (sealed, across restarts). Every
+    /// stored key it revokes is dropped, so ``validLicenses(at:)`` and ``highestPlan(at:)`` no longer count it, and
+    /// ``store(_:)`` skips it from then on. A list with the serial already accepted and the same contents changes
+    /// nothing.
+    /// - Parameter signedList: the list (`rev/….…`), as ``KeyServerAPI/VUUserKeySync/revocations`` carries it.
     /// - Returns: how many stored keys were dropped.
     /// - Throws: ``KeyVaultError`` `.invalidRevocations` (forged, tampered, an unknown `kid`, malformed),
-    ///   `.staleRevocations` (older than the list accepted), with the ``LicenseRevocationError`` as the underlying
-    ///   error; `.storage`. Nothing changes then.
+    ///   `.staleRevocations` (older than the list accepted), with the ``OpenCatLicense/LicenseRevocationError`` as
+    ///   the underlying error; `.storage`. Nothing changes then.
     @discardableResult
     public func applyRevocations(_ signedList: String) async throws(KeyVaultError) -> Int {
         let list: LicenseRevocationList

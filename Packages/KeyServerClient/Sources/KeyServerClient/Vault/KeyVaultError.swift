@@ -2,8 +2,11 @@
 public struct KeyVaultError: Error, Sendable, CustomStringConvertible {
     /// What went wrong.
     public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+        /// The code as text (stable: safe to store and compare).
         public let rawValue: String
+        /// A code from its text.
         public init(rawValue: String) { self.rawValue = rawValue }
+        /// The code as text.
         public var description: String { rawValue }
 
         /// More keys than the known balance.
@@ -24,17 +27,21 @@ public struct KeyVaultError: Error, Sendable, CustomStringConvertible {
         public static let staleRevocations = Code(rawValue: "staleRevocations")
     }
 
+    /// What went wrong.
     public var code: Code
+    /// A sentence for logs and developers; never holds a key or license.
     public var message: String
     /// The cause (a ``KeyServerError``, a cache error), if any.
     public var underlying: (any Error)?
 
+    /// An error with its code, message and cause.
     public init(_ code: Code, _ message: String, underlying: (any Error)? = nil) {
         self.code = code
         self.message = message
         self.underlying = underlying
     }
 
+    /// The code and the message.
     public var description: String { "KeyVaultError.\(code): \(message)" }
 }
 
@@ -62,13 +69,17 @@ public struct VaultSyncReport: Sendable, Hashable {
     /// Failures to read or write the vault's outbox since the vault was opened (each is also logged).
     public var storageFailures: Int = 0
 
+    /// An empty report (nothing done).
     public init() {}
 }
 
 /// A spend the server refused.
 public struct RevertedSpend: Sendable, Hashable {
+    /// The feature the spend unlocked (locked again unless it was unlocked before).
     public var feature: String
+    /// The app of the feature.
     public var app: String
+    /// The keys given back to the balance.
     public var amount: Int
     /// The server's reason.
     public var reason: KeyServerError.Code

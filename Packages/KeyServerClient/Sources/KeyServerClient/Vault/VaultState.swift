@@ -48,6 +48,35 @@ struct PendingSpend: Codable, Sendable, Equatable {
     var madeAt: Date
     /// Whether the feature was already unlocked before this spend (a revert must not lock it then).
     var wasUnlocked: Bool
+
+    init(id: String, amount: Int, feature: String, app: String, userId: String, madeAt: Date, wasUnlocked: Bool) {
+        self.id = id
+        self.amount = amount
+        self.feature = feature
+        self.app = app
+        self.userId = userId
+        self.madeAt = madeAt
+        self.wasUnlocked = wasUnlocked
+    }
+
+    private enum CodingKeys: String, CodingKey { case id, amount, feature, app, userId, madeAt, wasUnlocked }
+
+    /// Reads `madeAt` as OpenCat's ISO 8601 text, or as the seconds since 2001 that entries written before the
+    /// shared outbox used.
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        id = try container.decode(String.self, forKey: .id)
+        amount = try container.decode(Int.self, forKey: .amount)
+        feature = try container.decode(String.self, forKey: .feature)
+        app = try container.decode(String.self, forKey: .app)
+        userId = try container.decode(String.self, forKey: .userId)
+        wasUnlocked = try container.decode(Bool.self, forKey: .wasUnlocked)
+        if let seconds = try? container.decode(Double.self, forKey: .madeAt) {
+            madeAt = Date(timeIntervalSinceReferenceDate: seconds)
+        } else {
+            madeAt = try container.decode(Date.self, forKey: .madeAt)
+        }
+    }
 }
 
 /// A stored key: the license string and what the server said about it, parsed only when asked for.
@@ -89,7 +118,7 @@ struct StoredRevocations: Codable, Sendable, Equatable {
     var kid: String
     /// Seconds since 1970.
     var issuedAt: Double
-    /// Revoked license IDs (``LicenseRevocationList/licenseID(of:)``), sorted.
+    /// Revoked license IDs (``OpenCatLicense/LicenseRevocationList/licenseID(of:)``), sorted.
     var revoked: [String]
     /// The signed list as it came.
     var text: String

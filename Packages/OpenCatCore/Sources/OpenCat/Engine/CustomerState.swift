@@ -1,5 +1,6 @@
 import Foundation
 import OpenCatCore
+import OpenCatServerAPI
 
 /// What is persisted per user (sealed in the cache), and the pure rules that keep its reference time honest: the
 /// high-water mark of device time, the confirmed time, and the trusted reading that corrects a clock running ahead.

@@ -1,5 +1,6 @@
 import Foundation
 import OpenCatCore
+import OpenCatServerAPI
 
 /// Delivers one proof to the backend: verifies it on the device or posts it to the server. Pure of SDK state: the
 /// outcome says what to apply, and ``SDKCore`` applies it.

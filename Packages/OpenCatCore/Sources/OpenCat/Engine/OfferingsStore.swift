@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import OpenCatCore
+import OpenCatServerAPI
 
 /// Offerings: from the cache while fresh (``maxAge``), else from the backend (the server, or the store's
 /// products laid out as configured), else stale from the cache when the backend cannot be reached.

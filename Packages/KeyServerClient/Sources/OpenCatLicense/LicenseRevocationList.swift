@@ -31,9 +31,9 @@ import OpenCatCore
 /// `plfEm0qoydMrji6L3lr6zQ`). A revoked key is never valid again; a server that wants to restore a purchase mints a
 /// new key.
 ///
-/// A key-sync answer carries the list as the string member `revocations` (``VUUserKeySync/revocations``); encoded
-/// on its own the list is that string. It is not `Decodable`: reading it needs the issuer keys, see
-/// ``init(_:keys:)``.
+/// A key-sync answer carries the list as the string member `revocations` (KeyServerAPI's
+/// `VUUserKeySync.revocations`); encoded on its own the list is that string. It is not `Decodable`: reading it needs
+/// the issuer keys, see ``init(_:keys:)``.
 public struct LicenseRevocationList: Sendable, Hashable, Encodable {
     /// The prefix of every revocation list.
     public static let prefix = "rev/"
@@ -99,7 +99,7 @@ public struct LicenseRevocationList: Sendable, Hashable, Encodable {
     }
 
     /// A list from parts already verified (the issuer's own, or the vault's sealed copy).
-    init(rawValue: String, kid: String, serial: UInt64, issuedAt: Date, revokedIDs: Set<String>) {
+    package init(rawValue: String, kid: String, serial: UInt64, issuedAt: Date, revokedIDs: Set<String>) {
         self.rawValue = rawValue
         self.kid = kid
         self.serial = serial
@@ -120,11 +120,11 @@ public struct LicenseRevocationList: Sendable, Hashable, Encodable {
     public func revokes(_ key: HumanKey) -> Bool { revokedIDs.contains(Self.licenseID(of: key)) }
 
     /// Whether the list revokes a key given in its canonical spelling.
-    func revokes(canonical: String) -> Bool { revokedIDs.contains(Self.licenseID(canonical: canonical)) }
+    package func revokes(canonical: String) -> Bool { revokedIDs.contains(Self.licenseID(canonical: canonical)) }
 
     /// Checks that this list may replace `current`: a higher serial, or the same serial with the same contents.
     /// - Throws: ``LicenseRevocationError`` `.rollback`.
-    func checkCanReplace(_ current: LicenseRevocationList?) throws(LicenseRevocationError) {
+    package func checkCanReplace(_ current: LicenseRevocationList?) throws(LicenseRevocationError) {
         guard let current else { return }
         if serial < current.serial {
             throw LicenseRevocationError(
@@ -151,8 +151,10 @@ public struct LicenseRevocationList: Sendable, Hashable, Encodable {
         try container.encode(rawValue)
     }
 
+    /// Two lists are equal when their signed strings are.
     public static func == (lhs: Self, rhs: Self) -> Bool { lhs.rawValue == rhs.rawValue }
 
+    /// Hashes the signed string, as `==` compares it.
     public func hash(into hasher: inout Hasher) { hasher.combine(rawValue) }
 
     /// The signed payload.
@@ -168,8 +170,11 @@ public struct LicenseRevocationList: Sendable, Hashable, Encodable {
 public struct LicenseRevocationError: Error, Hashable, Sendable, CustomStringConvertible {
     /// What went wrong.
     public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+        /// The code's name (`malformed`, `rollback`, …).
         public let rawValue: String
+        /// A code with this name.
         public init(rawValue: String) { self.rawValue = rawValue }
+        /// The code's name (its ``rawValue``).
         public var description: String { rawValue }
 
         /// Not a revocation list (shape, encoding, payload, an ID).
@@ -193,5 +198,6 @@ public struct LicenseRevocationError: Error, Hashable, Sendable, CustomStringCon
         self.message = message
     }
 
+    /// `LicenseRevocationError.<code>: <message>`, for logs.
     public var description: String { "LicenseRevocationError.\(code): \(message)" }
 }

@@ -46,6 +46,8 @@ public struct SignedLicense: Sendable, Hashable, Codable {
         }
     }
 
+    /// Decodes a license from its string, parsed (shape only) as ``init(_:)`` does.
+    /// - Throws: `DecodingError.dataCorrupted` with the ``LicenseError`` reason when it is malformed.
     public init(from decoder: any Decoder) throws {
         let text = try decoder.singleValueContainer().decode(String.self)
         do { self = try SignedLicense(text) } catch {
@@ -53,6 +55,7 @@ public struct SignedLicense: Sendable, Hashable, Codable {
         }
     }
 
+    /// Encodes the license as its string, ``rawValue``.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(rawValue)
@@ -141,7 +144,7 @@ public struct LicensePayload: Sendable, Hashable, Codable {
     }
 
     /// Decodes RFC 3339 dates, with or without fractional seconds.
-    static let decoder: JSONDecoder = {
+    package static let decoder: JSONDecoder = {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .custom { decoder in
             let text = try decoder.singleValueContainer().decode(String.self)

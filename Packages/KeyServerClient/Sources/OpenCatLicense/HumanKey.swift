@@ -62,6 +62,8 @@ public struct HumanKey: Sendable, Hashable, Codable, CustomStringConvertible {
         return "\(Self.prefix)-\(String(body[0..<4]))-\(String(body[4..<8]))-\(String(body[8..<12]))-\(plan)"
     }
 
+    /// Decodes a key from its string, parsed as ``init(_:)`` does.
+    /// - Throws: `DecodingError.dataCorrupted` when the string is not a valid key (the reason, not the key text).
     public init(from decoder: any Decoder) throws {
         let text = try decoder.singleValueContainer().decode(String.self)
         do { self = try HumanKey(text) } catch {
@@ -71,6 +73,7 @@ public struct HumanKey: Sendable, Hashable, Codable, CustomStringConvertible {
         }
     }
 
+    /// Encodes the key as its canonical spelling (``description``).
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(description)
@@ -119,6 +122,7 @@ public enum HumanKeyError: Error, Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// The same as ``reason``.
     public var description: String { reason }
 }
 
@@ -144,10 +148,14 @@ public struct PlanLevel: Sendable, Hashable, Comparable, Codable, CustomStringCo
         level = Int(digit - UInt8(ascii: "0"))
     }
 
+    /// `L1`…`L9`.
     public var description: String { "L\(level)" }
 
+    /// Orders plans by level: `L1` < `L2` < … < `L9`.
     public static func < (lhs: PlanLevel, rhs: PlanLevel) -> Bool { lhs.level < rhs.level }
 
+    /// Decodes a plan from its string `L1`…`L9`.
+    /// - Throws: `DecodingError.dataCorrupted` for any other string.
     public init(from decoder: any Decoder) throws {
         let text = try decoder.singleValueContainer().decode(String.self)
         guard let plan = PlanLevel(text) else {
@@ -156,6 +164,7 @@ public struct PlanLevel: Sendable, Hashable, Comparable, Codable, CustomStringCo
         self = plan
     }
 
+    /// Encodes the plan as its string, `L1`…`L9`.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(description)

@@ -156,10 +156,11 @@ public enum LicenseError: Error, Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// The same as ``reason``.
     public var description: String { reason }
 
     /// A decoding error's gist, without the input.
-    static func summary(of error: any Error) -> String {
+    package static func summary(of error: any Error) -> String {
         guard let error = error as? DecodingError else { return "unreadable JSON" }
         switch error {
         case .keyNotFound(let key, _): return "missing \(key.stringValue)"
