@@ -28,7 +28,7 @@ public struct ChippiPayClient: Sendable {
         }
         var query = [("page", String(page)), ("limit", String(limit))]
         if let category { query.append(("category", category)) }
-        return try await send(.get, "/skus", query: query)
+        return try await api.call(.get, "/skus", query: query)
     }
 
     /// Every SKU, page after page (bounded at 100 pages).
@@ -46,7 +46,7 @@ public struct ChippiPayClient: Sendable {
 
     /// One SKU.
     public func sku(id: String) async throws(ChippiPayError) -> Sku {
-        try await send(.get, "/skus/\(try Self.segment(id))")
+        try await api.call(.get, "/skus/\(try Self.segment(id))")
     }
 
     // MARK: Purchases
@@ -55,26 +55,26 @@ public struct ChippiPayClient: Sendable {
     public func createSkuPurchase(_ request: SkuPurchaseRequest, idempotencyKey: String) async throws(ChippiPayError)
         -> SkuPurchase
     {
-        try await send(.post, "/sku-purchases", body: request, idempotencyKey: idempotencyKey)
+        try await api.call(.post, "/sku-purchases", body: request, idempotencyKey: idempotencyKey)
     }
 
     /// A SKU purchase's current state (`GET /sku-purchases/{id}`).
     public func skuPurchase(id: String) async throws(ChippiPayError) -> SkuPurchase {
-        try await send(.get, "/sku-purchases/\(try Self.segment(id))")
+        try await api.call(.get, "/sku-purchases/\(try Self.segment(id))")
     }
 
     /// Reports an on-chain payment and buys the SKU with it (`POST /sku-transactions`, legacy: the design's flow).
     public func createSkuTransaction(_ request: SkuTransactionRequest, idempotencyKey: String)
         async throws(ChippiPayError) -> SkuPurchase
     {
-        try await send(.post, "/sku-transactions", body: request, idempotencyKey: idempotencyKey)
+        try await api.call(.post, "/sku-transactions", body: request, idempotencyKey: idempotencyKey)
     }
 
     /// The transaction ChippiPay recorded under an on-chain hash or an id (`GET /transactions/{hashOrId}`), or `nil`
     /// when it has none (404): how the purchase flow finds a purchase whose creation answer was lost.
     public func transaction(hashOrId: String) async throws(ChippiPayError) -> SkuPurchase? {
         do {
-            return try await send(.get, "/transactions/\(try Self.segment(hashOrId))")
+            return try await api.call(.get, "/transactions/\(try Self.segment(hashOrId))")
         } catch  where error.status == 404 {
             return nil
         }
@@ -82,7 +82,7 @@ public struct ChippiPayClient: Sendable {
 
     /// A legacy SKU transaction (`GET /sku-transactions/{id}`).
     public func skuTransaction(id: String) async throws(ChippiPayError) -> SkuPurchase {
-        try await send(.get, "/sku-transactions/\(try Self.segment(id))")
+        try await api.call(.get, "/sku-transactions/\(try Self.segment(id))")
     }
 
     // MARK: Wallets
@@ -90,7 +90,7 @@ public struct ChippiPayClient: Sendable {
     /// The user's wallet, or `nil` when ChippiPay has none (404).
     public func wallet(externalUserId: String) async throws(ChippiPayError) -> ChippiWallet? {
         do {
-            return try await send(.get, "/chipi-wallets/by-user", query: [("externalUserId", externalUserId)])
+            return try await api.call(.get, "/chipi-wallets/by-user", query: [("externalUserId", externalUserId)])
         } catch  where error.code == .walletNotFound || (error.status == 404 && error.serverCode == nil) {
             return nil
         }
@@ -100,7 +100,7 @@ public struct ChippiPayClient: Sendable {
     public func tokenBalance(externalUserId: String, token: String = "STRK", chain: String = "STARKNET")
         async throws(ChippiPayError) -> TokenBalance
     {
-        try await send(
+        try await api.call(
             .get,
             "/chipi-wallets/token-balance",
             query: [("externalUserId", externalUserId), ("chainToken", token), ("chain", chain)]
@@ -109,12 +109,12 @@ public struct ChippiPayClient: Sendable {
 
     /// Step one of wallet creation: typed data for the new account to sign.
     func prepareWalletCreation(_ body: PrepareWalletCreationBody) async throws(ChippiPayError) -> PreparedTypedData {
-        try await send(.post, "/chipi-wallets/prepare-creation", body: body, idempotencyKey: nil, retryPOST: true)
+        try await api.call(.post, "/chipi-wallets/prepare-creation", body: body, idempotencyKey: nil, idempotent: true)
     }
 
     /// Step two: the signed typed data, deployment data and the PIN-sealed key.
     func createWallet(_ body: CreateWalletBody, idempotencyKey: String) async throws(ChippiPayError) -> ChippiWallet {
-        try await send(.post, "/chipi-wallets", body: body, idempotencyKey: idempotencyKey)
+        try await api.call(.post, "/chipi-wallets", body: body, idempotencyKey: idempotencyKey)
     }
 
     // MARK: Sponsored transactions
@@ -123,7 +123,7 @@ public struct ChippiPayClient: Sendable {
     public func prepareTypedData(address: Felt, calls: [ChippiCall], accountClassHash: Felt)
         async throws(ChippiPayError) -> PreparedTypedData
     {
-        try await send(
+        try await api.call(
             .post,
             "/transactions/prepare-typed-data",
             body: PrepareTypedDataBody(
@@ -132,7 +132,7 @@ public struct ChippiPayClient: Sendable {
                 accountClassHash: accountClassHash.hexString
             ),
             idempotencyKey: nil,
-            retryPOST: true
+            idempotent: true
         )
     }
 
@@ -144,7 +144,7 @@ public struct ChippiPayClient: Sendable {
         walletType: String,
         idempotencyKey: String
     ) async throws(ChippiPayError) -> Felt {
-        let answer: TransactionHashAnswer = try await send(
+        let answer: TransactionHashAnswer = try await api.call(
             .post,
             "/transactions/execute-sponsored-transaction",
             body: ExecuteSponsoredBody(

@@ -3,11 +3,16 @@ import HTTPTypes
 import OpenCatCore
 
 extension KeyServerClient {
-    /// The key server's API edge: `/api/v1` under the base URL, the user's bearer token, ``KeyServerError``s.
+    /// The key server's API edge: `/api/v1` under the base URL, the user's bearer token, ``KeyServerError``s; a
+    /// cancelled call throws ``KeyServerError/Code/cancelled`` (never a network failure or a verdict), so a
+    /// cancelled purchase or spend stays in the outbox. Idempotency keys are sent hashed: they may embed ids.
     var api: JSONAPIClient<KeyServerError> {
-        JSONAPIClient(baseURL: configuration.baseURL, http: http, bearerToken: configuration.token) {
+        var api = JSONAPIClient(baseURL: configuration.baseURL, http: http, bearerToken: configuration.token) {
             KeyServerError.from($0)
         }
+        api.pathPrefix = "/api/v1"
+        api.cancellation = { KeyServerError(.cancelled, "the request was cancelled") }
+        return api
     }
 
     /// A path segment, percent-encoded (RFC 3986 unreserved characters kept); an empty one is refused.
@@ -16,34 +21,6 @@ extension KeyServerClient {
             throw KeyServerError(.invalidInput, "an empty or too long id")
         }
         return APIRequest.percentEncoded(text)
-    }
-
-    /// Sends a call under `/api/v1` (idempotency keys are sent hashed: they may embed ids).
-    ///
-    /// The public API's errors are typed: a cancelled call surfaces as ``KeyServerError/Code/cancelled`` (never as a
-    /// network failure or a verdict), so a cancelled purchase or spend stays in the outbox.
-    func send<Response: Decodable>(
-        _ method: HTTPRequest.Method,
-        _ path: String,
-        query: [(String, String)] = [],
-        body: (any Encodable)? = nil,
-        idempotencyKey: String? = nil,
-        as type: Response.Type = Response.self
-    ) async throws(KeyServerError) -> Response {
-        do {
-            return try await api.send(
-                method,
-                "/api/v1" + path,
-                query: query,
-                body: body,
-                idempotencyKey: idempotencyKey,
-                as: type
-            )
-        } catch let error as KeyServerError {
-            throw error
-        } catch {
-            throw KeyServerError(.cancelled, "the request was cancelled")
-        }
     }
 }
 

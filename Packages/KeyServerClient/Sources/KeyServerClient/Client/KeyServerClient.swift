@@ -61,7 +61,7 @@ public struct KeyServerClient: Sendable {
             }
             body = .steam(steamId: steamId, transactionId: token)
         }
-        return try await send(
+        return try await api.call(
             .post,
             "/keys/purchase/\(platform.rawValue)",
             body: body,
@@ -74,7 +74,7 @@ public struct KeyServerClient: Sendable {
     /// The wallet as the server holds it: balance (negative while a refund left a debt), unlocked features.
     /// - Throws: ``KeyServerError`` (`unauthorized` for another user's wallet, `network`, …).
     public func walletBalance(userId: String) async throws(KeyServerError) -> WalletState {
-        try await send(.get, "/wallet/\(try Self.segment(userId))")
+        try await api.call(.get, "/wallet/\(try Self.segment(userId))")
     }
 
     /// Spends keys on a feature. Pass the same `idempotencyKey` on every retry of one spend.
@@ -82,7 +82,7 @@ public struct KeyServerClient: Sendable {
         async throws(KeyServerError) -> SpendResult
     {
         guard amount > 0 else { throw KeyServerError(.invalidInput, "a spend is of one key or more") }
-        return try await send(
+        return try await api.call(
             .post,
             "/wallet/spend",
             body: SpendRequest(amount: amount, feature: feature, app: app, userId: userId),
@@ -94,7 +94,7 @@ public struct KeyServerClient: Sendable {
     /// - Throws: ``KeyServerError``.
     public func syncWallet(userId: String) async throws(KeyServerError) -> WalletState {
         // A fresh key per sync: a retry of this one request is safe, but a later sync must get the wallet as it is then.
-        try await send(
+        try await api.call(
             .post,
             "/wallet/sync",
             body: WalletSyncRequest(userId: userId),
@@ -107,12 +107,12 @@ public struct KeyServerClient: Sendable {
     /// - Throws: ``KeyServerError``.
     public func walletHistory(userId: String) async throws(KeyServerError) -> [WalletTransaction] {
         let path = "/wallet/history/\(try Self.segment(userId))"
-        var page = try await send(.get, path, as: WalletHistoryPage.self)
+        var page = try await api.call(.get, path, as: WalletHistoryPage.self)
         var transactions = page.transactions
         // The server answers a page at a time: follow its cursors to the end (bounded, in case one never ends).
         var pages = 1
         while let cursor = page.nextCursor, pages < Self.maximumHistoryPages {
-            page = try await send(
+            page = try await api.call(
                 .get,
                 path,
                 query: [("limit", "1000"), ("cursor", cursor)],
@@ -132,7 +132,7 @@ public struct KeyServerClient: Sendable {
     /// The features an app sells for keys, with their prices in keys.
     /// - Throws: ``KeyServerError`` (`notFound` for an unknown app).
     public func appFeatures(appId: String) async throws(KeyServerError) -> [AppFeature] {
-        try await send(.get, "/apps/\(try Self.segment(appId))/features", as: AppFeatureList.self).features
+        try await api.call(.get, "/apps/\(try Self.segment(appId))/features", as: AppFeatureList.self).features
     }
 
     /// Unlocks a feature of an app with keys from the user's wallet. Pass the same `idempotencyKey` on every retry.
@@ -140,7 +140,7 @@ public struct KeyServerClient: Sendable {
     public func unlockFeature(featureId: String, appId: String, userId: String, idempotencyKey: String)
         async throws(KeyServerError) -> UnlockResult
     {
-        try await send(
+        try await api.call(
             .post,
             "/apps/\(try Self.segment(appId))/unlock",
             body: UnlockRequest(featureId: featureId, userId: userId),
@@ -151,7 +151,7 @@ public struct KeyServerClient: Sendable {
     /// The features of an app the user has unlocked.
     /// - Throws: ``KeyServerError``.
     public func unlockedFeatures(appId: String, userId: String) async throws(KeyServerError) -> [String] {
-        try await send(
+        try await api.call(
             .get,
             "/apps/\(try Self.segment(appId))/unlocked/\(try Self.segment(userId))",
             as: UnlockedFeatureList.self
@@ -166,7 +166,7 @@ public struct KeyServerClient: Sendable {
         -> DonationResult
     {
         guard amount > 0 else { throw KeyServerError(.invalidInput, "a donation is of one key or more") }
-        return try await send(
+        return try await api.call(
             .post,
             "/community/donate",
             body: DonationRequest(amount: amount, userId: userId),
@@ -184,7 +184,7 @@ public struct KeyServerClient: Sendable {
         guard EmailAddress.isValid(recipientEmail) else {
             throw KeyServerError(.invalidInput, "the recipient's email is not valid")
         }
-        return try await send(
+        return try await api.call(
             .post,
             "/community/share",
             body: ShareRequest(amount: amount, recipientEmail: recipientEmail, userId: userId),
@@ -195,7 +195,7 @@ public struct KeyServerClient: Sendable {
     /// The community pool: the keys donated and still available.
     /// - Throws: ``KeyServerError``.
     public func communityPool() async throws(KeyServerError) -> CommunityPool {
-        try await send(.get, "/community/pool")
+        try await api.call(.get, "/community/pool")
     }
 
     // MARK: Key sync
@@ -203,12 +203,12 @@ public struct KeyServerClient: Sendable {
     /// Every key of the signed-in account, by its email (the server answers for the token's own account only).
     public func keys(email: String) async throws(KeyServerError) -> VUUserKeySync {
         guard EmailAddress.isValid(email) else { throw KeyServerError(.invalidInput, "the email is not valid") }
-        return try await send(.get, "/keys/email/\(try Self.segment(email))")
+        return try await api.call(.get, "/keys/email/\(try Self.segment(email))")
     }
 
     /// Every key of the signed-in Steam account.
     public func keys(steamId: String) async throws(KeyServerError) -> VUUserKeySync {
         guard SteamID.isValid(steamId) else { throw KeyServerError(.invalidInput, "not a 64-bit Steam id") }
-        return try await send(.get, "/keys/steam/\(steamId)")
+        return try await api.call(.get, "/keys/steam/\(steamId)")
     }
 }

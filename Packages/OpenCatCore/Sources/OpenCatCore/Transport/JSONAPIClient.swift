@@ -73,6 +73,17 @@ public struct JSONAPIClient<Failure: Error>: Sendable {
     public var headers: HTTPFields
     /// The client's error for a failure. Never sees a cancellation.
     public var mapFailure: @Sendable (JSONAPIFailure) -> Failure
+    /// Put before every call's path (`/api/v1`); empty by default.
+    public var pathPrefix: String = ""
+    /// Query items added to every call (an API version).
+    public var commonQuery: [(String, String)] = []
+    /// Whether the HTTP client may repeat a POST because it carries an idempotency key (default `true`). An API that
+    /// documents no idempotency header sets `false`: its POSTs are repeated only when a call says `idempotent: true`.
+    public var repeatsKeyedPOSTs = true
+    /// The client's error for a cancelled call, for clients whose API throws only their own type
+    /// (``call(_:_:query:body:idempotencyKey:idempotent:as:)``). Never a network failure: nothing is known of a
+    /// cancelled call, so an outbox keeps its entry.
+    public var cancellation: (@Sendable () -> Failure)?
 
     /// Creates a client edge.
     /// - Parameters:
@@ -157,6 +168,36 @@ public struct JSONAPIClient<Failure: Error>: Sendable {
         }
     }
 
+    /// ``send(_:_:query:body:idempotencyKey:idempotent:as:)`` for a client whose API throws only its own error type:
+    /// a cancelled call throws ``cancellation`` (else the failure of a transport that gave up).
+    /// - Throws: `Failure`.
+    public func call<Response: Decodable>(
+        _ method: HTTPRequest.Method,
+        _ path: String,
+        query: [(String, String)] = [],
+        body: (any Encodable)? = nil,
+        idempotencyKey: String? = nil,
+        idempotent: Bool? = nil,
+        as type: Response.Type = Response.self
+    ) async throws(Failure) -> Response {
+        do {
+            return try await send(
+                method,
+                path,
+                query: query,
+                body: body,
+                idempotencyKey: idempotencyKey,
+                idempotent: idempotent,
+                as: type
+            )
+        } catch let error as Failure {
+            throw error
+        } catch {
+            throw cancellation?()
+                ?? mapFailure(.transport(HTTPTransportError(.connectionFailed, "the call was cancelled")))
+        }
+    }
+
     /// Sends a call and returns its 2xx answer as it came (for answers without a body, or read another way).
     /// - Parameters: as ``send(_:_:query:body:idempotencyKey:idempotent:as:)``.
     /// - Returns: the 2xx response.
@@ -178,10 +219,17 @@ public struct JSONAPIClient<Failure: Error>: Sendable {
                 throw mapFailure(.invalidRequest("the request body could not be encoded"))
             }
         }
-        let request = request(method, path, query: query, idempotencyKey: idempotencyKey, hasBody: data != nil)
+        let request = request(
+            method,
+            pathPrefix + path,
+            query: query + commonQuery,
+            idempotencyKey: idempotencyKey,
+            hasBody: data != nil
+        )
+        let repeatable = idempotent ?? (method == .post && !repeatsKeyedPOSTs ? false : nil)
         let response: HTTPTransportResponse
         do {
-            response = try await http.send(request, body: data, idempotent: idempotent)
+            response = try await http.send(request, body: data, idempotent: repeatable)
         } catch let error as CancellationError {
             throw error
         } catch let error as HTTPTransportError {
