@@ -20,7 +20,7 @@ public enum Platform: String, Sendable, Hashable, Codable, CaseIterable {
 }
 
 /// Typed JSON for `serverMetadata`: what the server sends, kept exactly (numbers as their decimal text), never `Any`.
-/// The kernel's one JSON value (``OpenCatCore/JSONValue``) under the name the key server's models have always used.
+/// The kernel's one JSON value (`JSONValue`) under the name the key server's models have always used.
 public typealias MetadataValue = JSONValue
 
 /// A license key as the key server delivers it: the human key, its plan, when it was bought, the signed license

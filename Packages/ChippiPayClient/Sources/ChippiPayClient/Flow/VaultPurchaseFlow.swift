@@ -128,7 +128,7 @@ public struct VaultPurchaseFlow: Sendable {
     }
 
     /// Runs one flow id's work alone in this process through the shared in-flight claim
-    /// (``OpenCatStorage/SharedAttempts``): a caller that finds the flow running joins that run and gets its result.
+    /// (`SharedAttempts`): a caller that finds the flow running joins that run and gets its result.
     func exclusively(
         _ flowID: String,
         _ body: @escaping @Sendable () async throws(ChippiPayError) -> SkuPurchase

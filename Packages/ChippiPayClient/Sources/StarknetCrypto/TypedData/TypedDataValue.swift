@@ -3,7 +3,7 @@ public import OpenCatCore
 // The kernel's JSON value, re-exported with its members so code that imports only StarknetCrypto keeps using it.
 @_exported public import enum OpenCatCore.JSONValue
 
-/// A JSON value inside SNIP-12 typed data: the kernel's one JSON value (``OpenCatCore/JSONValue``), whose numbers keep
+/// A JSON value inside SNIP-12 typed data: the kernel's one JSON value (`JSONValue`), whose numbers keep
 /// their exact text, so large integers are not rounded. Typed data's own rules (numbers are integers of at most 64
 /// bits, larger ones travel as strings) are applied where ``TypedData`` is read and written.
 public typealias TypedDataValue = JSONValue

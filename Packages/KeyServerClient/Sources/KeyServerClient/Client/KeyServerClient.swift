@@ -103,7 +103,7 @@ public struct KeyServerClient: Sendable {
     }
 
     /// The wallet's whole history, oldest first, following the server's page cursors (at most
-    /// ``maximumHistoryPages`` pages).
+    /// `maximumHistoryPages` pages).
     /// - Throws: ``KeyServerError``.
     public func walletHistory(userId: String) async throws(KeyServerError) -> [WalletTransaction] {
         let path = "/wallet/history/\(try Self.segment(userId))"

@@ -6,7 +6,7 @@ import Synchronization
 
 extension KeyVault {
     /// Spends keys on a feature: allowed up to the known balance, applied here at once (the feature unlocks), and
-    /// sent to the server now when it can be reached, else kept in the durable outbox for ``sync()``.
+    /// sent to the server now when it can be reached, else kept in the durable outbox for ``sync(retryingStalled:)``.
     /// - Returns: confirmed (with the server's balance) or pending.
     /// - Throws: ``KeyVaultError`` `.insufficientBalance` (nothing changes), `.invalidInput`, `.storage`.
     public func spend(amount: Int, feature: String, app: String) async throws(KeyVaultError) -> SpendOutcome {
@@ -139,7 +139,7 @@ extension KeyVault {
 
     /// Confirms or reverts every pending spend, then refreshes the wallet from the server (its balance less what is
     /// still pending, its unlocks plus the provisional ones).
-    /// A spend that failed ``OpenCatStorage/DurableOutbox/maximumAttempts`` times for a reason waiting does not cure
+    /// A spend that failed `DurableOutbox.maximumAttempts` times for a reason waiting does not cure
     /// (the server refused the credentials, answered something unreadable) is stalled: it stays applied here and is
     /// not sent again until a sync with `retryingStalled` set.
     public func sync(retryingStalled: Bool = false) async -> VaultSyncReport {

@@ -9,7 +9,7 @@ import Synchronization
 /// Every check (``isUnlocked(_:app:)``, ``balance``, ``licenses``) answers from memory with no network. A license
 /// is verified offline before it is stored; ``validLicenses(at:)`` verifies them again against a time that a set-back
 /// clock cannot move back. A spend made offline is allowed up to the known balance, unlocks the feature
-/// provisionally and waits in the cache's durable outbox with an idempotency key; ``sync()`` confirms it once or
+/// provisionally and waits in the cache's durable outbox with an idempotency key; ``sync(retryingStalled:)`` confirms it once or
 /// reverts it (feature locked again, balance restored, with the server's reason), never twice, across restarts and
 /// concurrent calls.
 public final class KeyVault: Sendable {
@@ -198,15 +198,15 @@ public final class KeyVault: Sendable {
         return added
     }
 
-    /// Accepts the server's signed revocation list: verified with the vault's ``OpenCatLicense/LicenseVerifier``
+    /// Accepts the server's signed revocation list: verified with the vault's `LicenseVerifier`
     /// keys, refused when older than the one accepted before (rollback), then kept (sealed, across restarts). Every
     /// stored key it revokes is dropped, so ``validLicenses(at:)`` and ``highestPlan(at:)`` no longer count it, and
     /// ``store(_:)`` skips it from then on. A list with the serial already accepted and the same contents changes
     /// nothing.
-    /// - Parameter signedList: the list (`rev/….…`), as ``KeyServerAPI/VUUserKeySync/revocations`` carries it.
+    /// - Parameter signedList: the list (`rev/….…`), as `VUUserKeySync.revocations` carries it.
     /// - Returns: how many stored keys were dropped.
     /// - Throws: ``KeyVaultError`` `.invalidRevocations` (forged, tampered, an unknown `kid`, malformed),
-    ///   `.staleRevocations` (older than the list accepted), with the ``OpenCatLicense/LicenseRevocationError`` as
+    ///   `.staleRevocations` (older than the list accepted), with the `LicenseRevocationError` as
     ///   the underlying error; `.storage`. Nothing changes then.
     @discardableResult
     public func applyRevocations(_ signedList: String) async throws(KeyVaultError) -> Int {

@@ -118,7 +118,7 @@ struct StoredRevocations: Codable, Sendable, Equatable {
     var kid: String
     /// Seconds since 1970.
     var issuedAt: Double
-    /// Revoked license IDs (``OpenCatLicense/LicenseRevocationList/licenseID(of:)``), sorted.
+    /// Revoked license IDs (`LicenseRevocationList.licenseID(of:)`), sorted.
     var revoked: [String]
     /// The signed list as it came.
     var text: String

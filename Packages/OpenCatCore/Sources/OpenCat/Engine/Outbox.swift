@@ -58,7 +58,7 @@ struct OutboxPayload: Codable, Sendable {
 /// app user who bought them (another user's sync never sees them; they wait until that user returns).
 ///
 /// Failures that waiting does not cure (the server refused the credentials, answered something unreadable) count
-/// towards a stall (see ``OpenCatStorage/DurableOutbox``); network failures, 429 and 5xx do not: an offline device
+/// towards a stall (see `DurableOutbox`); network failures, 429 and 5xx do not: an offline device
 /// never stalls a paid purchase.
 typealias Outbox = DurableOutbox<OutboxPayload>
 

@@ -5,7 +5,7 @@ import OpenCatStorage
 
 extension SDKCore {
     /// Delivers what the outbox holds for this app user. Another user's entries wait for that user; stalled
-    /// entries (see ``OpenCatStorage/DurableOutbox``) wait for an explicit purchase or restore.
+    /// entries (see `DurableOutbox`) wait for an explicit purchase or restore.
     func syncOutbox() async -> SyncReport {
         var report = SyncReport(delivered: 0, stillPending: 0, rejected: 0)
         defer { report.storageFailures = outbox.failureCount }

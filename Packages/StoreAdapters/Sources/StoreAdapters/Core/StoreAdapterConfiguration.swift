@@ -25,7 +25,7 @@ public struct StoreAdapterConfiguration: Sendable {
         self.settings = settings
     }
 
-    /// The adapter types built from settings, one for each store of ``OpenCatCore/Store/known``: a new store's
+    /// The adapter types built from settings, one for each store of `Store.known`: a new store's
     /// adapter is added here, nowhere else.
     public static let builtIn: [any ConfigurableStoreAdapter.Type] = [
         AppleStoreAdapter.self, GooglePlayAdapter.self, StripeAdapter.self, PayPalAdapter.self, SteamAdapter.self,
@@ -255,7 +255,7 @@ public protocol ConfigurableStoreAdapter: StoreAdapter {
     /// The proof kinds ``StoreAdapter/verify(_:)`` takes; any other is refused.
     static var acceptedProofKinds: Set<PurchaseProof.Kind> { get }
     /// Whether the store carries the app's own user id on a purchase (set by the app when it starts the purchase), so
-    /// a server binds a receipt to its app user by setting ``PurchaseProof/expectedPurchaser``. Default `false`.
+    /// a server binds a receipt to its app user by setting `PurchaseProof.expectedPurchaser`. Default `false`.
     static var carriesAppUserId: Bool { get }
     /// Builds the adapter from settings (their keys are documented on each adapter).
     /// - Throws: ``StoreAdapterError`` `misconfigured` naming the key at fault.
