@@ -39,21 +39,6 @@ struct ServerBuyerBindingTests {
     static let buyerSteamId = "76561197960434622"
     static let strangerSteamId = "76561197960265731"
 
-    /// Steam's Web API for these tests. ScriptedTransport matches paths, not queries, so `AuthenticateUserTicket`
-    /// is answered by the transport scripted for the `ticket` in its query (an unknown ticket by `others`, which
-    /// has no step for it and fails); every other call goes to `others`.
-    struct SteamWebAPI: HTTPTransport {
-        var players: [String: ScriptedTransport]
-        var others: ScriptedTransport
-
-        func send(_ request: HTTPRequest, body: Data?) async throws -> HTTPTransportResponse {
-            let path = request.path ?? ""
-            let query = path.split(separator: "?", maxSplits: 1).dropFirst().first ?? ""
-            let ticket = query.split(separator: "&").first { $0.hasPrefix("ticket=") }.map { String($0.dropFirst(7)) }
-            return try await (ticket.flatMap { players[$0] } ?? others).send(request, body: body)
-        }
-    }
-
     static func player(_ steamId: String) -> ScriptedTransport {
         let transport = ScriptedTransport()
         transport.on(
@@ -91,8 +76,10 @@ struct ServerBuyerBindingTests {
                 publisherKey: Secret("PUBLISHERKEY-server-buyer-binding"),
                 baseURL: URL(string: "https://partner.test.invalid")!,
                 httpClient: HTTPClient(
-                    transport: SteamWebAPI(
-                        players: [Self.buyerTicket: buyer, Self.strangerTicket: stranger],
+                    // AuthenticateUserTicket answered per `ticket` (an unknown one by `microTxn`, which fails it).
+                    transport: QueryRoutedTransport(
+                        routingBy: "ticket",
+                        routes: [Self.buyerTicket: buyer, Self.strangerTicket: stranger],
                         others: microTxn
                     ),
                     clock: clock.manual

@@ -9,20 +9,6 @@ import Testing
 /// Steam sends no refund notifications: the server reads Steam's refund report (`GetReport`), reads each reversed
 /// order again (`QueryTxn`) and takes the key pack back like a notification would, once per order.
 struct SteamRefundReconciliationTests {
-    /// Steam's Web API: `QueryTxn` answered per `transid`, everything else by `others`.
-    struct SteamWebAPI: HTTPTransport {
-        var orders: [String: ScriptedTransport]
-        var others: ScriptedTransport
-
-        func send(_ request: HTTPRequest, body: Data?) async throws -> HTTPTransportResponse {
-            let query = (request.path ?? "").split(separator: "?", maxSplits: 1).dropFirst().first ?? ""
-            let transaction = query.split(separator: "&").first { $0.hasPrefix("transid=") }.map {
-                String($0.dropFirst(8))
-            }
-            return try await (transaction.flatMap { orders[$0] } ?? others).send(request, body: body)
-        }
-    }
-
     /// A `QueryTxn` answer for an order of two lines of one item (999 + 1 cents), each with its own status.
     static func order(_ transaction: String, status: String, itemStatuses: (String, String)) -> ScriptedTransport {
         let transport = ScriptedTransport()
@@ -69,8 +55,10 @@ struct SteamRefundReconciliationTests {
                 publisherKey: Secret("PUBLISHERKEY-reconciliation"),
                 baseURL: URL(string: "https://partner.test.invalid")!,
                 httpClient: HTTPClient(
-                    transport: SteamWebAPI(
-                        orders: [
+                    // `QueryTxn` answered per `transid`, everything else by `others`.
+                    transport: QueryRoutedTransport(
+                        routingBy: "transid",
+                        routes: [
                             "3001": Self.order("3001", status: "Refunded", itemStatuses: ("Refunded", "Refunded")),
                             "3002": Self.order(
                                 "3002",

@@ -1,4 +1,5 @@
 public import Foundation
+import OpenCatServer
 public import PostgresNIO
 
 /// TLS to PostgreSQL (`--database-tls`).
@@ -209,8 +210,7 @@ public struct PostgresConnectionSettings: Sendable, Hashable {
 
     /// The password in an owner-only file, without its trailing newline.
     static func password(file path: String) throws(PostgresConfigurationError) -> String {
-        let attributes = try? FileManager.default.attributesOfItem(atPath: path)
-        if let mode = (attributes?[.posixPermissions] as? NSNumber)?.intValue, mode & 0o077 != 0 {
+        if OwnerOnlyFile.isOpenToOthers(path) {
             throw PostgresConfigurationError(
                 .passwordFileUnreadable,
                 "the password file \(path) is readable by others (chmod 600 it)"

@@ -11,7 +11,7 @@ let secretKey = "sk_dev_QRSTUVWXYZ987654321"
 
 func makeClient(
     _ transport: ScriptedTransport,
-    clock: ManualClock = ManualClock(autoAdvance: true),
+    clock: ManualClock = ManualClock(autoAdvance: true, holdsDuringExternalWork: true),
     logs: LogCapture? = nil
 )
     -> ChippiPayClient

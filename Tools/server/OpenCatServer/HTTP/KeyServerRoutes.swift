@@ -260,10 +260,13 @@ extension OpenCatServerApplication {
     /// The account keys shared to an email without an account wait in.
     static func pendingAccount(_ email: String) -> String { "pending:" + email.lowercased() }
 
-    /// Moves keys shared to the user's email before it had an account into the user's wallet.
+    /// Moves keys shared to the user's email before it had an account into the user's wallet. A plain read first:
+    /// the locking transfer runs only when keys wait (it checks the balance again under its lock).
     func receivePending(_ user: ServerUser) async throws {
         guard let email = user.email else { return }
-        _ = try await ledger.release(Self.pendingAccount(email), to: user.userId)
+        let account = Self.pendingAccount(email)
+        guard try await ledger.balance(of: account) > 0 else { return }
+        _ = try await ledger.release(account, to: user.userId)
     }
 
     /// A history cursor: the last entry's sequence number, opaque to clients.

@@ -66,8 +66,7 @@ public struct LicenseKeyring: Sendable {
     }
 
     static func checkOwnerOnly(_ file: URL) throws(ServerConfigurationError) {
-        let attributes = try? FileManager.default.attributesOfItem(atPath: file.path)
-        if let mode = (attributes?[.posixPermissions] as? NSNumber)?.intValue, mode & 0o077 != 0 {
+        if OwnerOnlyFile.isOpenToOthers(file.path) {
             throw ServerConfigurationError("\(file.lastPathComponent) is readable by others (chmod 600 it)")
         }
     }
@@ -132,4 +131,15 @@ public struct ServerConfigurationError: Error, Sendable, Hashable, CustomStringC
     public init(_ message: String) { self.message = message }
     /// The message.
     public var description: String { message }
+}
+
+/// The one check that a secret file (a signing key, a database password) is the owner's alone.
+public enum OwnerOnlyFile {
+    /// Whether the file's mode grants its group or others any access (`mode & 0o077 != 0`); `false` when it cannot
+    /// be read (reading it then fails with its own error).
+    public static func isOpenToOthers(_ path: String) -> Bool {
+        let attributes = try? FileManager.default.attributesOfItem(atPath: path)
+        guard let mode = (attributes?[.posixPermissions] as? NSNumber)?.intValue else { return false }
+        return mode & 0o077 != 0
+    }
 }
