@@ -67,9 +67,13 @@ struct MockStoreServerFaultTests {
         }
     }
 
-    @Test func stoppingTheServerReleasesAHeldRequestWithoutHanging() async throws {
+    /// The client's own timeout never fires here (its clock does not move), so only the stopping server can end the
+    /// call; the time limit catches a hang without a real-time bound a starved one-core run could exceed.
+    @Test(.timeLimit(.minutes(3)))
+    func stoppingTheServerReleasesAHeldRequestWithoutHanging() async throws {
+        let client = HTTPClient(retryPolicy: .never, clock: ManualClock(), timeout: .seconds(10))
         let call = try await MockStoreServer.withRunningServer(cassettes: [Self.cassette(.timeout)]) { server in
-            let call = Task { try await Loopback.send(.get, server, "/v1/thing") }
+            let call = Task { try await Loopback.send(.get, server, "/v1/thing", client: client) }
             try await server.waitForRequests(1)
             return call
         }
