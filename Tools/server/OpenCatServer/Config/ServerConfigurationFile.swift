@@ -55,12 +55,34 @@ public struct ServerConfigurationFile: Sendable, Decodable {
     /// How long a connection may stay idle, or a request half-sent, before it is closed (default 30).
     public var idleTimeoutSeconds: Int?
 
+    /// The web portal and the operator console (`portal`); absent, neither is served.
+    public struct Portal: Sendable, Decodable {
+        /// The mail sender: `{"file": "mail.jsonl"}` writes each mail to an owner-only file (development).
+        public struct Mail: Sendable, Decodable {
+            /// The file (relative to the configuration file).
+            public var file: String?
+        }
+        /// The address users reach the server at.
+        public var publicURL: String
+        /// The key packs sold on the web.
+        public var products: [PortalSettings.Product]?
+        /// The console's operators (token hashes).
+        public var operators: [PortalSettings.Operator]?
+        /// How mails are sent (default: a `portal-mail.jsonl` file beside the configuration).
+        public var mail: Mail?
+        /// Extra origins of hosted checkout pages forms may go to.
+        public var checkoutOrigins: [String]?
+    }
+
+    /// The web portal and console; absent, neither is served.
+    public var portal: Portal?
+
     /// The folder relative paths resolve against.
     var base = URL(fileURLWithPath: ".")
 
     enum CodingKeys: String, CodingKey {
         case usersFile, signingKeys, keyPacks, apps, syncRateLimit, openCat, stores, acceptedEnvironments
-        case storeRateLimit, idleTimeoutSeconds
+        case storeRateLimit, idleTimeoutSeconds, portal
     }
 
     /// Reads a configuration file.
@@ -150,6 +172,33 @@ public struct ServerConfigurationFile: Sendable, Decodable {
             settings.steamReconciliationSeconds = seconds == 0 ? nil : seconds
         }
         settings.stripePrices = try storeSettings(.stripe).prices("prices")
+        settings.portal = try portalSettings(keyPacks: settings.keyPacks)
+        return settings
+    }
+
+    func portalSettings(keyPacks: [String: KeyPack]) throws(ServerConfigurationError) -> PortalSettings? {
+        guard let portal else { return nil }
+        guard let url = URL(string: portal.publicURL), ["http", "https"].contains(url.scheme ?? ""), url.host != nil
+        else { throw ServerConfigurationError("portal.publicURL is an http(s) URL") }
+        for product in portal.products ?? [] {
+            guard keyPacks[product.productId] != nil else {
+                throw ServerConfigurationError("portal.products: \(product.productId) is not a key pack")
+            }
+            guard let price = product.price, price.amount > 0 else {
+                throw ServerConfigurationError("portal.products: \(product.productId)'s amount is a positive decimal")
+            }
+        }
+        for item in portal.operators ?? [] where item.tokenSHA256.count != 64 || item.name.isEmpty {
+            throw ServerConfigurationError("portal.operators: \(item.name) needs a name and a 64-hex tokenSHA256")
+        }
+        let mailFile = path(portal.mail?.file ?? "portal-mail.jsonl")
+        var settings = PortalSettings(
+            publicURL: url,
+            products: portal.products ?? [],
+            operators: (portal.operators ?? []).map { PortalSettings.Operator(name: $0.name, tokenSHA256: $0.tokenSHA256) },
+            mail: FileMailSender(file: mailFile)
+        )
+        settings.checkoutOrigins += portal.checkoutOrigins ?? []
         return settings
     }
 

@@ -75,6 +75,12 @@ public struct BearerTokens: Sendable {
 
     /// The user with an email (case-insensitive).
     func user(email: String) -> ServerUser? { byEmail[email.lowercased()] }
+
+    /// Every configured user id.
+    var userIds: [String] { byHash.values.map(\.userId) }
+
+    /// The email of a configured user.
+    func email(of userId: String) -> String? { byHash.values.first { $0.userId == userId }?.email }
 }
 
 /// What a key pack credits when bought: keys, bonus keys, keys given to the community pool, and licenses.
@@ -197,6 +203,8 @@ public struct ServerSettings: Sendable {
     /// Where the OpenCat API binds an Apple purchase to its app user (docs/SECURITY.md, "Receipts belong to their
     /// buyer").
     public var requireAppleAccountToken: Bool = false
+    /// The web portal (`/portal`) and the operator console (`/console`); `nil`: neither is served.
+    public var portal: PortalSettings?
 
     /// The environments a store's purchases may come from.
     public func environments(_ store: Store) -> Set<VerifiedPurchase.Environment> {

@@ -87,6 +87,36 @@ extension OpenCatServerApplication {
             purchase = try await adapter.verify(proof)
             try purchase.requireEnvironment(in: settings.environments(store))
         } catch { throw refused(error, store: adapter.store) }
+        let redemption = try await redeemKeyPack(purchase, platform: platform, user: user)
+        let outcome = redemption.outcome
+        let pack = redemption.pack
+        let quantity = redemption.quantity
+        return Self.json(
+            .ok,
+            KeyPurchaseResult(
+                keysAdded: Int(outcome.entry.amount - pack.bonusKeys * quantity),
+                bonusKeys: Int(pack.bonusKeys * quantity),
+                communityDonated: Int(outcome.communityKeys),
+                transactionId: purchase.transactionId,
+                licenses: try outcome.licenses.map(Self.licenseKey)
+            )
+        )
+    }
+
+    /// What redeeming a verified key-pack purchase did.
+    struct KeyPackRedemption {
+        var outcome: RedemptionOutcome
+        var pack: KeyPack
+        var quantity: Int64
+    }
+
+    /// Redeems a verified key-pack purchase once across all users: checks it is paid, a pack of this server, its
+    /// quantity and (Stripe) its price, mints its licences, credits the keys and records the sale. The app's
+    /// purchase route and the web portal's checkout both end here, so a purchase credits once whichever path
+    /// reaches the ledger first.
+    func redeemKeyPack(_ purchase: VerifiedPurchase, platform: Platform, user: ServerUser) async throws
+        -> KeyPackRedemption
+    {
         guard purchase.state == .active else {
             throw Refusal(
                 .unprocessableContent,
@@ -169,16 +199,18 @@ extension OpenCatServerApplication {
                 ]
             )
         }
-        return Self.json(
-            .ok,
-            KeyPurchaseResult(
-                keysAdded: Int(outcome.entry.amount - pack.bonusKeys * quantity),
-                bonusKeys: Int(pack.bonusKeys * quantity),
-                communityDonated: Int(outcome.communityKeys),
+        // Recorded on a replay too (once per transaction): a sale lost to a crash after the redemption comes back.
+        if let price = purchase.price {
+            try await ledger.recordSale(
+                store: platform.rawValue,
                 transactionId: purchase.transactionId,
-                licenses: try outcome.licenses.map(Self.licenseKey)
+                userId: user.userId,
+                productId: purchase.productId,
+                price: price,
+                at: purchase.purchaseDate
             )
-        )
+        }
+        return KeyPackRedemption(outcome: outcome, pack: pack, quantity: quantity)
     }
 
     static func licenseKey(_ record: LicenseRecord) throws -> VULicenseKey {

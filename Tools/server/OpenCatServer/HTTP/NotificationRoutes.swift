@@ -78,6 +78,16 @@ extension OpenCatServerApplication {
                         signatureHeader: request.headers[HTTPField.Name("Stripe-Signature")!]
                     )
                 } catch { throw Self.notificationRefusal(error) }
+                // A web portal's Checkout Session was paid: credit its order (once, whether or not the buyer's
+                // return got there first).
+                if ["checkout.session.completed", "checkout.session.async_payment_succeeded"].contains(
+                    event.type.rawValue
+                ), let session = Self.string(in: event.data.object, path: ["id"]),
+                    try await ledger.webOrder(store: "stripe", reference: session) != nil
+                {
+                    try await creditWebOrderFromWebhook(store: .stripe, reference: session)
+                    return Self.json(.ok, EventAnswer(applied: true))
+                }
                 var purchase: VerifiedPurchase?
                 do {
                     purchase = try await stripe.purchase(for: event)
@@ -102,6 +112,17 @@ extension OpenCatServerApplication {
                 let event: PayPal.Event
                 do { event = try await verifier.verify(rawEvent: body, headers: request.headers) } catch {
                     throw Self.notificationRefusal(error)
+                }
+                // A web portal's order was approved (or its capture completed): capture and credit it once.
+                if let resource = event.resource,
+                    let order = event.eventType == "CHECKOUT.ORDER.APPROVED"
+                        ? Self.string(in: resource, path: ["id"])
+                        : Self.string(in: resource, path: ["supplementary_data", "related_ids", "order_id"]),
+                    ["CHECKOUT.ORDER.APPROVED", "PAYMENT.CAPTURE.COMPLETED"].contains(event.eventType),
+                    try await ledger.webOrder(store: "paypal", reference: order) != nil
+                {
+                    try await creditWebOrderFromWebhook(store: .paypal, reference: order)
+                    return Self.json(.ok, EventAnswer(applied: true))
                 }
                 var purchase: VerifiedPurchase?
                 do {
@@ -226,6 +247,15 @@ extension OpenCatServerApplication {
             )
         }
         return outcome
+    }
+
+    /// Credits a web order from a webhook; a refusal is answered as the store expects (503: deliver again).
+    func creditWebOrderFromWebhook(store: Store, reference: String) async throws {
+        do {
+            try await creditWebOrder(store: store, reference: reference)
+        } catch let refusal as WebRefusal {
+            throw Refusal(refusal.status, "invalid_notification", refusal.message)
+        }
     }
 
     static func notificationRefusal(_ error: any Error) -> Refusal {

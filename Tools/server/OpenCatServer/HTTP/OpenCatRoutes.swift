@@ -78,10 +78,18 @@ extension OpenCatServerApplication {
         let state = try await ledger.subscriber(appUserId)
         // The public app key is in every copy of the app: it reads what grants access now, never the history (what
         // expired or was refunded) nor who bought it. The secret key reads everything.
-        let transactions = caller.isSecret ? state.transactions : state.transactions.compactMap(Self.redacted)
+        // Promotional entitlements an operator granted read as transactions of the store `promotional`, so the SDK
+        // grants them as it grants a purchase, until they expire or are revoked.
+        let now = clock()
+        let promotions = try await ledger.promotionalEntitlements(of: appUserId)
+        let all = state.transactions + promotions.map { $0.transaction(now: now) }
+        let transactions = caller.isSecret ? all : all.compactMap(Self.redacted)
         var map: [String: [String]] = [:]
         for transaction in transactions {
             if let entitlements = api.entitlements[transaction.productId] { map[transaction.productId] = entitlements }
+        }
+        for promotion in promotions where transactions.contains(where: { $0.transactionId == promotion.id }) {
+            map[PromotionalEntitlement.productId(promotion.entitlement)] = [promotion.entitlement]
         }
         return Self.json(
             .ok,

@@ -74,6 +74,8 @@ public struct OpenCatServerApplication: Sendable {
         addKeyServerRoutes(to: router)
         addOpenCatRoutes(to: router)
         addNotificationRoutes(to: router)
+        addPortalRoutes(to: router)
+        addConsoleRoutes(to: router)
         return router
     }
 

@@ -209,6 +209,52 @@ package enum LedgerSchema {
                     "CREATE INDEX IF NOT EXISTS ledger_entries_reference ON ledger_entries(user_id, kind, reference)",
                 ]
             ),
+            (
+                "v5",
+                [
+                    // The web portal and the console: single-use sign-in links and sessions (by SHA-256, never the
+                    // secret), the web orders (a Checkout Session or a PayPal order per purchase), promotional
+                    // entitlements and the operators' audit log.
+                    """
+                    CREATE TABLE web_sign_in_links (
+                        token_sha256 TEXT PRIMARY KEY, email TEXT NOT NULL, created_at \(real) NOT NULL,
+                        expires_at \(real) NOT NULL, used_at \(real))
+                    """,
+                    """
+                    CREATE TABLE web_sessions (
+                        id_sha256 TEXT PRIMARY KEY, kind TEXT NOT NULL, subject TEXT NOT NULL, csrf TEXT NOT NULL,
+                        created_at \(real) NOT NULL, expires_at \(real) NOT NULL, ended_at \(real))
+                    """,
+                    """
+                    CREATE TABLE web_orders (
+                        store TEXT NOT NULL, reference TEXT NOT NULL, user_id TEXT NOT NULL, email TEXT NOT NULL,
+                        product_id TEXT NOT NULL, quantity \(integer) NOT NULL, amount TEXT NOT NULL,
+                        currency TEXT NOT NULL, state TEXT NOT NULL, transaction_id TEXT,
+                        created_at \(real) NOT NULL, updated_at \(real) NOT NULL, PRIMARY KEY (store, reference))
+                    """,
+                    "CREATE INDEX web_orders_user ON web_orders(user_id)",
+                    "CREATE INDEX web_orders_transaction ON web_orders(store, transaction_id)",
+                    """
+                    CREATE TABLE promotional_entitlements (
+                        id TEXT PRIMARY KEY, app_user_id TEXT NOT NULL, entitlement TEXT NOT NULL,
+                        starts_at \(real) NOT NULL, expires_at \(real) NOT NULL, granted_by TEXT NOT NULL,
+                        reason TEXT NOT NULL, revoked_at \(real))
+                    """,
+                    "CREATE INDEX promotional_entitlements_user ON promotional_entitlements(app_user_id)",
+                    // Sales of key packs with their exact price (revenue per store, day and currency).
+                    """
+                    CREATE TABLE sales (
+                        store TEXT NOT NULL, transaction_id TEXT NOT NULL, user_id TEXT NOT NULL,
+                        product_id TEXT NOT NULL, amount TEXT NOT NULL, currency TEXT NOT NULL,
+                        sold_at \(real) NOT NULL, PRIMARY KEY (store, transaction_id))
+                    """,
+                    """
+                    CREATE TABLE audit_log (
+                        seq \(serial), operator TEXT NOT NULL, action TEXT NOT NULL, subject TEXT NOT NULL,
+                        reason TEXT NOT NULL, detail TEXT, created_at \(real) NOT NULL)
+                    """,
+                ]
+            ),
         ]
     }
 }

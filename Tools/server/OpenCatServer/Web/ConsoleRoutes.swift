@@ -1,0 +1,372 @@
+import Foundation
+import HTTPTypes
+import Logging
+import Hummingbird
+import KeyServerAPI
+import NIOCore
+import OpenCatCore
+import StoreAdapters
+
+/// The operator console under `/console`: its own operator accounts (token hashes in the configuration), customer
+/// search, a customer page across the five stores and the ledger, audited actions (promotional entitlements,
+/// wallet adjustments as ledger entries, re-verification with the store), an overview with server-drawn SVG
+/// charts, and the ledger as CSV.
+extension OpenCatServerApplication {
+    /// A signed-in operator.
+    struct ConsoleOperator {
+        var name: String
+        var csrf: String
+    }
+
+    func addConsoleRoutes(to router: Router<BasicRequestContext>) {
+        guard portalSettings != nil else { return }
+        router.get("/console/sign-in") { request, _ in
+            await console {
+                let (token, cookie) = formToken(request)
+                return render("console-sign-in", consoleContext("Operator sign-in", csrf: token), cookies: cookie.map { [$0] } ?? [])
+            }
+        }
+        router.post("/console/sign-in") { request, _ in await console { try await operatorSignIn(request) } }
+        router.post("/console/sign-out") { request, _ in
+            await console {
+                let signedIn = try await requireOperator(request)
+                try checkCSRF(try await form(request), expected: signedIn.csrf)
+                if let id = request.cookies[Self.consoleCookie]?.value {
+                    try await ledger.endWebSession(idSHA256: Fingerprint.hex(of: id))
+                }
+                return redirect("/console/sign-in", cookies: [sessionCookie(Self.consoleCookie, "", path: "/console", lifetime: 0)])
+            }
+        }
+        router.get("/console") { request, _ in await console { try await overviewPage(request) } }
+        router.get("/console/ledger.csv") { request, _ in await console { try await ledgerExport(request) } }
+        router.get("/console/customers") { request, _ in await console { try await customersPage(request) } }
+        router.get("/console/customers/:userId") { request, context in
+            await console { try await customerPage(request, userId: context.decoded("userId") ?? "") }
+        }
+        router.post("/console/customers/:userId/:action") { request, context in
+            await console {
+                try await customerAction(
+                    request,
+                    userId: context.decoded("userId") ?? "",
+                    action: context.parameters.get("action") ?? ""
+                )
+            }
+        }
+        router.get("/console/audit") { request, _ in
+            await console {
+                let signedIn = try await requireOperator(request)
+                var context = consoleContext("Audit log", signedIn)
+                context["records"] = try await ledger.auditLog(limit: 500).map { record -> [String: Any] in
+                    [
+                        "date": record.createdAt.formatted(.iso8601), "operator": record.operatorName,
+                        "action": record.action, "subject": record.subject, "reason": record.reason,
+                        "detail": record.detail ?? "",
+                    ]
+                }
+                return render("console-audit", context)
+            }
+        }
+    }
+
+    // MARK: Sign-in
+
+    func operatorSignIn(_ request: Request) async throws -> Response {
+        guard let portal = portalSettings else { throw WebRefusal(.notFound, "Not found.") }
+        let fields = try await form(request)
+        try checkCSRF(fields, expected: request.cookies[Self.formCookie]?.value)
+        let name = fields["operator"] ?? ""
+        if let wait = await storeLimiter.take("console:" + name) {
+            throw WebRefusal(.tooManyRequests, "Too many attempts. Try again in \(wait) seconds.")
+        }
+        let hash = Fingerprint.hex(of: fields["token"] ?? "")
+        guard let match = portal.operators.first(where: { $0.name == name }),
+            ConstantTime.equals(Data(match.tokenSHA256.utf8), Data(hash.utf8))
+        else {
+            logger.notice("console sign-in refused")
+            throw WebRefusal(.unauthorized, "That operator name and token do not match.")
+        }
+        let session = Self.randomSecret()
+        try await ledger.createWebSession(
+            idSHA256: Fingerprint.hex(of: session),
+            session: WebSession(kind: "console", subject: match.name, csrf: Self.randomSecret()),
+            expiresAt: clock().addingTimeInterval(portal.consoleSessionLifetime)
+        )
+        logger.info("console sign-in", metadata: ["operator": "\(match.name)"])
+        return redirect(
+            "/console",
+            cookies: [sessionCookie(Self.consoleCookie, session, path: "/console", lifetime: portal.consoleSessionLifetime)]
+        )
+    }
+
+    func requireOperator(_ request: Request) async throws -> ConsoleOperator {
+        guard let id = request.cookies[Self.consoleCookie]?.value, id.count >= 32,
+            let session = try await ledger.webSession(idSHA256: Fingerprint.hex(of: id), kind: "console"),
+            portalSettings?.operators.contains(where: { $0.name == session.subject }) == true
+        else { throw WebRedirect(location: "/console/sign-in") }
+        return ConsoleOperator(name: session.subject, csrf: session.csrf)
+    }
+
+    func consoleContext(_ title: String, _ signedIn: ConsoleOperator? = nil, csrf: String? = nil) -> [String: Any] {
+        var context: [String: Any] = ["title": title, "area": "console", "home": "/console"]
+        if let signedIn {
+            context["signedIn"] = true
+            context["signOutAction"] = "/console/sign-out"
+            context["csrf"] = signedIn.csrf
+            context["nav"] = [
+                "links": [
+                    ["id": "nav-overview", "href": "/console", "label": "Overview"],
+                    ["id": "nav-customers", "href": "/console/customers", "label": "Customers"],
+                    ["id": "nav-audit", "href": "/console/audit", "label": "Audit log"],
+                ]
+            ]
+        }
+        if let csrf { context["csrf"] = csrf }
+        return context
+    }
+
+    /// A console handler: as ``web(_:)``, with the console's sign-in page for a missing session.
+    func console(_ body: () async throws -> Response) async -> Response {
+        await web(body)
+    }
+
+    // MARK: Customers
+
+    func customersPage(_ request: Request) async throws -> Response {
+        let signedIn = try await requireOperator(request)
+        var context = consoleContext("Customers", signedIn)
+        let query = (request.uri.queryParameters.get("q") ?? "").trimmingCharacters(in: .whitespaces)
+        context["query"] = query
+        if !query.isEmpty {
+            context["searched"] = true
+            context["results"] = try await findCustomers(query).map { match -> [String: Any] in
+                [
+                    "userId": match.userId, "path": APIRequest.percentEncoded(match.userId),
+                    "email": match.email ?? "", "match": match.reason,
+                ]
+            }
+        }
+        return render("console-customers", context)
+    }
+
+    /// Customers matching a query: a ledger user id, an email (configured users, web orders), a store transaction
+    /// id, a web order id (Checkout Session, PayPal order), or a PaymentIntent id.
+    func findCustomers(_ query: String) async throws -> [(userId: String, email: String?, reason: String)] {
+        guard query.utf8.count <= 256 else { return [] }
+        var found: [String: (email: String?, reason: String)] = [:]
+        let lowered = query.lowercased()
+        if lowered.contains("@") {
+            if let user = settings.users.user(email: lowered) { found[user.userId] = (user.email, "email") }
+            for order in try await ledger.webOrders(where: "email = ?", [lowered.sql]) {
+                found[order.userId] = (order.email, "email (web order)")
+            }
+        }
+        let rows = try await ledger.transaction(locking: []) { connection in
+            var rows: [SQLRow] = []
+            rows += try await connection.rows(
+                "SELECT user_id, 'redemption' AS why FROM redemptions WHERE transaction_id = ?", query.sql)
+            rows += try await connection.rows(
+                "SELECT app_user_id AS user_id, 'store transaction' AS why FROM subscriber_transactions WHERE transaction_id = ? OR original_transaction_id = ?",
+                query.sql, query.sql)
+            rows += try await connection.rows(
+                "SELECT user_id, 'web order' AS why FROM web_orders WHERE reference = ? OR transaction_id = ?",
+                query.sql, query.sql)
+            rows += try await connection.rows(
+                "SELECT user_id, 'ledger user' AS why FROM ledger_entries WHERE user_id = ? LIMIT 1", query.sql)
+            rows += try await connection.rows(
+                "SELECT app_user_id AS user_id, 'app user' AS why FROM subscribers WHERE app_user_id = ?", query.sql)
+            return rows
+        }
+        for row in rows {
+            guard let user = row["user_id"]?.text, !user.hasPrefix("pending:"), user != communityPoolAccount else {
+                continue
+            }
+            if found[user] == nil { found[user] = (nil, row["why"]?.text ?? "") }
+        }
+        if let user = settings.users.userIds.first(where: { $0 == query }), found[user] == nil {
+            found[user] = (nil, "user id")
+        }
+        return found.keys.sorted().map { key in
+            let email = found[key]?.email ?? settings.users.email(of: key) ?? (key.hasPrefix("web:") ? String(key.dropFirst(4)) : nil)
+            return (key, email, found[key]?.reason ?? "")
+        }
+    }
+
+    func customerPage(_ request: Request, userId: String) async throws -> Response {
+        let signedIn = try await requireOperator(request)
+        guard !userId.isEmpty, userId.utf8.count <= 256 else { throw WebRefusal(.badRequest, "No such customer.") }
+        let now = clock()
+        var context = consoleContext("Customer \(userId)", signedIn)
+        context["notice"] = notice(request)
+        context["path"] = APIRequest.percentEncoded(userId)
+        context["email"] = settings.users.email(of: userId) ?? (userId.hasPrefix("web:") ? String(userId.dropFirst(4)) : "")
+        context["balance"] = String(try await ledger.balance(of: userId))
+        let subscriber = try await ledger.subscriber(userId)
+        let promotions = try await ledger.promotionalEntitlements(of: userId)
+        var entitlements: [[String: Any]] = []
+        for transaction in subscriber.transactions {
+            for name in settings.openCat?.entitlements[transaction.productId] ?? [] {
+                entitlements.append([
+                    "name": name, "source": transaction.store.rawValue,
+                    "expires": transaction.expirationDate.map { $0.formatted(.iso8601) } ?? "never",
+                    "state": transaction.status.rawValue,
+                ])
+            }
+        }
+        for promotion in promotions {
+            let info = promotion.transaction(now: now)
+            entitlements.append([
+                "name": promotion.entitlement, "source": "promotional (\(promotion.grantedBy): \(promotion.reason))",
+                "expires": promotion.expiresAt.formatted(.iso8601),
+                "state": promotion.revokedAt != nil ? "revoked" : info.status.rawValue,
+                "promotionId": info.status == .active ? promotion.id : "", "csrf": signedIn.csrf,
+                "path": APIRequest.percentEncoded(userId),
+            ])
+        }
+        context["entitlements"] = entitlements
+        var purchases: [[String: Any]] = subscriber.transactions.map { transaction in
+            [
+                "store": transaction.store.rawValue, "transactionId": transaction.transactionId,
+                "productId": transaction.productId, "date": transaction.purchaseDate.formatted(.iso8601),
+                "state": transaction.status.rawValue,
+                "reverifiable": [.stripe, .paypal].contains(transaction.store), "csrf": signedIn.csrf,
+                "path": APIRequest.percentEncoded(userId),
+            ]
+        }
+        for order in try await ledger.webOrders(of: userId) {
+            purchases.append([
+                "store": order.store, "transactionId": order.transactionId ?? order.reference,
+                "productId": "\(order.productId) × \(order.quantity) (web, \(order.amount) \(order.currency))",
+                "date": order.createdAt.formatted(.iso8601), "state": order.state,
+                "reverifiable": order.transactionId != nil, "csrf": signedIn.csrf, "path": APIRequest.percentEncoded(userId),
+            ])
+        }
+        for redemption in try await redemptions(of: userId)
+        where !purchases.contains(where: { ($0["transactionId"] as? String) == redemption.transactionId }) {
+            purchases.append([
+                "store": redemption.store, "transactionId": redemption.transactionId, "productId": "key pack",
+                "date": "", "state": redemption.refunded ? "refunded" : "redeemed",
+                "reverifiable": redemption.store == "stripe", "csrf": signedIn.csrf, "path": APIRequest.percentEncoded(userId),
+            ])
+        }
+        context["purchases"] = purchases
+        let entries = try await ledger.entries(of: userId, limit: 200)
+        context["ledger"] = entries.map { entry -> [String: Any] in
+            [
+                "date": entry.createdAt.formatted(.iso8601), "kind": entry.kind, "reference": entry.reference ?? "",
+                "amount": entry.amount > 0 ? "+\(entry.amount)" : "\(entry.amount)",
+            ]
+        }
+        context["refunds"] = entries.filter { ["refund", "clawback", "refund_debt"].contains($0.kind) || $0.kind.hasPrefix("refund") }
+            .map { entry -> [String: Any] in
+                [
+                    "date": entry.createdAt.formatted(.iso8601), "kind": entry.kind, "amount": "\(entry.amount)",
+                    "reference": entry.reference ?? "",
+                ]
+            }
+        // Licences are listed by plan and date only: the key itself is the customer's secret.
+        let revoked = Set(try await ledger.revokedLicenseKeys())
+        context["licences"] = try await ledger.licenses(of: userId).map { licence -> [String: Any] in
+            [
+                "plan": licence.plan, "store": licence.store, "date": licence.createdAt.formatted(.iso8601),
+                "revoked": revoked.contains(licence.keyValue),
+            ]
+        }
+        return render("console-customer", context)
+    }
+
+    func redemptions(of userId: String) async throws -> [(store: String, transactionId: String, refunded: Bool)] {
+        try await ledger.transaction(locking: []) { connection in
+            try await connection.rows(
+                "SELECT store, transaction_id, refunded_at FROM redemptions WHERE user_id = ? LIMIT 500",
+                userId.sql
+            ).map { row in
+                (row["store"]?.text ?? "", row["transaction_id"]?.text ?? "", row["refunded_at"]?.real != nil)
+            }
+        }
+    }
+
+    func customerAction(_ request: Request, userId: String, action: String) async throws -> Response {
+        let signedIn = try await requireOperator(request)
+        let fields = try await form(request)
+        try checkCSRF(fields, expected: signedIn.csrf)
+        let reason = (fields["reason"] ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !reason.isEmpty, reason.count <= 500 else { throw WebRefusal(.badRequest, "Give a reason.") }
+        guard !userId.isEmpty, userId.utf8.count <= 256 else { throw WebRefusal(.badRequest, "No such customer.") }
+        let page = "/console/customers/" + APIRequest.percentEncoded(userId)
+        switch action {
+        case "grant":
+            let entitlement = (fields["entitlement"] ?? "").trimmingCharacters(in: .whitespaces)
+            guard !entitlement.isEmpty, entitlement.count <= 100,
+                entitlement.allSatisfy({ $0.isLetter || $0.isNumber || "._-:".contains($0) })
+            else { throw WebRefusal(.badRequest, "An entitlement id is letters, digits and . _ - :") }
+            guard let days = Int(fields["days"] ?? ""), (1...3650).contains(days) else {
+                throw WebRefusal(.badRequest, "Grant for 1 to 3650 days.")
+            }
+            let now = clock()
+            try await ledger.grantPromotionalEntitlement(
+                PromotionalEntitlement(
+                    id: "promo_" + UUID().uuidString.lowercased(),
+                    appUserId: userId,
+                    entitlement: entitlement,
+                    startsAt: now,
+                    expiresAt: now.addingTimeInterval(TimeInterval(days) * 86_400),
+                    grantedBy: signedIn.name,
+                    reason: reason
+                )
+            )
+            return redirect(page + "?notice=granted")
+        case "revoke":
+            _ = try await ledger.revokePromotionalEntitlement(
+                id: fields["promotion"] ?? "",
+                appUserId: userId,
+                by: signedIn.name,
+                reason: reason
+            )
+            return redirect(page + "?notice=revoked")
+        case "adjust":
+            guard let amount = Int64(fields["amount"] ?? ""), amount != 0 else {
+                throw WebRefusal(.badRequest, "Enter a non-zero number of keys.")
+            }
+            _ = try await ledger.adjustWallet(userId: userId, amount: amount, by: signedIn.name, reason: reason)
+            return redirect(page + "?notice=adjusted")
+        case "reverify":
+            let outcome = try await reverify(store: Store(rawValue: fields["store"] ?? ""), transaction: fields["transaction"] ?? "")
+            try await ledger.audit(
+                AuditRecord(
+                    operatorName: signedIn.name,
+                    action: "reverify",
+                    subject: userId,
+                    reason: reason,
+                    detail: "\(fields["store"] ?? "") \(fields["transaction"] ?? ""): \(outcome)",
+                    createdAt: clock()
+                )
+            )
+            return redirect(page + "?notice=reverified")
+        default:
+            throw WebRefusal(.notFound, "No such action.")
+        }
+    }
+
+    /// Reads a purchase from its store now and applies what it says (a refund claws back, as a notification would).
+    func reverify(store: Store, transaction: String) async throws -> String {
+        guard let adapter = adapters[store] else { throw WebRefusal(.badRequest, "That store is not configured.") }
+        var proof: PurchaseProof
+        switch store {
+        case .stripe:
+            guard transaction.hasPrefix("pi_") else { throw WebRefusal(.badRequest, "A Stripe payment is re-read by its PaymentIntent.") }
+            proof = PurchaseProof(store: .stripe, kind: .stripePaymentIntent, token: Secret(transaction))
+        case .paypal:
+            let orders = try await ledger.webOrders(where: "store = 'paypal' AND (transaction_id = ? OR reference = ?)", [transaction.sql, transaction.sql])
+            guard let order = orders.first else { throw WebRefusal(.badRequest, "Only PayPal orders made here can be re-read.") }
+            proof = PurchaseProof(store: .paypal, kind: .paypalOrder, token: Secret(order.reference))
+        default:
+            throw WebRefusal(.badRequest, "\(store.rawValue) purchases are re-read from the store's notifications; their proof is not kept.")
+        }
+        let purchase: VerifiedPurchase
+        do { purchase = try await adapter.verify(proof) } catch {
+            return "refused (\((error as? StoreAdapterError)?.code.rawValue ?? "unknown"))"
+        }
+        _ = try await apply(source: "reverify", eventId: "reverify:" + UUID().uuidString, purchase)
+        return purchase.state.rawValue
+    }
+}

@@ -1,0 +1,388 @@
+import Foundation
+import HTTPTypes
+import Logging
+import Hummingbird
+import KeyServerAPI
+import OpenCatCore
+import StoreAdapters
+
+/// The key web portal under `/portal`: password-less sign-in by a single-use emailed link, the wallet, licence
+/// keys, buying packs with Stripe Checkout or PayPal, sharing and donating keys.
+extension OpenCatServerApplication {
+    /// A signed-in portal user.
+    struct PortalUser {
+        var user: ServerUser
+        var csrf: String
+    }
+
+    func addPortalRoutes(to router: Router<BasicRequestContext>) {
+        guard portalSettings != nil else { return }
+        addWebAssets(to: router)
+        router.get("/portal") { request, _ in
+            await web {
+                if try await portalUser(request) != nil { return redirect("/portal/wallet") }
+                let (token, cookie) = formToken(request)
+                return render(
+                    "portal-sign-in",
+                    portalContext("Sign in", csrf: token, notice: notice(request)),
+                    cookies: cookie.map { [$0] } ?? []
+                )
+            }
+        }
+        router.post("/portal/sign-in") { request, _ in
+            await web { try await requestSignInLink(request) }
+        }
+        router.get("/portal/sign-in/:token") { request, context in
+            await web {
+                let token = context.parameters.get("token") ?? ""
+                guard try await ledger.signInLinkIsUsable(tokenSHA256: Fingerprint.hex(of: token)) else {
+                    throw WebRefusal(.gone, "This sign-in link was used or has expired. Ask for a new one.")
+                }
+                let (form, cookie) = formToken(request)
+                var context = portalContext("Sign in", csrf: form)
+                context["action"] = "/portal/sign-in/" + token
+                return render("portal-confirm", context, cookies: cookie.map { [$0] } ?? [])
+            }
+        }
+        router.post("/portal/sign-in/:token") { request, context in
+            await web { try await signIn(request, token: context.parameters.get("token") ?? "") }
+        }
+        router.post("/portal/sign-out") { request, _ in
+            await web {
+                let signedIn = try await requirePortalUser(request)
+                try checkCSRF(try await form(request), expected: signedIn.csrf)
+                if let id = request.cookies[Self.portalCookie]?.value {
+                    try await ledger.endWebSession(idSHA256: Fingerprint.hex(of: id))
+                }
+                return redirect(
+                    "/portal?notice=signed-out",
+                    cookies: [sessionCookie(Self.portalCookie, "", path: "/", lifetime: 0)]
+                )
+            }
+        }
+        router.get("/portal/wallet") { request, _ in await web { try await walletPage(request) } }
+        router.get("/portal/keys") { request, _ in await web { try await keysPage(request) } }
+        router.get("/portal/buy") { request, _ in await web { try await buyPage(request) } }
+        router.post("/portal/buy") { request, _ in
+            await web {
+                let signedIn = try await requirePortalUser(request)
+                let fields = try await form(request)
+                try checkCSRF(fields, expected: signedIn.csrf)
+                guard let product = portalSettings?.product(fields["product"] ?? "") else {
+                    throw WebRefusal(.badRequest, "Choose a product.")
+                }
+                guard let quantity = Int(fields["quantity"] ?? "1"), (1...10).contains(quantity) else {
+                    throw WebRefusal(.badRequest, "Buy 1 to 10 packs at a time.")
+                }
+                try await limitStoreCalls("user:\(signedIn.user.userId)")
+                let page = try await startCheckout(
+                    store: Store(rawValue: fields["store"] ?? ""),
+                    product: product,
+                    quantity: quantity,
+                    user: signedIn.user
+                )
+                return redirect(page.absoluteString)
+            }
+        }
+        router.get("/portal/return/stripe") { request, _ in
+            await web { try await returned(store: .stripe, reference: request.uri.queryParameters.get("session_id")) }
+        }
+        router.get("/portal/return/paypal") { request, _ in
+            await web { try await returned(store: .paypal, reference: request.uri.queryParameters.get("token")) }
+        }
+        router.get("/portal/share") { request, _ in await web { try await sharePage(request) } }
+        router.post("/portal/share") { request, _ in await web { try await shareOrDonate(request, donate: false) } }
+        router.post("/portal/donate") { request, _ in await web { try await shareOrDonate(request, donate: true) } }
+        router.get("/portal/pool") { request, _ in
+            await web {
+                let signedIn = try await requirePortalUser(request)
+                let pool = try await ledger.communityPool()
+                var context = portalContext("Community pool", signedIn)
+                context["total"] = String(pool.totalKeys)
+                context["contributors"] = String(pool.contributors)
+                return render("portal-pool", context)
+            }
+        }
+    }
+
+    // MARK: Pages
+
+    func walletPage(_ request: Request) async throws -> Response {
+        let signedIn = try await requirePortalUser(request)
+        try await receivePending(signedIn.user)
+        let balance = try await ledger.balance(of: signedIn.user.userId)
+        let entries = try await ledger.entries(of: signedIn.user.userId, limit: 50)
+        var context = portalContext("Your wallet", signedIn, notice: notice(request))
+        context["balance"] = String(max(balance, 0))
+        if balance < 0 { context["debt"] = String(-balance) }
+        context["email"] = signedIn.user.email ?? ""
+        context["history"] = entries.map { entry -> [String: Any] in
+            [
+                "date": Self.displayDate(entry.createdAt), "kind": Self.entryLabel(entry.kind),
+                "amount": entry.amount > 0 ? "+\(entry.amount)" : "\(entry.amount)",
+            ]
+        }
+        return render("portal-wallet", context)
+    }
+
+    func keysPage(_ request: Request) async throws -> Response {
+        let signedIn = try await requirePortalUser(request)
+        let licences = try await ledger.licenses(of: signedIn.user.userId)
+        let unlocks = try await ledger.unlockedFeatures(of: signedIn.user.userId)
+        let revoked = Set(try await ledger.revokedLicenseKeys())
+        var context = portalContext("Your keys", signedIn)
+        context["licences"] = licences.map { licence -> [String: Any] in
+            [
+                "key": licence.keyValue, "plan": licence.plan, "date": Self.displayDate(licence.createdAt),
+                "revoked": revoked.contains(licence.keyValue),
+            ]
+        }
+        context["unlocks"] = unlocks.keys.sorted().map { app -> [String: Any] in
+            ["app": app, "features": (unlocks[app] ?? []).sorted().joined(separator: ", ")]
+        }
+        return render("portal-keys", context)
+    }
+
+    func buyPage(_ request: Request) async throws -> Response {
+        let signedIn = try await requirePortalUser(request)
+        var context = portalContext("Buy keys", signedIn, notice: notice(request))
+        context["products"] = (portalSettings?.products ?? []).map { product -> [String: Any] in
+            [
+                "productId": product.productId, "name": product.name,
+                "keys": String(settings.keyPacks[product.productId]?.keys ?? 0),
+                "price": "\(product.amount) \(product.currency.uppercased())", "csrf": signedIn.csrf,
+                "stripe": adapters[.stripe] is StripeAdapter, "paypal": adapters[.paypal] is PayPalAdapter,
+            ]
+        }
+        return render("portal-buy", context)
+    }
+
+    func sharePage(_ request: Request) async throws -> Response {
+        let signedIn = try await requirePortalUser(request)
+        try await receivePending(signedIn.user)
+        var context = portalContext("Share keys", signedIn, notice: notice(request))
+        context["balance"] = String(max(try await ledger.balance(of: signedIn.user.userId), 0))
+        context["shareNonce"] = Self.randomSecret()
+        context["donateNonce"] = Self.randomSecret()
+        return render("portal-share", context)
+    }
+
+    // MARK: Actions
+
+    func requestSignInLink(_ request: Request) async throws -> Response {
+        guard let portal = portalSettings else { throw WebRefusal(.notFound, "Not found.") }
+        let fields = try await form(request)
+        try checkCSRF(fields, expected: request.cookies[Self.formCookie]?.value)
+        let email = (fields["email"] ?? "").trimmingCharacters(in: .whitespaces).lowercased()
+        guard email.utf8.count <= 254, let at = email.firstIndex(of: "@"), at != email.startIndex,
+            email[email.index(after: at)...].contains("."), !email.contains(where: \.isWhitespace)
+        else { throw WebRefusal(.badRequest, "Enter an email address.") }
+        if let wait = await storeLimiter.take("signin:" + email) {
+            throw WebRefusal(.tooManyRequests, "Too many links asked for. Try again in \(wait) seconds.")
+        }
+        let token = Self.randomSecret()
+        try await ledger.createSignInLink(
+            tokenSHA256: Fingerprint.hex(of: token),
+            email: email,
+            expiresAt: clock().addingTimeInterval(portal.linkLifetime)
+        )
+        let base = portal.publicURL.absoluteString.trimmingCharacters(in: CharacterSet(charactersIn: "/"))
+        do {
+            try await portal.mail.send(
+                PortalMail(to: email, subject: "Your OpenCat sign-in link", link: Secret(base + "/portal/sign-in/" + token))
+            )
+        } catch {
+            logger.error("sign-in mail not sent", metadata: ["error": "\(String(reflecting: type(of: error)))"])
+            throw WebRefusal(.serviceUnavailable, "The sign-in mail could not be sent. Try again later.")
+        }
+        // The same answer whether or not the email has bought anything: the page tells nobody who is a customer.
+        var context = portalContext("Check your email")
+        context["messageId"] = "link-sent"
+        context["text"] = "If the address is right, a sign-in link is on its way. It works once, for 15 minutes."
+        return render("message", context)
+    }
+
+    func signIn(_ request: Request, token: String) async throws -> Response {
+        guard let portal = portalSettings else { throw WebRefusal(.notFound, "Not found.") }
+        try checkCSRF(try await form(request), expected: request.cookies[Self.formCookie]?.value)
+        guard let email = try await ledger.useSignInLink(tokenSHA256: Fingerprint.hex(of: token)) else {
+            throw WebRefusal(.gone, "This sign-in link was used or has expired. Ask for a new one.")
+        }
+        let session = Self.randomSecret()
+        try await ledger.createWebSession(
+            idSHA256: Fingerprint.hex(of: session),
+            session: WebSession(kind: "portal", subject: email, csrf: Self.randomSecret()),
+            expiresAt: clock().addingTimeInterval(portal.sessionLifetime)
+        )
+        logger.info("portal sign-in")
+        return redirect(
+            "/portal/wallet",
+            cookies: [sessionCookie(Self.portalCookie, session, path: "/", lifetime: portal.sessionLifetime)]
+        )
+    }
+
+    /// The buyer is back from the store: credit the order now (or it already was by the webhook) and go on to the
+    /// wallet from a page of this site (a redirect chain that began on the store's site would carry no
+    /// SameSite=Strict cookie).
+    func returned(store: Store, reference: String?) async throws -> Response {
+        guard let reference, !reference.isEmpty, reference.utf8.count <= 255 else {
+            throw WebRefusal(.badRequest, "The store did not say which payment this is.")
+        }
+        let credited = try await creditWebOrder(store: store, reference: reference)
+        var context = portalContext(credited == nil ? "Payment pending" : "Thank you")
+        context["messageId"] = "return-status"
+        context["text"] =
+            credited == nil
+            ? "The store has not confirmed the payment yet. Your keys arrive as soon as it does."
+            : "Your payment is confirmed and the keys are in your wallet."
+        context["link"] = ["href": "/portal/wallet?notice=bought", "label": "Go to your wallet"]
+        return render("message", context)
+    }
+
+    func shareOrDonate(_ request: Request, donate: Bool) async throws -> Response {
+        let signedIn = try await requirePortalUser(request)
+        let fields = try await form(request)
+        try checkCSRF(fields, expected: signedIn.csrf)
+        guard let amount = Int64(fields["amount"] ?? ""), amount > 0, amount <= 1_000_000 else {
+            throw WebRefusal(.badRequest, "Enter a number of keys.")
+        }
+        guard let nonce = fields["idempotency"], (20...100).contains(nonce.count) else {
+            throw WebRefusal(.badRequest, "Reload the page and try again.")
+        }
+        let recipient: String
+        if donate {
+            recipient = communityPoolAccount
+        } else {
+            let email = (fields["email"] ?? "").trimmingCharacters(in: .whitespaces).lowercased()
+            guard email.contains("@"), email.utf8.count <= 254 else { throw WebRefusal(.badRequest, "Enter an email.") }
+            recipient = settings.users.user(email: email)?.userId ?? Self.pendingAccount(email)
+        }
+        do {
+            _ = try await ledger.transfer(
+                from: signedIn.user.userId,
+                to: recipient,
+                amount: amount,
+                kind: donate ? "donation" : "share",
+                receivedKind: donate ? "donation_received" : "received",
+                idempotencyKey: "web:" + nonce
+            )
+        } catch {
+            let refused = error.code == .insufficientBalance || error.code == .invalidInput
+            guard refused else { throw error }
+            throw WebRefusal(.unprocessableContent, "You do not hold that many keys, or that is not a valid recipient.")
+        }
+        return redirect("/portal/share?notice=" + (donate ? "donated" : "shared"))
+    }
+
+    // MARK: Sessions
+
+    /// The signed-in portal user, or `nil`.
+    func portalUser(_ request: Request) async throws -> PortalUser? {
+        guard let id = request.cookies[Self.portalCookie]?.value, id.count >= 32,
+            let session = try await ledger.webSession(idSHA256: Fingerprint.hex(of: id), kind: "portal")
+        else { return nil }
+        return PortalUser(user: webUser(email: session.subject), csrf: session.csrf)
+    }
+
+    /// The signed-in portal user; otherwise the request is sent to the sign-in page.
+    func requirePortalUser(_ request: Request) async throws -> PortalUser {
+        guard let user = try await portalUser(request) else { throw WebRedirect(location: "/portal") }
+        return user
+    }
+
+    func portalContext(_ title: String, _ signedIn: PortalUser? = nil, csrf: String? = nil, notice: String? = nil)
+        -> [String: Any]
+    {
+        var context: [String: Any] = ["title": title, "area": "keys", "home": "/portal"]
+        if let signedIn {
+            context["signedIn"] = true
+            context["signOutAction"] = "/portal/sign-out"
+            context["csrf"] = signedIn.csrf
+            context["nav"] = [
+                "links": [
+                    ["id": "nav-wallet", "href": "/portal/wallet", "label": "Wallet"],
+                    ["id": "nav-keys", "href": "/portal/keys", "label": "Keys"],
+                    ["id": "nav-buy", "href": "/portal/buy", "label": "Buy"],
+                    ["id": "nav-share", "href": "/portal/share", "label": "Share"],
+                    ["id": "nav-pool", "href": "/portal/pool", "label": "Pool"],
+                ]
+            ]
+        }
+        if let csrf { context["csrf"] = csrf }
+        if let notice { context["notice"] = notice }
+        return context
+    }
+
+    /// The notice a redirect asked for (`?notice=bought`), from a fixed list (never the query's text).
+    func notice(_ request: Request) -> String? {
+        switch request.uri.queryParameters.get("notice") {
+        case "bought": "Thank you: your keys are in your wallet."
+        case "cancelled": "The payment was cancelled; nothing was charged."
+        case "shared": "Shared."
+        case "donated": "Thank you for giving to the pool."
+        case "signed-out": "You are signed out."
+        case "granted": "Granted."
+        case "revoked": "Revoked."
+        case "adjusted": "The wallet was adjusted."
+        case "reverified": "Re-verified with the store."
+        default: nil
+        }
+    }
+
+    /// Runs a page handler: a ``WebRefusal`` becomes an error page, a ``WebRedirect`` a 303, anything else a 500
+    /// page that says nothing of the cause (the log has its type).
+    func web(_ body: () async throws -> Response) async -> Response {
+        do {
+            return try await body()
+        } catch let redirect as WebRedirect {
+            return self.redirect(redirect.location)
+        } catch let refusal as WebRefusal {
+            return errorPage(refusal.status, refusal.message)
+        } catch let refusal as Refusal {
+            return errorPage(
+                refusal.response.status,
+                refusal.response.status == .tooManyRequests
+                    ? "Too many requests. Try again in a minute." : "The store did not confirm this payment."
+            )
+        } catch let error as LedgerError {
+            return errorPage(
+                error.code == .notFound ? .notFound : .unprocessableContent,
+                "That could not be done: \(error.code.rawValue.replacingOccurrences(of: "_", with: " "))."
+            )
+        } catch {
+            logger.error("page failed", metadata: ["error": "\(String(reflecting: type(of: error)))"])
+            return errorPage(.internalServerError, "Something went wrong on our side. Try again later.")
+        }
+    }
+
+    func errorPage(_ status: HTTPResponse.Status, _ message: String) -> Response {
+        var context: [String: Any] = ["title": status.code >= 500 ? "Sorry" : "That did not work", "home": "/portal"]
+        context["messageId"] = "error-message"
+        context["text"] = message
+        context["link"] = ["href": "/portal", "label": "Back to the start"]
+        return render("message", context, status: status)
+    }
+
+    static func displayDate(_ date: Date) -> String {
+        date.formatted(Date.ISO8601FormatStyle().year().month().day().dateSeparator(.dash))
+    }
+
+    static func entryLabel(_ kind: String) -> String {
+        switch kind {
+        case "purchase": "Bought"
+        case "spend": "Spent"
+        case "unlock": "Unlocked a feature"
+        case "share": "Shared"
+        case "received": "Received"
+        case "donation": "Donated"
+        case "refund": "Refunded"
+        case "adjustment": "Adjusted by support"
+        default: kind.replacingOccurrences(of: "_", with: " ")
+        }
+    }
+}
+
+/// Sends the browser elsewhere (a page that needs a session, without one).
+struct WebRedirect: Error {
+    var location: String
+}

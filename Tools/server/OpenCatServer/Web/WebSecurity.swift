@@ -1,0 +1,167 @@
+import Crypto
+import Foundation
+import HTTPTypes
+import Logging
+import Hummingbird
+import NIOCore
+import OpenCatCore
+import StoreAdapters
+
+/// What every web page shares: sessions in HttpOnly, SameSite=Strict cookies (Secure off loopback), a CSRF token
+/// in every form, and headers that keep pages out of caches and frames and scripts to the server's own file.
+extension OpenCatServerApplication {
+    static let portalCookie = "opencat_portal"
+    static let consoleCookie = "opencat_console"
+    /// The anonymous forms' CSRF cookie (sign-in pages), compared with the form's token.
+    static let formCookie = "opencat_form"
+
+    /// A random URL-safe secret of 32 bytes.
+    static func randomSecret() -> String {
+        let bytes = SymmetricKey(size: .bits256).withUnsafeBytes { Data($0) }
+        return bytes.base64EncodedString().replacingOccurrences(of: "+", with: "-")
+            .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+    }
+
+    /// The Content-Security-Policy of every page: scripts and styles from the server only (no `unsafe-inline`),
+    /// forms to the server and the stores' checkout pages.
+    func contentSecurityPolicy() -> String {
+        var origins = portalSettings?.checkoutOrigins ?? []
+        for store in [Store.stripe, .paypal] {
+            if let origin = checkoutOrigin(store) { origins.append(origin) }
+        }
+        let formAction = (["'self'"] + Array(Set(origins)).sorted()).joined(separator: " ")
+        return "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
+            + "form-action \(formAction); frame-ancestors 'none'; base-uri 'none'"
+    }
+
+    /// The origin a store's API is reached at (MockStores on loopback hosts its checkout pages there too).
+    func checkoutOrigin(_ store: Store) -> String? {
+        let url: URL? =
+            switch adapters[store] {
+            case let stripe as StripeAdapter: stripe.configuration.baseURL
+            case let paypal as PayPalAdapter: paypal.configuration.baseURL
+            default: nil
+            }
+        guard let url, let scheme = url.scheme, let host = url.host else { return nil }
+        return "\(scheme)://\(host)\(url.port.map { ":\($0)" } ?? "")"
+    }
+
+    /// An HTML page with the security headers.
+    func page(_ status: HTTPResponse.Status = .ok, _ html: String, cookies: [Cookie] = []) -> Response {
+        var response = Response(
+            status: status,
+            headers: pageHeaders(contentType: "text/html; charset=utf-8"),
+            body: ResponseBody(byteBuffer: ByteBuffer(string: html))
+        )
+        for cookie in cookies { response.setCookie(cookie) }
+        return response
+    }
+
+    func pageHeaders(contentType: String) -> HTTPFields {
+        var headers = HTTPFields()
+        headers[.contentType] = contentType
+        headers[.cacheControl] = "no-store"
+        headers[HTTPField.Name("Content-Security-Policy")!] = contentSecurityPolicy()
+        headers[HTTPField.Name("X-Content-Type-Options")!] = "nosniff"
+        headers[HTTPField.Name("X-Frame-Options")!] = "DENY"
+        headers[HTTPField.Name("Referrer-Policy")!] = "no-referrer"
+        return headers
+    }
+
+    /// A 303 to a path of this server (or a store's page), with cookies.
+    func redirect(_ location: String, cookies: [Cookie] = []) -> Response {
+        var headers = pageHeaders(contentType: "text/plain; charset=utf-8")
+        headers[.location] = location
+        var response = Response(status: .seeOther, headers: headers)
+        for cookie in cookies { response.setCookie(cookie) }
+        return response
+    }
+
+    /// A session cookie (or its removal with `value` empty).
+    func sessionCookie(_ name: String, _ value: String, path: String, lifetime: TimeInterval) -> Cookie {
+        Cookie(
+            name: name,
+            value: value,
+            maxAge: value.isEmpty ? 0 : Int(lifetime),
+            path: path,
+            secure: !(portalSettings?.isLoopback ?? false),
+            httpOnly: true,
+            sameSite: .strict
+        )
+    }
+
+    /// Renders a page in the layout.
+    func render(_ template: String, _ context: [String: Any], status: HTTPResponse.Status = .ok, cookies: [Cookie] = [])
+        -> Response
+    {
+        page(status, WebTemplates.render(template, context), cookies: cookies)
+    }
+
+    /// The assets every page links: the stylesheet and the copy-button script.
+    func addWebAssets(to router: Router<BasicRequestContext>) {
+        router.get("/assets/site.css") { _, _ in
+            var headers = pageHeaders(contentType: "text/css; charset=utf-8")
+            headers[.cacheControl] = "public, max-age=3600"
+            return Response(
+                status: .ok,
+                headers: headers,
+                body: ResponseBody(byteBuffer: ByteBuffer(string: WebTemplates.stylesheet))
+            )
+        }
+        router.get("/assets/site.js") { _, _ in
+            var headers = pageHeaders(contentType: "text/javascript; charset=utf-8")
+            headers[.cacheControl] = "public, max-age=3600"
+            return Response(
+                status: .ok,
+                headers: headers,
+                body: ResponseBody(byteBuffer: ByteBuffer(string: WebTemplates.script))
+            )
+        }
+    }
+
+    // MARK: Forms
+
+    /// A form body (`application/x-www-form-urlencoded`), at most 16 KiB.
+    func form(_ request: Request) async throws -> [String: String] {
+        var request = request
+        let buffer: ByteBuffer
+        do { buffer = try await request.collectBody(upTo: 16 * 1024) } catch {
+            throw WebRefusal(.contentTooLarge, "The form is too large.")
+        }
+        let text = String(decoding: buffer.readableBytesView, as: UTF8.self)
+        var fields: [String: String] = [:]
+        for pair in text.split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            func decode(_ part: Substring) -> String {
+                String(part).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? ""
+            }
+            let name = decode(parts[0])
+            if fields[name] == nil { fields[name] = parts.count > 1 ? decode(parts[1]) : "" }
+        }
+        return fields
+    }
+
+    /// Refuses a form whose `csrf` field is not `expected` (compared in constant time).
+    func checkCSRF(_ fields: [String: String], expected: String?) throws {
+        guard let expected, !expected.isEmpty, let given = fields["csrf"],
+            ConstantTime.equals(Data(given.utf8), Data(expected.utf8))
+        else { throw WebRefusal(.forbidden, "This form has expired. Go back, reload the page and try again.") }
+    }
+
+    /// The anonymous forms' token: the request's form cookie, or a new one to set.
+    func formToken(_ request: Request) -> (token: String, cookie: Cookie?) {
+        if let existing = request.cookies[Self.formCookie]?.value, existing.count >= 32 { return (existing, nil) }
+        let token = Self.randomSecret()
+        return (token, sessionCookie(Self.formCookie, token, path: "/", lifetime: 3600))
+    }
+}
+
+/// A refused web request: answered as a page with the status and a message (never a secret).
+struct WebRefusal: Error {
+    var status: HTTPResponse.Status
+    var message: String
+    init(_ status: HTTPResponse.Status, _ message: String) {
+        self.status = status
+        self.message = message
+    }
+}
