@@ -195,7 +195,9 @@ public struct ServerConfigurationFile: Sendable, Decodable {
         var settings = PortalSettings(
             publicURL: url,
             products: portal.products ?? [],
-            operators: (portal.operators ?? []).map { PortalSettings.Operator(name: $0.name, tokenSHA256: $0.tokenSHA256) },
+            operators: (portal.operators ?? []).map {
+                PortalSettings.Operator(name: $0.name, tokenSHA256: $0.tokenSHA256)
+            },
             mail: FileMailSender(file: mailFile)
         )
         settings.checkoutOrigins += portal.checkoutOrigins ?? []

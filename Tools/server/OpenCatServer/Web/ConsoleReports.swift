@@ -1,7 +1,7 @@
 import Foundation
 import HTTPTypes
-import Logging
 import Hummingbird
+import Logging
 import NIOCore
 import OpenCatCore
 
@@ -16,17 +16,22 @@ extension OpenCatServerApplication {
         // Revenue: per currency, per day and store, summed exactly.
         var byCurrency: [String: [String: [String: Decimal]]] = [:]
         for sale in sales {
-            byCurrency[sale.price.currency, default: [:]][sale.day, default: [:]][sale.store, default: 0] += sale.price.amount
+            byCurrency[sale.price.currency, default: [:]][sale.day, default: [:]][sale.store, default: 0] +=
+                sale.price.amount
         }
         context["revenue"] = byCurrency.keys.sorted().map { currency -> [String: Any] in
             let days = byCurrency[currency] ?? [:]
             let bars = days.keys.sorted().map { day in
-                (label: String(day.suffix(5)), parts: (days[day] ?? [:]).sorted { $0.key < $1.key }.map { ($0.key, $0.value) })
+                (
+                    label: String(day.suffix(5)),
+                    parts: (days[day] ?? [:]).sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+                )
             }
             return [
                 "currency": currency,
                 "chart": SVGChart.stackedBars(
-                    id: currency == byCurrency.keys.sorted().first ? "revenue-chart" : "revenue-chart-\(currency.lowercased())",
+                    id: currency == byCurrency.keys.sorted().first
+                        ? "revenue-chart" : "revenue-chart-\(currency.lowercased())",
                     title: "Revenue in \(currency) per day and store",
                     bars: bars
                 ),
@@ -156,9 +161,10 @@ enum SVGChart {
         let left = 48
         let bottom = 28
         let plotHeight = Double(height - bottom - 12)
-        let maximum = bars.map { bar in
-            grouped ? bar.parts.map(\.1).max() ?? 0 : bar.parts.reduce(Decimal(0)) { $0 + $1.1 }
-        }.max() ?? 0
+        let maximum =
+            bars.map { bar in
+                grouped ? bar.parts.map(\.1).max() ?? 0 : bar.parts.reduce(Decimal(0)) { $0 + $1.1 }
+            }.max() ?? 0
         let scale = maximum > 0 ? plotHeight / NSDecimalNumber(decimal: maximum).doubleValue : 0
         let slot = bars.isEmpty ? 0 : Double(width - left - 8) / Double(bars.count)
         var series: [String] = []

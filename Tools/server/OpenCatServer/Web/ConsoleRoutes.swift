@@ -1,8 +1,8 @@
 import Foundation
 import HTTPTypes
-import Logging
 import Hummingbird
 import KeyServerAPI
+import Logging
 import NIOCore
 import OpenCatCore
 import StoreAdapters
@@ -23,7 +23,11 @@ extension OpenCatServerApplication {
         router.get("/console/sign-in") { request, _ in
             await console {
                 let (token, cookie) = formToken(request)
-                return render("console-sign-in", consoleContext("Operator sign-in", csrf: token), cookies: cookie.map { [$0] } ?? [])
+                return render(
+                    "console-sign-in",
+                    consoleContext("Operator sign-in", csrf: token),
+                    cookies: cookie.map { [$0] } ?? []
+                )
             }
         }
         router.post("/console/sign-in") { request, _ in await console { try await operatorSignIn(request) } }
@@ -34,7 +38,10 @@ extension OpenCatServerApplication {
                 if let id = request.cookies[Self.consoleCookie]?.value {
                     try await ledger.endWebSession(idSHA256: Fingerprint.hex(of: id))
                 }
-                return redirect("/console/sign-in", cookies: [sessionCookie(Self.consoleCookie, "", path: "/console", lifetime: 0)])
+                return redirect(
+                    "/console/sign-in",
+                    cookies: [sessionCookie(Self.consoleCookie, "", path: "/console", lifetime: 0)]
+                )
             }
         }
         router.get("/console") { request, _ in await console { try await overviewPage(request) } }
@@ -94,7 +101,9 @@ extension OpenCatServerApplication {
         logger.info("console sign-in", metadata: ["operator": "\(match.name)"])
         return redirect(
             "/console",
-            cookies: [sessionCookie(Self.consoleCookie, session, path: "/console", lifetime: portal.consoleSessionLifetime)]
+            cookies: [
+                sessionCookie(Self.consoleCookie, session, path: "/console", lifetime: portal.consoleSessionLifetime)
+            ]
         )
     }
 
@@ -163,17 +172,27 @@ extension OpenCatServerApplication {
         let rows = try await ledger.transaction(locking: []) { connection in
             var rows: [SQLRow] = []
             rows += try await connection.rows(
-                "SELECT user_id, 'redemption' AS why FROM redemptions WHERE transaction_id = ?", query.sql)
+                "SELECT user_id, 'redemption' AS why FROM redemptions WHERE transaction_id = ?",
+                query.sql
+            )
             rows += try await connection.rows(
                 "SELECT app_user_id AS user_id, 'store transaction' AS why FROM subscriber_transactions WHERE transaction_id = ? OR original_transaction_id = ?",
-                query.sql, query.sql)
+                query.sql,
+                query.sql
+            )
             rows += try await connection.rows(
                 "SELECT user_id, 'web order' AS why FROM web_orders WHERE reference = ? OR transaction_id = ?",
-                query.sql, query.sql)
+                query.sql,
+                query.sql
+            )
             rows += try await connection.rows(
-                "SELECT user_id, 'ledger user' AS why FROM ledger_entries WHERE user_id = ? LIMIT 1", query.sql)
+                "SELECT user_id, 'ledger user' AS why FROM ledger_entries WHERE user_id = ? LIMIT 1",
+                query.sql
+            )
             rows += try await connection.rows(
-                "SELECT app_user_id AS user_id, 'app user' AS why FROM subscribers WHERE app_user_id = ?", query.sql)
+                "SELECT app_user_id AS user_id, 'app user' AS why FROM subscribers WHERE app_user_id = ?",
+                query.sql
+            )
             return rows
         }
         for row in rows {
@@ -186,7 +205,9 @@ extension OpenCatServerApplication {
             found[user] = (nil, "user id")
         }
         return found.keys.sorted().map { key in
-            let email = found[key]?.email ?? settings.users.email(of: key) ?? (key.hasPrefix("web:") ? String(key.dropFirst(4)) : nil)
+            let email =
+                found[key]?.email ?? settings.users.email(of: key)
+                ?? (key.hasPrefix("web:") ? String(key.dropFirst(4)) : nil)
             return (key, email, found[key]?.reason ?? "")
         }
     }
@@ -198,7 +219,8 @@ extension OpenCatServerApplication {
         var context = consoleContext("Customer \(userId)", signedIn)
         context["notice"] = notice(request)
         context["path"] = APIRequest.percentEncoded(userId)
-        context["email"] = settings.users.email(of: userId) ?? (userId.hasPrefix("web:") ? String(userId.dropFirst(4)) : "")
+        context["email"] =
+            settings.users.email(of: userId) ?? (userId.hasPrefix("web:") ? String(userId.dropFirst(4)) : "")
         context["balance"] = String(try await ledger.balance(of: userId))
         let subscriber = try await ledger.subscriber(userId)
         let promotions = try await ledger.promotionalEntitlements(of: userId)
@@ -237,7 +259,8 @@ extension OpenCatServerApplication {
                 "store": order.store, "transactionId": order.transactionId ?? order.reference,
                 "productId": "\(order.productId) × \(order.quantity) (web, \(order.amount) \(order.currency))",
                 "date": order.createdAt.formatted(.iso8601), "state": order.state,
-                "reverifiable": order.transactionId != nil, "csrf": signedIn.csrf, "path": APIRequest.percentEncoded(userId),
+                "reverifiable": order.transactionId != nil, "csrf": signedIn.csrf,
+                "path": APIRequest.percentEncoded(userId),
             ])
         }
         for redemption in try await redemptions(of: userId)
@@ -245,7 +268,8 @@ extension OpenCatServerApplication {
             purchases.append([
                 "store": redemption.store, "transactionId": redemption.transactionId, "productId": "key pack",
                 "date": "", "state": redemption.refunded ? "refunded" : "redeemed",
-                "reverifiable": redemption.store == "stripe", "csrf": signedIn.csrf, "path": APIRequest.percentEncoded(userId),
+                "reverifiable": redemption.store == "stripe", "csrf": signedIn.csrf,
+                "path": APIRequest.percentEncoded(userId),
             ])
         }
         context["purchases"] = purchases
@@ -256,13 +280,15 @@ extension OpenCatServerApplication {
                 "amount": entry.amount > 0 ? "+\(entry.amount)" : "\(entry.amount)",
             ]
         }
-        context["refunds"] = entries.filter { ["refund", "clawback", "refund_debt"].contains($0.kind) || $0.kind.hasPrefix("refund") }
-            .map { entry -> [String: Any] in
-                [
-                    "date": entry.createdAt.formatted(.iso8601), "kind": entry.kind, "amount": "\(entry.amount)",
-                    "reference": entry.reference ?? "",
-                ]
-            }
+        context["refunds"] = entries.filter {
+            ["refund", "clawback", "refund_debt"].contains($0.kind) || $0.kind.hasPrefix("refund")
+        }
+        .map { entry -> [String: Any] in
+            [
+                "date": entry.createdAt.formatted(.iso8601), "kind": entry.kind, "amount": "\(entry.amount)",
+                "reference": entry.reference ?? "",
+            ]
+        }
         // Licences are listed by plan and date only: the key itself is the customer's secret.
         let revoked = Set(try await ledger.revokedLicenseKeys())
         context["licences"] = try await ledger.licenses(of: userId).map { licence -> [String: Any] in
@@ -330,7 +356,10 @@ extension OpenCatServerApplication {
             _ = try await ledger.adjustWallet(userId: userId, amount: amount, by: signedIn.name, reason: reason)
             return redirect(page + "?notice=adjusted")
         case "reverify":
-            let outcome = try await reverify(store: Store(rawValue: fields["store"] ?? ""), transaction: fields["transaction"] ?? "")
+            let outcome = try await reverify(
+                store: Store(rawValue: fields["store"] ?? ""),
+                transaction: fields["transaction"] ?? ""
+            )
             try await ledger.audit(
                 AuditRecord(
                     operatorName: signedIn.name,
@@ -353,14 +382,24 @@ extension OpenCatServerApplication {
         var proof: PurchaseProof
         switch store {
         case .stripe:
-            guard transaction.hasPrefix("pi_") else { throw WebRefusal(.badRequest, "A Stripe payment is re-read by its PaymentIntent.") }
+            guard transaction.hasPrefix("pi_") else {
+                throw WebRefusal(.badRequest, "A Stripe payment is re-read by its PaymentIntent.")
+            }
             proof = PurchaseProof(store: .stripe, kind: .stripePaymentIntent, token: Secret(transaction))
         case .paypal:
-            let orders = try await ledger.webOrders(where: "store = 'paypal' AND (transaction_id = ? OR reference = ?)", [transaction.sql, transaction.sql])
-            guard let order = orders.first else { throw WebRefusal(.badRequest, "Only PayPal orders made here can be re-read.") }
+            let orders = try await ledger.webOrders(
+                where: "store = 'paypal' AND (transaction_id = ? OR reference = ?)",
+                [transaction.sql, transaction.sql]
+            )
+            guard let order = orders.first else {
+                throw WebRefusal(.badRequest, "Only PayPal orders made here can be re-read.")
+            }
             proof = PurchaseProof(store: .paypal, kind: .paypalOrder, token: Secret(order.reference))
         default:
-            throw WebRefusal(.badRequest, "\(store.rawValue) purchases are re-read from the store's notifications; their proof is not kept.")
+            throw WebRefusal(
+                .badRequest,
+                "\(store.rawValue) purchases are re-read from the store's notifications; their proof is not kept."
+            )
         }
         let purchase: VerifiedPurchase
         do { purchase = try await adapter.verify(proof) } catch {

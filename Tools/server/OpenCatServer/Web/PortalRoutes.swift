@@ -1,8 +1,8 @@
 import Foundation
 import HTTPTypes
-import Logging
 import Hummingbird
 import KeyServerAPI
+import Logging
 import OpenCatCore
 import StoreAdapters
 
@@ -189,7 +189,11 @@ extension OpenCatServerApplication {
         let base = portal.publicURL.absoluteString.trimmingCharacters(in: CharacterSet(charactersIn: "/"))
         do {
             try await portal.mail.send(
-                PortalMail(to: email, subject: "Your OpenCat sign-in link", link: Secret(base + "/portal/sign-in/" + token))
+                PortalMail(
+                    to: email,
+                    subject: "Your OpenCat sign-in link",
+                    link: Secret(base + "/portal/sign-in/" + token)
+                )
             )
         } catch {
             logger.error("sign-in mail not sent", metadata: ["error": "\(String(reflecting: type(of: error)))"])

@@ -73,8 +73,9 @@ public struct PortalSettings: Sendable {
     /// Whether the server is reached on loopback (development and tests): cookies then go without `Secure`.
     public var isLoopback: Bool {
         let host = publicURL.host ?? ""
-        return ["127.0.0.1", "localhost", "::1", "[::1]"].contains(host) || publicURL.scheme == "http"
-            && host.hasPrefix("127.")
+        return ["127.0.0.1", "localhost", "::1", "[::1]"].contains(host)
+            || publicURL.scheme == "http"
+                && host.hasPrefix("127.")
     }
 
     /// A product by id.
@@ -128,11 +129,13 @@ public final class FileMailSender: PortalMailSender {
         data.append(0x0A)
         try lock.withLock { _ in
             if !FileManager.default.fileExists(atPath: file.path) {
-                guard FileManager.default.createFile(
-                    atPath: file.path,
-                    contents: nil,
-                    attributes: [.posixPermissions: 0o600]
-                ) else { throw CocoaError(.fileWriteNoPermission) }
+                guard
+                    FileManager.default.createFile(
+                        atPath: file.path,
+                        contents: nil,
+                        attributes: [.posixPermissions: 0o600]
+                    )
+                else { throw CocoaError(.fileWriteNoPermission) }
             }
             let handle = try FileHandle(forWritingTo: file)
             defer { try? handle.close() }

@@ -1,7 +1,7 @@
 import Foundation
 import HTTPTypes
-import Logging
 import KeyServerAPI
+import Logging
 import OpenCatCore
 import StoreAdapters
 
@@ -127,7 +127,9 @@ extension OpenCatServerApplication {
         var proof: PurchaseProof
         switch store {
         case .stripe:
-            guard let stripe = adapters[.stripe] as? StripeAdapter else { throw WebRefusal(.notFound, "Not available.") }
+            guard let stripe = adapters[.stripe] as? StripeAdapter else {
+                throw WebRefusal(.notFound, "Not available.")
+            }
             let session = try await stripe.checkoutSession(id: reference)
             guard session.paymentStatus == "paid", let intent = session.paymentIntent else { return nil }
             proof = PurchaseProof(store: .stripe, kind: .stripePaymentIntent, token: Secret(intent))

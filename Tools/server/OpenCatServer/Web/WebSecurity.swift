@@ -1,8 +1,8 @@
 import Crypto
 import Foundation
 import HTTPTypes
-import Logging
 import Hummingbird
+import Logging
 import NIOCore
 import OpenCatCore
 import StoreAdapters

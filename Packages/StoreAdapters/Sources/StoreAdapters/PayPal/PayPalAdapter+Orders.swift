@@ -76,8 +76,9 @@ extension PayPalAdapter {
     /// - Returns: the order, with its approval link.
     /// - Throws: ``StoreAdapterError``.
     public func createOrder(_ order: OrderRequest) async throws -> PayPal.CreatedOrder {
-        let exponent = order.amount.currency.uppercased() == "JPY" || order.amount.currency.uppercased() == "HUF"
-            || order.amount.currency.uppercased() == "TWD" ? 0 : 2
+        let exponent =
+            order.amount.currency.uppercased() == "JPY" || order.amount.currency.uppercased() == "HUF"
+                || order.amount.currency.uppercased() == "TWD" ? 0 : 2
         var amount = order.amount.amount
         var rounded = Decimal()
         NSDecimalRound(&rounded, &amount, exponent, .plain)
