@@ -69,7 +69,17 @@ struct ServerInit: ParsableCommand {
                 to: root.appendingPathComponent("mock-secrets.json")
             )
         }
+        // The web portal and console on the address `serve` listens on by default; the operator's token is shown
+        // once. Sign-in links go to portal-mail.jsonl (development): plug a mail sender in for production.
+        let operatorToken = "opc_" + Self.random()
+        let portal: [String: Any] = [
+            "publicURL": "http://127.0.0.1:8080",
+            "products": [["productId": "com.example.keys.10", "name": "10 keys", "amount": "4.99", "currency": "USD"]],
+            "operators": [["name": "admin", "tokenSHA256": BearerTokens.hash(operatorToken)]],
+            "mail": ["file": "portal-mail.jsonl"],
+        ]
         let config: [String: Any] = [
+            "portal": portal,
             "usersFile": "users.json",
             "signingKeys": ["folder": "signing-keys", "activeKid": kid],
             "keyPacks": keyPacks,
@@ -91,6 +101,7 @@ struct ServerInit: ParsableCommand {
         print("\(buyer) bearer token (shown once): \(token)")
         if demo { print("friend bearer token (shown once): \(friendToken)") }
         print("OpenCat API key (shown once): \(apiKey)")
+        print("console operator admin, token (shown once): \(operatorToken)")
         if demo {
             print(
                 """

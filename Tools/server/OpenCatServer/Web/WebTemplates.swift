@@ -97,7 +97,7 @@ enum WebTemplates {
         </section>
         <section aria-labelledby="history-heading">
         <h2 id="history-heading">History</h2>
-        <div class="scroll"><table id="history">
+        <div class="scroll" tabindex="0" role="region" aria-label="history"><table id="history">
         <thead><tr><th scope="col">Date</th><th scope="col">What</th><th scope="col">Keys</th></tr></thead>
         <tbody>{{#history}}<tr><td>{{date}}</td><td>{{kind}}</td><td class="num">{{amount}}</td></tr>{{/history}}</tbody>
         </table></div>
@@ -201,7 +201,7 @@ enum WebTemplates {
         <section aria-labelledby="revenue-heading">
         <h2 id="revenue-heading">Revenue per store per day</h2>
         {{#revenue}}<h3>{{currency}}</h3>{{{chart}}}
-        <div class="scroll"><table class="revenue"><thead><tr><th scope="col">Day</th><th scope="col">Store</th><th scope="col">Revenue</th></tr></thead>
+        <div class="scroll" tabindex="0" role="region" aria-label="revenue"><table class="revenue"><thead><tr><th scope="col">Day</th><th scope="col">Store</th><th scope="col">Revenue</th></tr></thead>
         <tbody>{{#rows}}<tr><td>{{day}}</td><td>{{store}}</td><td class="num">{{amount}}</td></tr>{{/rows}}</tbody></table></div>{{/revenue}}
         {{^revenue}}<p>No sales yet.</p>{{{emptyChart}}}{{/revenue}}
         </section>
@@ -229,7 +229,7 @@ enum WebTemplates {
         {{<layout}}{{$body}}
         <p>{{#email}}Email {{email}} · {{/email}}Balance <strong id="customer-balance">{{balance}}</strong> keys</p>
         <section aria-labelledby="ent-heading"><h2 id="ent-heading">Entitlements</h2>
-        <div class="scroll"><table id="entitlements"><thead><tr><th scope="col">Entitlement</th><th scope="col">Source</th><th scope="col">Expires</th><th scope="col">State</th><th scope="col"><span class="sr">Action</span></th></tr></thead>
+        <div class="scroll" tabindex="0" role="region" aria-label="entitlements"><table id="entitlements"><thead><tr><th scope="col">Entitlement</th><th scope="col">Source</th><th scope="col">Expires</th><th scope="col">State</th><th scope="col"><span class="sr">Action</span></th></tr></thead>
         <tbody>{{#entitlements}}<tr><td>{{name}}</td><td>{{source}}</td><td>{{expires}}</td><td>{{state}}</td><td>{{#promotionId}}<form class="revoke" method="post" action="/console/customers/{{path}}/revoke"><input type="hidden" name="csrf" value="{{csrf}}"><input type="hidden" name="promotion" value="{{promotionId}}"><label for="revoke-reason-{{promotionId}}" class="sr">Reason</label><input id="revoke-reason-{{promotionId}}" name="reason" required maxlength="500" placeholder="Reason"><button type="submit">Revoke</button></form>{{/promotionId}}</td></tr>{{/entitlements}}</tbody></table></div>
         <form id="grant-form" method="post" action="/console/customers/{{path}}/grant">
         <input type="hidden" name="csrf" value="{{csrf}}">
@@ -239,10 +239,10 @@ enum WebTemplates {
         <button id="grant-button" type="submit">Grant</button>
         </form></section>
         <section aria-labelledby="purchases-heading"><h2 id="purchases-heading">Purchases</h2>
-        <div class="scroll"><table id="purchases"><thead><tr><th scope="col">Store</th><th scope="col">Transaction</th><th scope="col">Product</th><th scope="col">Date</th><th scope="col">State</th><th scope="col"><span class="sr">Action</span></th></tr></thead>
+        <div class="scroll" tabindex="0" role="region" aria-label="purchases"><table id="purchases"><thead><tr><th scope="col">Store</th><th scope="col">Transaction</th><th scope="col">Product</th><th scope="col">Date</th><th scope="col">State</th><th scope="col"><span class="sr">Action</span></th></tr></thead>
         <tbody>{{#purchases}}<tr><td>{{store}}</td><td><code>{{transactionId}}</code></td><td>{{productId}}</td><td>{{date}}</td><td>{{state}}</td><td>{{#reverifiable}}<form class="reverify" method="post" action="/console/customers/{{path}}/reverify"><input type="hidden" name="csrf" value="{{csrf}}"><input type="hidden" name="store" value="{{store}}"><input type="hidden" name="transaction" value="{{transactionId}}"><input type="hidden" name="reason" value="operator re-verification"><button type="submit">Re-verify</button></form>{{/reverifiable}}</td></tr>{{/purchases}}</tbody></table></div></section>
         <section aria-labelledby="ledger-heading"><h2 id="ledger-heading">Ledger</h2>
-        <div class="scroll"><table id="ledger"><thead><tr><th scope="col">Date</th><th scope="col">Kind</th><th scope="col">Reference</th><th scope="col">Keys</th></tr></thead>
+        <div class="scroll" tabindex="0" role="region" aria-label="ledger"><table id="ledger"><thead><tr><th scope="col">Date</th><th scope="col">Kind</th><th scope="col">Reference</th><th scope="col">Keys</th></tr></thead>
         <tbody>{{#ledger}}<tr><td>{{date}}</td><td>{{kind}}</td><td>{{reference}}</td><td class="num">{{amount}}</td></tr>{{/ledger}}</tbody></table></div>
         <form id="adjust-form" method="post" action="/console/customers/{{path}}/adjust">
         <input type="hidden" name="csrf" value="{{csrf}}">
@@ -260,7 +260,7 @@ enum WebTemplates {
 
     static let consoleAudit = """
         {{<layout}}{{$body}}
-        <div class="scroll"><table id="audit"><thead><tr><th scope="col">When</th><th scope="col">Operator</th><th scope="col">Action</th><th scope="col">Subject</th><th scope="col">Reason</th><th scope="col">Detail</th></tr></thead>
+        <div class="scroll" tabindex="0" role="region" aria-label="audit"><table id="audit"><thead><tr><th scope="col">When</th><th scope="col">Operator</th><th scope="col">Action</th><th scope="col">Subject</th><th scope="col">Reason</th><th scope="col">Detail</th></tr></thead>
         <tbody>{{#records}}<tr><td>{{date}}</td><td>{{operator}}</td><td>{{action}}</td><td>{{subject}}</td><td>{{reason}}</td><td>{{detail}}</td></tr>{{/records}}</tbody></table></div>
         {{/body}}{{/layout}}
         """
