@@ -47,6 +47,7 @@ let package = Package(
             dependencies: [
                 "MockStores",
                 .product(name: "OpenCatCore", package: "OpenCatCore"),
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Hummingbird", package: "hummingbird"),

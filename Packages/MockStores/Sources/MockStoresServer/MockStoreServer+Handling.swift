@@ -63,7 +63,7 @@ extension MockStoreServer {
     }
 
     /// Records the request and decides the answer: a matching interaction (after the store's auth check), a built-in
-    /// endpoint, or the unmatched-request answer.
+    /// endpoint, the checkout simulator (after the store's auth check), or the unmatched-request answer.
     func plan(for request: MockRequest) -> Plan {
         let context = MockAuthContext(baseURL: currentBaseURL, now: clock.currentDate)
         let (plan, waiters, logLine) = state.withLock {
@@ -104,6 +104,19 @@ extension MockStoreServer {
                     )
                     return (.respond(response), waiters, nil)
                 }
+            }
+
+            if let handled = checkout?.handle(
+                request,
+                baseURL: context.baseURL,
+                authenticate: { state.authenticators[$0]?.rejection(for: request, context: context) }
+            ) {
+                let handling: MockExchange.Handling =
+                    handled.rejectedByAuth ? .rejectedByAuth(handled.store) : .builtIn(handled.store)
+                state.exchanges.append(
+                    MockExchange(request: request, handling: handling, status: handled.response.status)
+                )
+                return (.respond(handled.response), waiters, nil)
             }
 
             let nearest = state.script.nearest(to: request)

@@ -73,6 +73,8 @@ public final class MockStoreServer: Sendable {
     public let host: String
     /// The port it asked for (`0`: any free port; read ``port`` once running).
     public let requestedPort: Int
+    /// The Stripe Checkout and PayPal approval simulator it serves after the cassettes, if any.
+    public let checkout: MockCheckout?
 
     /// Creates a server (not yet listening).
     /// - Parameters:
@@ -83,6 +85,7 @@ public final class MockStoreServer: Sendable {
     ///     the clock is a test clock shared with the client).
     ///   - host: the address to bind.
     ///   - port: the port (`0`: an ephemeral port).
+    ///   - checkout: a checkout simulator to serve after the cassettes (`nil`: none).
     ///   - logger: where to log (no-op by default).
     public init(
         cassettes: [Cassette] = [],
@@ -91,6 +94,7 @@ public final class MockStoreServer: Sendable {
         remoteTime: MockRemoteTime = .waitsOnClock,
         host: String = "127.0.0.1",
         port: Int = 0,
+        checkout: MockCheckout? = nil,
         logger: Logger = Logger(label: "dev.opencat.mockstores", factory: { _ in SwiftLogNoOpLogHandler() })
     ) {
         var initial = State()
@@ -102,6 +106,7 @@ public final class MockStoreServer: Sendable {
         self.logger = logger
         self.host = host
         self.requestedPort = port
+        self.checkout = checkout
     }
 
     // MARK: Lifecycle
@@ -112,6 +117,7 @@ public final class MockStoreServer: Sendable {
     ///   - credentials: the credentials the auth checks accept.
     ///   - clock: the clock for `delay` faults and `exp` checks.
     ///   - remoteTime: how `delay` and `timeout` faults let time pass.
+    ///   - checkout: a checkout simulator to serve after the cassettes (`nil`: none).
     ///   - logger: where to log.
     ///   - body: the test, given the listening server.
     /// - Returns: what `body` returns.
@@ -121,6 +127,7 @@ public final class MockStoreServer: Sendable {
         credentials: MockCredentials = MockCredentials(),
         clock: any WallClock = SystemClock(),
         remoteTime: MockRemoteTime = .waitsOnClock,
+        checkout: MockCheckout? = nil,
         logger: Logger = Logger(label: "dev.opencat.mockstores", factory: { _ in SwiftLogNoOpLogHandler() }),
         isolation: isolated (any Actor)? = #isolation,
         _ body: (MockStoreServer) async throws -> T
@@ -130,6 +137,7 @@ public final class MockStoreServer: Sendable {
             credentials: credentials,
             clock: clock,
             remoteTime: remoteTime,
+            checkout: checkout,
             logger: logger
         )
         return try await withThrowingTaskGroup(of: Void.self, returning: T.self) { group in
@@ -196,7 +204,7 @@ public final class MockStoreServer: Sendable {
     }
 
     /// Starts the server in a task of its own and returns once it listens. Prefer
-    /// ``withRunningServer(cassettes:credentials:clock:remoteTime:logger:isolation:_:)``, which cannot leak a running server;
+    /// ``withRunningServer(cassettes:credentials:clock:remoteTime:checkout:logger:isolation:_:)``, which cannot leak a running server;
     /// call ``stop()`` when done.
     /// - Returns: the base URL.
     @discardableResult

@@ -99,6 +99,8 @@ extension PayPalAdapter {
                     "reference_id": .string(order.productId),
                     "custom_id": .string(order.purchaser),
                     "description": .string(order.description),
+                    // The merchant verify(_:) requires as the payee.
+                    "payee": ["merchant_id": .string(configuration.payeeMerchantId)],
                     "amount": ["currency_code": .string(order.amount.currency.uppercased()), "value": .string(value)],
                 ]
             ],

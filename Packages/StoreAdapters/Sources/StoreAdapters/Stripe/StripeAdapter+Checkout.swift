@@ -128,7 +128,14 @@ extension StripeAdapter {
         let purchaser = configuration.purchaserMetadataKey
         var form: [(String, String)] = [
             ("mode", "payment"),
-            ("success_url", checkout.successURL.absoluteString),
+            // Stripe replaces the literal `{CHECKOUT_SESSION_ID}`; `URL` may have percent-encoded its braces.
+            (
+                "success_url",
+                checkout.successURL.absoluteString.replacingOccurrences(
+                    of: "%7BCHECKOUT_SESSION_ID%7D",
+                    with: "{CHECKOUT_SESSION_ID}"
+                )
+            ),
             ("cancel_url", checkout.cancelURL.absoluteString),
             ("client_reference_id", checkout.purchaser),
             ("line_items[0][quantity]", String(checkout.quantity)),
