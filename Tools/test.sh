@@ -5,6 +5,10 @@
 #   2. PostgreSQL on 127.0.0.1 (Tools/ci/start-postgres.sh, as an unprivileged user), its URL exported as
 #      OPENCAT_TEST_POSTGRES_URL — unless that is already set.
 #   3. `swift test "$@"`: every package's tests and the conformance suite.
+#   4. The browser tests (Tools/ci/browser/README.md): the server's /portal and /console in Chromium (Playwright and
+#      axe-playwright-python, pip-installed when missing), on SQLite then PostgreSQL; screenshots and logs in
+#      .build/browser-artifacts (or $OPENCAT_BROWSER_ARTIFACTS). OPENCAT_BROWSER_TESTS=0 skips them.
+#   Any failure makes the script fail; every step runs.
 # Usage: bash Tools/test.sh [swift test arguments]   (e.g. --filter Ledger, or -Xswiftc -warnings-as-errors)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -37,5 +41,38 @@ if [ -z "${OPENCAT_TEST_POSTGRES_URL:-}" ]; then
     export OPENCAT_TEST_POSTGRES_URL
 fi
 
+status=0
 echo "test: swift test $*"
-exec swift test "$@"
+swift test "$@" || status=1
+
+if [ "${OPENCAT_BROWSER_TESTS:-1}" = 0 ]; then
+    echo "test: browser tests skipped (OPENCAT_BROWSER_TESTS=0)"
+    exit "$status"
+fi
+if ! python3 -c 'import playwright, axe_playwright_python' 2>/dev/null; then
+    echo "test: installing playwright and axe-playwright-python (pip)"
+    python3 -m pip install --quiet playwright axe-playwright-python 2>/dev/null \
+        || python3 -m pip install --quiet --user --break-system-packages playwright axe-playwright-python \
+        || echo "test: pip could not install playwright and axe-playwright-python" >&2
+fi
+echo "test: browser tests (Tools/ci/browser)"
+# The build flags of the test run (so the executables reuse its compiled modules instead of rebuilding them).
+build=()
+args=("$@")
+for ((i = 0; i < ${#args[@]}; i++)); do
+    case "${args[i]}" in
+        -Xswiftc | -Xcc | -Xlinker | --explicit-target-dependency-import-check | -c | --configuration | --scratch-path)
+            build+=("${args[i]}" "${args[i + 1]:-}"); i=$((i + 1)) ;;
+    esac
+done
+if swift build "${build[@]}" --product opencat-server && swift build "${build[@]}" --product opencat; then
+    bin=$(swift build "${build[@]}" --show-bin-path)
+    artifacts="${OPENCAT_BROWSER_ARTIFACTS:-.build/browser-artifacts}"
+    for database in sqlite postgres; do
+        python3 Tools/ci/browser/run.py --bin "$bin" --database "$database" --artifacts "$artifacts" || status=1
+    done
+else
+    echo "browser: 0 passed, 1 failed (swift build --product opencat-server --product opencat)"
+    status=1
+fi
+exit "$status"

@@ -166,7 +166,8 @@ enum SVGChart {
                 grouped ? bar.parts.map(\.1).max() ?? 0 : bar.parts.reduce(Decimal(0)) { $0 + $1.1 }
             }.max() ?? 0
         let scale = maximum > 0 ? plotHeight / NSDecimalNumber(decimal: maximum).doubleValue : 0
-        let slot = bars.isEmpty ? 0 : Double(width - left - 8) / Double(bars.count)
+        let legendWidth = 160
+        let slot = bars.isEmpty ? 0 : Double(width - left - legendWidth - 8) / Double(bars.count)
         var series: [String] = []
         for bar in bars { for part in bar.parts where !series.contains(part.0) { series.append(part.0) } }
         var svg = """
@@ -174,7 +175,7 @@ enum SVGChart {
             viewBox="0 0 \(width) \(height)" xmlns="http://www.w3.org/2000/svg">\
             <title id="\(escape(id))-title">\(escape(title))</title>\
             <desc id="\(escape(id))-desc">\(bars.count) days; maximum \(maximum)</desc>\
-            <line x1="\(left)" y1="\(height - bottom)" x2="\(width - 4)" y2="\(height - bottom)" stroke="#4a4a4a"/>\
+            <line x1="\(left)" y1="\(height - bottom)" x2="\(width - legendWidth)" y2="\(height - bottom)" stroke="#4a4a4a"/>\
             <text x="4" y="16" font-size="12" fill="#1a1a1a">\(maximum)</text>
             """
         for (index, bar) in bars.enumerated() {

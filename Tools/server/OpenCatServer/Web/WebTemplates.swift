@@ -283,7 +283,7 @@ enum WebTemplates {
         table { border-collapse: collapse; width: 100%; }
         th, td { text-align: left; padding: .35rem .5rem; border-bottom: 1px solid var(--line); vertical-align: top; }
         .num { text-align: right; font-variant-numeric: tabular-nums; }
-        .scroll { overflow-x: auto; max-width: 100%; }
+        .scroll { overflow-x: auto; max-width: 100%; position: relative; }
         .cards { list-style: none; padding: 0; display: grid; gap: 1rem; grid-template-columns: repeat(auto-fill, minmax(16rem, 1fr)); }
         .cards > li { border: 1px solid var(--line); border-radius: 6px; padding: .75rem; overflow-wrap: anywhere; }
         .big { font-size: 1.4rem; }
