@@ -34,13 +34,12 @@ extension OpenCatServerApplication {
         router.post("/console/sign-out") { request, _ in
             await console {
                 let signedIn = try await requireOperator(request)
-                try checkCSRF(try await form(request), expected: signedIn.csrf)
-                if let id = request.cookies[Self.consoleCookie]?.value {
-                    try await ledger.endWebSession(idSHA256: Fingerprint.hex(of: id))
-                }
-                return redirect(
-                    "/console/sign-in",
-                    cookies: [sessionCookie(Self.consoleCookie, "", path: "/console", lifetime: 0)]
+                return try await signOut(
+                    request,
+                    csrf: signedIn.csrf,
+                    cookie: Self.consoleCookie,
+                    path: "/console",
+                    then: "/console/sign-in"
                 )
             }
         }

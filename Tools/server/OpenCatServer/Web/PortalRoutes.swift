@@ -50,13 +50,12 @@ extension OpenCatServerApplication {
         router.post("/portal/sign-out") { request, _ in
             await web {
                 let signedIn = try await requirePortalUser(request)
-                try checkCSRF(try await form(request), expected: signedIn.csrf)
-                if let id = request.cookies[Self.portalCookie]?.value {
-                    try await ledger.endWebSession(idSHA256: Fingerprint.hex(of: id))
-                }
-                return redirect(
-                    "/portal?notice=signed-out",
-                    cookies: [sessionCookie(Self.portalCookie, "", path: "/", lifetime: 0)]
+                return try await signOut(
+                    request,
+                    csrf: signedIn.csrf,
+                    cookie: Self.portalCookie,
+                    path: "/",
+                    then: "/portal?notice=signed-out"
                 )
             }
         }

@@ -77,6 +77,17 @@ extension OpenCatServerApplication {
         return response
     }
 
+    /// Signs out: checks the form's CSRF token, ends the session the cookie names, removes the cookie.
+    func signOut(_ request: Request, csrf: String, cookie: String, path: String, then location: String) async throws
+        -> Response
+    {
+        try checkCSRF(try await form(request), expected: csrf)
+        if let id = request.cookies[cookie]?.value {
+            try await ledger.endWebSession(idSHA256: Fingerprint.hex(of: id))
+        }
+        return redirect(location, cookies: [sessionCookie(cookie, "", path: path, lifetime: 0)])
+    }
+
     /// A session cookie (or its removal with `value` empty).
     func sessionCookie(_ name: String, _ value: String, path: String, lifetime: TimeInterval) -> Cookie {
         Cookie(
