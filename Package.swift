@@ -187,6 +187,8 @@ let package = Package(
                 .product(name: "OpenCatAsyncHTTPClient", package: "OpenCatCore"),
                 .product(name: "StoreAdapters", package: "StoreAdapters"),
                 .product(name: "KeyServerClient", package: "KeyServerClient"),
+                .product(name: "MockStores", package: "MockStores"),
+                .product(name: "MockStoresServer", package: "MockStores"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),

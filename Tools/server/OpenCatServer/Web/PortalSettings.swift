@@ -70,12 +70,12 @@ public struct PortalSettings: Sendable {
         self.mail = mail
     }
 
-    /// Whether the server is reached on loopback (development and tests): cookies then go without `Secure`.
+    /// Whether the server is reached over plain http on loopback (development and tests): cookies then go without
+    /// `Secure`. An https URL is never loopback here: its cookies are `Secure`.
     public var isLoopback: Bool {
+        guard publicURL.scheme == "http" else { return false }
         let host = publicURL.host ?? ""
-        return ["127.0.0.1", "localhost", "::1", "[::1]"].contains(host)
-            || publicURL.scheme == "http"
-                && host.hasPrefix("127.")
+        return host == "localhost" || host == "::1" || host == "[::1]" || host.hasPrefix("127.")
     }
 
     /// A product by id.
