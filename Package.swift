@@ -189,6 +189,8 @@ let package = Package(
                 .product(name: "KeyServerClient", package: "KeyServerClient"),
                 .product(name: "MockStores", package: "MockStores"),
                 .product(name: "MockStoresServer", package: "MockStores"),
+                // The SDK in server mode, against the reference server (the console's promotional grants).
+                .product(name: "OpenCat", package: "OpenCatCore"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
