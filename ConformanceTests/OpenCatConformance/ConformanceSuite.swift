@@ -53,6 +53,8 @@ public struct ConformanceSuite: Sendable {
     ///   - catalogue: the scenario catalogue.
     ///   - cassetteFolders: folders searched (recursively) for `*.json` cassettes; the catalogue file and JSON
     ///     schemas are skipped.
+    ///   - cassetteFiles: single cassette files run besides those of the folders (an extra folder's cassettes that
+    ///     belong to this suite, sorted out by their `store`).
     ///   - adapters: how to build each store's adapter.
     ///   - stores: run only these stores (default all).
     ///   - scenarios: run only these scenarios (default all).
@@ -64,6 +66,7 @@ public struct ConformanceSuite: Sendable {
     public init(
         catalogue: ScenarioCatalogue,
         cassetteFolders: [URL],
+        cassetteFiles: [URL] = [],
         adapters: [ConformanceAdapterFactory] = ConformanceAdapterFactory.builtIn,
         stores: Set<String> = [],
         scenarios: Set<String> = [],
@@ -94,6 +97,7 @@ public struct ConformanceSuite: Sendable {
                     && !sections.contains { path.hasPrefix($0 + "/") }
             }
         }
+        files += cassetteFiles
         let loader = credentials.fixtureLoader
         var cassettes: [Cassette] = []
         var invalid: [String] = []

@@ -3,6 +3,7 @@ import Foundation
 public import KeyServerClient
 import MockStores
 public import OpenCatConformance
+public import OpenCatCore
 public import StarknetCrypto
 
 /// The keys a run of the workspace's own sections signs and pays with, made fresh for each run and never committed:
@@ -57,12 +58,22 @@ public enum ConformanceSections {
         }
     }
 
+    /// The store a section's cassettes name in their `store` field, by folder name: its adapter's store (so a new
+    /// section's cassettes are read once ``adapter(_:_:)`` knows it).
+    public static func store(ofSection name: String) -> Store? {
+        adapter(name, placeholderCredentials)?.store
+    }
+
+    /// Credentials for asking an adapter factory its store; never used to run anything.
+    private static let placeholderCredentials = SectionCredentials()
+
     /// One section of a fixtures folder, on fresh section credentials; nil when the folder has no such section.
-    /// - Parameter extraFolders: further folders whose cassettes this section also runs (`--fixtures`).
+    /// - Parameter extraCassettes: further cassette files this section also runs, against its own catalogue (the
+    ///   section's share of ``ExtraCassettes``, from `--fixtures`).
     public static func suite(
         _ name: String,
         in fixtures: URL,
-        extraFolders: [URL] = [],
+        extraCassettes: [URL] = [],
         parallelism: Int = 1,
         scenarios: Set<String> = [],
         section: SectionCredentials = SectionCredentials()
@@ -74,7 +85,8 @@ public enum ConformanceSections {
         }
         return try ConformanceSuite(
             catalogue: ScenarioCatalogue.load(from: catalogue),
-            cassetteFolders: [folder] + extraFolders,
+            cassetteFolders: [folder],
+            cassetteFiles: extraCassettes,
             adapters: [adapter],
             scenarios: scenarios,
             parallelism: parallelism,

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import MockStores
 import OpenCatConformance
 import OpenCatConformanceSections
 
@@ -9,8 +10,12 @@ struct ConformanceCommand: AsyncParsableCommand {
         commandName: "conformance",
         abstract: "Run the store conformance suite and print the store x scenario matrix.",
         discussion: """
-            Every cassette in Fixtures/ (and in each --fixtures folder) is run against its store's adapter over real \
-            HTTP to a MockStores server on 127.0.0.1, on a test clock. Exit status 0 when every applicable cell \
+            Every cassette in Fixtures/ is run against its store's adapter over real HTTP to a MockStores server on \
+            127.0.0.1, on a test clock, then each section's (Fixtures/keyserver, llmkeys, chippipay, server) against \
+            its own catalogue. Each --fixtures folder is searched recursively and every cassette in it goes where \
+            its "store" field says: apple, google, stripe, paypal or steam to the stores' matrix; keyserver, \
+            llmkeys, chippipay or server to that section, run as the section's own. A cassette whose store no \
+            section reads is an invalid cassette, named with its store. Exit status 0 when every applicable cell \
             passes and every cassette is valid; 1 otherwise.
             """
     )
@@ -21,7 +26,10 @@ struct ConformanceCommand: AsyncParsableCommand {
     @Option(name: .customLong("scenario"), help: "Run only this scenario (repeatable).")
     var scenarios: [String] = []
 
-    @Option(name: .customLong("fixtures"), help: "An extra folder of cassettes in the same format (repeatable).")
+    @Option(
+        name: .customLong("fixtures"),
+        help: "An extra folder of cassettes, each run by the matrix or section its store names (repeatable)."
+    )
     var extraFixtures: [String] = []
 
     @Option(name: .customLong("catalogue"), help: "The scenario catalogue (default: Fixtures/scenarios.json).")
@@ -44,16 +52,21 @@ struct ConformanceCommand: AsyncParsableCommand {
         let rootURL = try root.map { URL(fileURLWithPath: $0) } ?? Self.findRoot()
         let fixtures = rootURL.appendingPathComponent("Fixtures")
         let catalogue: ScenarioCatalogue
-        let extra = extraFixtures.map { URL(fileURLWithPath: $0) }
         let suite: ConformanceSuite
+        let extra: ExtraCassettes
         do {
             catalogue = try ScenarioCatalogue.load(
                 from: cataloguePath.map { URL(fileURLWithPath: $0) }
                     ?? fixtures.appendingPathComponent("scenarios.json")
             )
+            extra = try ExtraCassettes(
+                folders: extraFixtures.map { URL(fileURLWithPath: $0) },
+                matrixStores: Set(ConformanceAdapterFactory.builtIn.map(\.store.rawValue))
+            )
             suite = try ConformanceSuite(
                 catalogue: catalogue,
-                cassetteFolders: [fixtures] + extra,
+                cassetteFolders: [fixtures],
+                cassetteFiles: extra.matrix,
                 stores: Set(stores),
                 scenarios: Set(scenarios),
                 parallelism: parallel
@@ -62,19 +75,31 @@ struct ConformanceCommand: AsyncParsableCommand {
             FileHandle.standardError.write(Data("opencat conformance: \(error)\n".utf8))
             throw ExitCode(1)
         }
+        if !extraFixtures.isEmpty { print(Self.describe(extra)) }
         let started = Date()
         var report = await suite.run()
+        // A cassette of a --fixtures folder that nothing reads fails the run, named with its store.
+        report.invalidCassettes += extra.unread
         // The workspace's sections (key server, LLM keys, ChippiPay, reference server), when selected (or when
-        // nothing is).
-        for (name, title) in ConformanceSections.all where stores.isEmpty || stores.contains(name) {
+        // nothing is), each with its share of the --fixtures cassettes.
+        for (name, title) in ConformanceSections.all {
+            guard stores.isEmpty || stores.contains(name) else { continue }
+            let extraCassettes = extra.sections[name] ?? []
             guard
                 let section = try ConformanceSections.suite(
                     name,
                     in: fixtures,
+                    extraCassettes: extraCassettes,
                     parallelism: parallel,
                     scenarios: Set(scenarios)
                 )
-            else { continue }
+            else {
+                report.invalidCassettes += extraCassettes.map {
+                    "\(FixtureLoader.displayName($0)): store: '\(name)': the section has no catalogue at "
+                        + "\(fixtures.appendingPathComponent(name).path)/scenarios.json"
+                }
+                continue
+            }
             report.sections.append(.init(title: title, report: await section.run()))
         }
         report.startedAt = ISO8601DateFormatter().string(from: started)
@@ -87,6 +112,16 @@ struct ConformanceCommand: AsyncParsableCommand {
         try report.write(to: reportURL)
         print("reports: \(reportURL.path)/conformance.json, conformance.md, conformance.html, conformance.junit.xml")
         if !report.succeeded { throw ExitCode(1) }
+    }
+
+    /// One line saying where the --fixtures cassettes go.
+    static func describe(_ extra: ExtraCassettes) -> String {
+        var parts = ["stores' matrix \(extra.matrix.count)"]
+        for (name, title) in ConformanceSections.all {
+            parts.append("\(title) \(extra.sections[name]?.count ?? 0)")
+        }
+        parts.append("read by no section \(extra.unread.count)")
+        return "--fixtures: \(extra.count) cassettes: " + parts.joined(separator: ", ")
     }
 
     /// The nearest folder at or above the current one that has Fixtures/scenarios.json.
