@@ -344,6 +344,7 @@ let package = Package(
                 "opencat-server",
                 "ToolsTestSupport",
                 .product(name: "MockStores", package: "MockStores"),
+                .product(name: "MockStoresServer", package: "MockStores"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Tools/Tests/OpenCatCLITests",

@@ -250,6 +250,7 @@ extension OpenCatServerApplication {
                 "productId": transaction.productId, "date": transaction.purchaseDate.formatted(.iso8601),
                 "state": transaction.status.rawValue,
                 "reverifiable": [.stripe, .paypal].contains(transaction.store), "csrf": signedIn.csrf,
+                "refundable": refundable(transaction.store.rawValue, transaction.transactionId),
                 "path": APIRequest.percentEncoded(userId),
             ]
         }
@@ -259,6 +260,7 @@ extension OpenCatServerApplication {
                 "productId": "\(order.productId) × \(order.quantity) (web, \(order.amount) \(order.currency))",
                 "date": order.createdAt.formatted(.iso8601), "state": order.state,
                 "reverifiable": order.transactionId != nil, "csrf": signedIn.csrf,
+                "refundable": refundable(order.store, order.transactionId ?? ""),
                 "path": APIRequest.percentEncoded(userId),
             ])
         }
@@ -268,6 +270,7 @@ extension OpenCatServerApplication {
                 "store": redemption.store, "transactionId": redemption.transactionId, "productId": "key pack",
                 "date": "", "state": redemption.refunded ? "refunded" : "redeemed",
                 "reverifiable": redemption.store == "stripe", "csrf": signedIn.csrf,
+                "refundable": refundable(redemption.store, redemption.transactionId),
                 "path": APIRequest.percentEncoded(userId),
             ])
         }
@@ -354,6 +357,23 @@ extension OpenCatServerApplication {
             }
             _ = try await ledger.adjustWallet(userId: userId, amount: amount, by: signedIn.name, reason: reason)
             return redirect(page + "?notice=adjusted")
+        case "refund":
+            let outcome = try await operatorRefund(
+                store: Store(rawValue: fields["store"] ?? ""),
+                transaction: fields["transaction"] ?? "",
+                amount: fields["amount"] ?? ""
+            )
+            try await ledger.audit(
+                AuditRecord(
+                    operatorName: signedIn.name,
+                    action: "refund",
+                    subject: userId,
+                    reason: reason,
+                    detail: "\(fields["store"] ?? "") \(fields["transaction"] ?? ""): \(outcome)",
+                    createdAt: clock()
+                )
+            )
+            return redirect(page + "?notice=refunded")
         case "reverify":
             let outcome = try await reverify(
                 store: Store(rawValue: fields["store"] ?? ""),
@@ -373,6 +393,45 @@ extension OpenCatServerApplication {
         default:
             throw WebRefusal(.notFound, "No such action.")
         }
+    }
+
+    /// Whether the console offers a refund of a purchase: its store's adapter performs refunds, and (Stripe) the
+    /// purchase is a PaymentIntent.
+    func refundable(_ store: String, _ transaction: String) -> Bool {
+        guard let operations = adapters[Store(rawValue: store)] as? any StoreOperations,
+            operations.support(for: .refund).isSupported
+        else { return false }
+        return store != "stripe" || transaction.hasPrefix("pi_")
+    }
+
+    /// Refunds a purchase at its store (in full, or the exact amount in the purchase's currency), then applies the
+    /// store's answer to the ledger through the notifications' path: the keys go back once, and the store's own
+    /// refund notification that follows takes nothing more (refunds apply by the amount refunded so far).
+    func operatorRefund(store: Store, transaction: String, amount: String) async throws -> String {
+        guard let operations = adapters[store] as? any StoreOperations,
+            operations.support(for: .refund).isSupported
+        else { throw WebRefusal(.badRequest, "Refunds of \(store.rawValue) purchases are made in the store's own console.") }
+        var money: Money?
+        let trimmed = amount.trimmingCharacters(in: .whitespaces)
+        if !trimmed.isEmpty {
+            // A partial amount is in the payment's own currency (Stripe is the store whose refunds run here).
+            guard store == .stripe else { throw WebRefusal(.badRequest, "Only full refunds of this store.") }
+            let current = try await operations.verify(
+                PurchaseProof(store: store, kind: .stripePaymentIntent, token: Secret(transaction))
+            )
+            guard let currency = current.price?.currency, let value = Money(decimalString: trimmed, currency: currency),
+                value.amount > 0
+            else { throw WebRefusal(.badRequest, "Enter the amount to refund, e.g. 1.50, or leave it empty.") }
+            money = value
+        }
+        let purchase: VerifiedPurchase
+        do {
+            purchase = try await operations.refund(StoreRefundRequest(transactionId: transaction, amount: money))
+        } catch let error as StoreAdapterError {
+            return "refused (\(error.code.rawValue))"
+        }
+        _ = try await apply(source: "operator", eventId: "refund:" + UUID().uuidString, purchase)
+        return "\(purchase.state.rawValue)\(purchase.refundedAmount.map { " \($0.amount) \($0.currency)" } ?? "")"
     }
 
     /// Reads a purchase from its store now and applies what it says (a refund claws back, as a notification would).

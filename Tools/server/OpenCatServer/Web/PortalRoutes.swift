@@ -328,6 +328,7 @@ extension OpenCatServerApplication {
         case "revoked": "Revoked."
         case "adjusted": "The wallet was adjusted."
         case "reverified": "Re-verified with the store."
+        case "refunded": "The store refunded the payment; the ledger took the keys back."
         default: nil
         }
     }

@@ -47,12 +47,16 @@ public struct StoreAdapterError: Error, Hashable, Sendable, CustomStringConverti
         /// The purchase is genuine but was made in an environment the caller does not accept (a sandbox or test
         /// purchase where only real money counts); see ``VerifiedPurchase/requireEnvironment(in:)``.
         public static let sandboxNotAccepted = Code(rawValue: "sandboxNotAccepted")
+        /// The store does not offer the operation (``StoreOperations``): the conformance matrix's n.a.
+        public static let unsupported = Code(rawValue: "unsupported")
+        /// The operation was already done (a refund of a refunded payment, a cancel of a cancelled subscription).
+        public static let alreadyDone = Code(rawValue: "alreadyDone")
 
         /// Every shared code.
         public static let all: [Code] = [
             .invalidProof, .wrongApplication, .productMismatch, .notFound, .notPaid, .unauthorized, .rateLimited,
             .storeUnavailable, .timeout, .malformedResponse, .network, .purchaserMismatch, .misconfigured,
-            .sandboxNotAccepted,
+            .sandboxNotAccepted, .unsupported, .alreadyDone,
         ]
     }
 

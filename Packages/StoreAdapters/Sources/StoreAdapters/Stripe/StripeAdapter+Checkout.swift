@@ -116,14 +116,10 @@ extension StripeAdapter {
     /// - Returns: the session, with the hosted page's `url`.
     /// - Throws: ``StoreAdapterError``; `invalidProof` for a price that is not a whole number of minor units.
     public func createCheckoutSession(_ checkout: CheckoutRequest) async throws -> Stripe.CheckoutSession {
-        let exponent = Stripe.minorUnitExponent(forCurrency: checkout.unitPrice.currency)
-        var scaled = checkout.unitPrice.amount
-        for _ in 0..<exponent { scaled *= 10 }
-        guard checkout.quantity > 0, scaled > 0, let minor = Int64(exactly: NSDecimalNumber(decimal: scaled)),
-            Decimal(minor) == scaled
-        else {
-            throw StoreAdapterError(.invalidProof, store: .stripe, "the price is not a positive whole minor amount")
+        guard checkout.quantity > 0 else {
+            throw StoreAdapterError(.invalidProof, store: .stripe, "a checkout sells at least one unit")
         }
+        let minor = try Self.minorUnits(checkout.unitPrice)
         let product = configuration.productMetadataKey
         let purchaser = configuration.purchaserMetadataKey
         var form: [(String, String)] = [
@@ -151,7 +147,7 @@ extension StripeAdapter {
         var request = APIRequest.make(.post, baseURL: configuration.baseURL, path: "/v1/checkout/sessions")
         request.headerFields[HTTPField.Name("Idempotency-Key")!] = checkout.idempotencyKey
         let response = try await http.send(
-            authorized(request, form: true),
+            authorizedRequest(request, form: true),
             body: Data(APIRequest.query(form).utf8),
             idempotent: true
         )
@@ -167,12 +163,13 @@ extension StripeAdapter {
             throw StoreAdapterError(.invalidProof, store: .stripe, "not a Checkout Session id")
         }
         let request = APIRequest.make(.get, baseURL: configuration.baseURL, path: "/v1/checkout/sessions/\(id)")
-        let response = try await http.send(authorized(request, form: false))
+        let response = try await http.send(authorizedRequest(request, form: false))
         guard response.status.code == 200 else { throw error(for: response, resource: "Checkout Session") }
         return try http.decode(Stripe.CheckoutSession.self, from: response.body)
     }
 
-    private func authorized(_ request: HTTPRequest, form: Bool) -> HTTPRequest {
+    /// A request with Stripe's headers: the secret key, the pinned API version, JSON answers, a form body.
+    func authorizedRequest(_ request: HTTPRequest, form: Bool) -> HTTPRequest {
         var request = request
         request.headerFields[.authorization] = "Bearer \(configuration.secretKey.revealed)"
         request.headerFields[.stripeVersion] = configuration.apiVersion

@@ -1,0 +1,121 @@
+import Foundation
+import HTTPTypes
+import OpenCatCore
+
+/// Stripe's operations: refunds (`POST /v1/refunds`, full or partial), a customer's PaymentIntents
+/// (`GET /v1/payment_intents?customer=`), and cancelling a subscription (`DELETE /v1/subscriptions/{id}`, or
+/// `cancel_at_period_end`). Each returns the purchase as Stripe reports it afterwards, mapped as ``verify(_:)`` maps it.
+extension StripeAdapter: StoreOperations {
+    /// Stripe offers all three.
+    public func support(for operation: StoreOperation) -> StoreOperationSupport {
+        switch operation {
+        case .transactionHistory, .refund, .cancelSubscription: .supported
+        default: .unsupported("Stripe has no \(operation) operation")
+        }
+    }
+
+    /// Refunds a PaymentIntent (`payment_intent`, `amount` in minor units when partial, `Idempotency-Key`), then
+    /// reads it again. A PaymentIntent refunded in full already is ``StoreAdapterError/Code/alreadyDone``.
+    public func refund(_ request: StoreRefundRequest) async throws -> VerifiedPurchase {
+        guard let id = Self.paymentIntentId(from: request.transactionId) else {
+            throw StoreAdapterError(.invalidProof, store: .stripe, "a Stripe refund names a PaymentIntent (pi_…)")
+        }
+        var form: [(String, String)] = [("payment_intent", id)]
+        if let amount = request.amount {
+            form.append(("amount", String(try Self.minorUnits(amount))))
+        }
+        var http = APIRequest.make(.post, baseURL: configuration.baseURL, path: "/v1/refunds")
+        http.headerFields[HTTPField.Name("Idempotency-Key")!] = request.idempotencyKey
+        let response = try await self.http.send(
+            authorizedRequest(http, form: true),
+            body: Data(APIRequest.query(form).utf8),
+            idempotent: true
+        )
+        guard response.status.code == 200 else {
+            let apiError = try? JSONDecoder().decode(Stripe.ErrorResponse.self, from: response.body).error
+            if apiError?.code == "charge_already_refunded" {
+                throw StoreAdapterError(
+                    .alreadyDone,
+                    store: .stripe,
+                    "the payment is refunded already",
+                    storeReason: apiError?.code,
+                    httpStatus: response.status.code
+                )
+            }
+            throw error(for: response, resource: "PaymentIntent")
+        }
+        return try await verify(PurchaseProof(store: .stripe, kind: .stripePaymentIntent, token: Secret(id)))
+    }
+
+    /// A customer's PaymentIntents (`customer=cus_…`), newest first, with their latest charge; those that are not an
+    /// OpenCat product's (no product metadata) are left out of the page. The cursor is the last PaymentIntent id.
+    public func transactionHistory(customer: String, cursor: String?, limit: Int) async throws -> PurchasePage {
+        guard customer.hasPrefix("cus_"), customer.count <= 255 else {
+            throw StoreAdapterError(.invalidProof, store: .stripe, "a Stripe customer id starts with cus_")
+        }
+        var query: [(String, String)] = [
+            ("customer", customer), ("limit", String(max(1, min(limit, 100)))), ("expand[]", "data.latest_charge"),
+        ]
+        if let cursor { query.append(("starting_after", cursor)) }
+        let request = APIRequest.make(.get, baseURL: configuration.baseURL, path: "/v1/payment_intents", query: query)
+        let response = try await http.send(authorizedRequest(request, form: false))
+        guard response.status.code == 200 else { throw error(for: response, resource: "customer") }
+        let list = try http.decode(Stripe.List<Stripe.PaymentIntent>.self, from: response.body)
+        let purchases = list.data.compactMap { intent in
+            try? Self.purchase(from: intent, expectedProductId: nil, configuration: configuration)
+        }
+        return PurchasePage(purchases: purchases, nextCursor: list.hasMore ? list.data.last?.id : nil)
+    }
+
+    /// Cancels a subscription: at once (`DELETE /v1/subscriptions/{id}`) or at the end of its period
+    /// (`cancel_at_period_end=true`), then reads it again. An already cancelled one is
+    /// ``StoreAdapterError/Code/alreadyDone``.
+    public func cancelSubscription(id: String, atPeriodEnd: Bool) async throws -> VerifiedPurchase {
+        guard id.hasPrefix("sub_"), id.count <= 255, !id.contains("/") else {
+            throw StoreAdapterError(.invalidProof, store: .stripe, "a Stripe subscription id starts with sub_")
+        }
+        var request = APIRequest.make(
+            atPeriodEnd ? .post : .delete,
+            baseURL: configuration.baseURL,
+            path: "/v1/subscriptions/\(id)"
+        )
+        request.headerFields[HTTPField.Name("Idempotency-Key")!] = "opencat-cancel-\(id)-\(atPeriodEnd)"
+        let body = atPeriodEnd ? Data("cancel_at_period_end=true".utf8) : nil
+        let response = try await http.send(authorizedRequest(request, form: atPeriodEnd), body: body, idempotent: true)
+        guard response.status.code == 200 else {
+            let apiError = try? JSONDecoder().decode(Stripe.ErrorResponse.self, from: response.body).error
+            if response.status.code == 400, apiError?.code == "resource_missing" || apiError?.type == "invalid_request_error",
+                apiError?.message?.contains("canceled") == true
+            {
+                throw StoreAdapterError(.alreadyDone, store: .stripe, "the subscription is cancelled already")
+            }
+            throw error(for: response, resource: "subscription")
+        }
+        return try await verify(PurchaseProof(store: .stripe, kind: .stripeSubscription, token: Secret(id)))
+    }
+
+    /// An exact amount in the currency's minor units (Stripe's exponents).
+    static func minorUnits(_ money: Money) throws -> Int64 {
+        var scaled = money.amount
+        for _ in 0..<Stripe.minorUnitExponent(forCurrency: money.currency) { scaled *= 10 }
+        guard scaled > 0, let minor = Int64(exactly: NSDecimalNumber(decimal: scaled)), Decimal(minor) == scaled else {
+            throw StoreAdapterError(.invalidProof, store: .stripe, "the amount is not a positive whole minor amount")
+        }
+        return minor
+    }
+}
+
+extension Stripe {
+    /// A list answer (`{"object": "list", "data": […], "has_more": …}`).
+    public struct List<Element: Sendable & Hashable & Codable>: Sendable, Hashable, Codable {
+        /// The page's objects.
+        public var data: [Element]
+        /// Whether more follow.
+        public var hasMore: Bool
+
+        private enum CodingKeys: String, CodingKey {
+            case data
+            case hasMore = "has_more"
+        }
+    }
+}
