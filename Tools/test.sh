@@ -4,7 +4,8 @@
 #      with apt-get when missing (as root, or through sudo).
 #   2. PostgreSQL on 127.0.0.1 (Tools/ci/start-postgres.sh, as an unprivileged user), its URL exported as
 #      OPENCAT_TEST_POSTGRES_URL — unless that is already set.
-#   3. `swift test "$@"`: every package's tests and the conformance suite.
+#   3. `swift test "$@"`: every package's tests and the conformance suite (the PyPI package cryptography is
+#      pip-installed first when missing: a CLI test checks Apple offer signatures with it).
 #   4. The browser tests (Tools/ci/browser/README.md): the server's /portal and /console in Chromium (Playwright and
 #      axe-playwright-python, pip-installed when missing), on SQLite then PostgreSQL; screenshots and logs in
 #      .build/browser-artifacts (or $OPENCAT_BROWSER_ARTIFACTS). OPENCAT_BROWSER_TESTS=0 skips them.
@@ -41,6 +42,15 @@ if [ -z "${OPENCAT_TEST_POSTGRES_URL:-}" ]; then
     export OPENCAT_TEST_POSTGRES_URL
 fi
 
+# The PyPI packages the tests use: cryptography (an independent check of Apple offer signatures, during swift test),
+# Playwright and axe-playwright-python (the browser tests, after it).
+if ! python3 -c 'import cryptography, playwright, axe_playwright_python' 2>/dev/null; then
+    echo "test: installing cryptography, playwright and axe-playwright-python (pip)"
+    python3 -m pip install --quiet cryptography playwright axe-playwright-python 2>/dev/null \
+        || python3 -m pip install --quiet --user --break-system-packages cryptography playwright axe-playwright-python \
+        || echo "test: pip could not install cryptography, playwright and axe-playwright-python" >&2
+fi
+
 status=0
 echo "test: swift test $*"
 swift test "$@" || status=1
@@ -48,12 +58,6 @@ swift test "$@" || status=1
 if [ "${OPENCAT_BROWSER_TESTS:-1}" = 0 ]; then
     echo "test: browser tests skipped (OPENCAT_BROWSER_TESTS=0)"
     exit "$status"
-fi
-if ! python3 -c 'import playwright, axe_playwright_python' 2>/dev/null; then
-    echo "test: installing playwright and axe-playwright-python (pip)"
-    python3 -m pip install --quiet playwright axe-playwright-python 2>/dev/null \
-        || python3 -m pip install --quiet --user --break-system-packages playwright axe-playwright-python \
-        || echo "test: pip could not install playwright and axe-playwright-python" >&2
 fi
 echo "test: browser tests (Tools/ci/browser)"
 # The build flags of the test run (so the executables reuse its compiled modules instead of rebuilding them).

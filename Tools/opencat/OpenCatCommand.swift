@@ -15,7 +15,8 @@ struct OpenCatCommand: AsyncParsableCommand {
         discussion: "The reference server is `opencat-server`; release engineering is `opencat-release`.",
         subcommands: [
             ConformanceCommand.self, VerifyCommand.self, MockCommand.self, FixturesCommand.self, KeysCommand.self,
-            LLMKeysCommand.self, StarknetCommand.self, ChippiPayCommand.self, VersionCommand.self,
+            LLMKeysCommand.self, StarknetCommand.self, ChippiPayCommand.self, StoreCommand.self,
+            AppleCommand.self, VersionCommand.self,
         ]
     )
 }

@@ -60,8 +60,10 @@ struct StoreCommandCLITests {
         ) { server in
             let base = server.baseURL.absoluteString
             let refund = try await OpenCatCLI.run(
-                ["store", "refund", "stripe", "--secret-key-file", keyFile, "--payment-intent", Self.intent,
-                 "--base-url", base]
+                [
+                    "store", "refund", "stripe", "--secret-key-file", keyFile, "--payment-intent", Self.intent,
+                    "--base-url", base,
+                ]
             )
             #expect(refund.status == 0, "\(refund.standardError)")
             #expect(refund.standardOutput.contains("\"state\" : \"refunded\""))
@@ -87,8 +89,10 @@ struct StoreCommandCLITests {
             credentials: Self.credentials
         ) { server in
             let refund = try await OpenCatCLI.run(
-                ["store", "refund", "stripe", "--secret-key-file", keyFile, "--payment-intent", Self.intent,
-                 "--base-url", server.baseURL.absoluteString]
+                [
+                    "store", "refund", "stripe", "--secret-key-file", keyFile, "--payment-intent", Self.intent,
+                    "--base-url", server.baseURL.absoluteString,
+                ]
             )
             #expect(refund.status == 2)
             #expect(refund.standardError.contains("alreadyDone"))
@@ -97,8 +101,10 @@ struct StoreCommandCLITests {
 
     @Test func aPartialAmountWithoutACurrencyIsAUsageError() async throws {
         let refund = try await OpenCatCLI.run(
-            ["store", "refund", "stripe", "--secret-key-file", "/nonexistent", "--payment-intent", Self.intent,
-             "--amount", "1.00"]
+            [
+                "store", "refund", "stripe", "--secret-key-file", "/nonexistent", "--payment-intent", Self.intent,
+                "--amount", "1.00",
+            ]
         )
         #expect(refund.status == 64)
     }

@@ -410,7 +410,9 @@ extension OpenCatServerApplication {
     func operatorRefund(store: Store, transaction: String, amount: String) async throws -> String {
         guard let operations = adapters[store] as? any StoreOperations,
             operations.support(for: .refund).isSupported
-        else { throw WebRefusal(.badRequest, "Refunds of \(store.rawValue) purchases are made in the store's own console.") }
+        else {
+            throw WebRefusal(.badRequest, "Refunds of \(store.rawValue) purchases are made in the store's own console.")
+        }
         var money: Money?
         let trimmed = amount.trimmingCharacters(in: .whitespaces)
         if !trimmed.isEmpty {

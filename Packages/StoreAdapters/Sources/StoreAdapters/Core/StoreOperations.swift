@@ -50,7 +50,8 @@ public struct StoreRefundRequest: Sendable, Hashable {
     public init(transactionId: String, amount: Money? = nil, idempotencyKey: String? = nil) {
         self.transactionId = transactionId
         self.amount = amount
-        self.idempotencyKey = idempotencyKey ?? "opencat-refund-\(transactionId)-\(amount.map { "\($0.amount)" } ?? "all")"
+        self.idempotencyKey =
+            idempotencyKey ?? "opencat-refund-\(transactionId)-\(amount.map { "\($0.amount)" } ?? "all")"
     }
 }
 

@@ -84,7 +84,8 @@ extension StripeAdapter: StoreOperations {
         let response = try await http.send(authorizedRequest(request, form: atPeriodEnd), body: body, idempotent: true)
         guard response.status.code == 200 else {
             let apiError = try? JSONDecoder().decode(Stripe.ErrorResponse.self, from: response.body).error
-            if response.status.code == 400, apiError?.code == "resource_missing" || apiError?.type == "invalid_request_error",
+            if response.status.code == 400,
+                apiError?.code == "resource_missing" || apiError?.type == "invalid_request_error",
                 apiError?.message?.contains("canceled") == true
             {
                 throw StoreAdapterError(.alreadyDone, store: .stripe, "the subscription is cancelled already")
