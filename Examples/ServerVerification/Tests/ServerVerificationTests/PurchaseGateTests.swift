@@ -83,6 +83,9 @@ struct PurchaseGateTests {
         (.unauthorized, .serviceError(.unauthorized)),
         (.misconfigured, .serviceError(.misconfigured)),
         (.malformedResponse, .serviceError(.malformedResponse)),
+        // Codes of store operations (refunds, cancellations), not of verifying: still a service error, never an unlock.
+        (.unsupported, .serviceError(.unsupported)),
+        (.alreadyDone, .serviceError(.alreadyDone)),
     ]
 
     @Test(arguments: errorDecisions)
