@@ -1,6 +1,6 @@
 # Shared by run.sh and smoke.sh (sourced from the repository root): the targets and the sanitizer build.
 # shellcheck shell=bash
-FUZZ_TARGETS="apple-jws apple-notification stripe paypal google steam cassette license starknet-rpc"
+FUZZ_TARGETS="apple-jws apple-notification stripe paypal google steam cassette license starknet-rpc apple-receipt"
 FUZZ_SCRATCH="$PWD/.build-fuzz"
 FUZZ_BINARY="$FUZZ_SCRATCH/release/OpenCatFuzz"
 

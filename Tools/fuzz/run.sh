@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Fuzzes one target: Tools/fuzz/run.sh TARGET SECONDS [libFuzzer flags…]
-#   TARGET: apple-jws apple-notification stripe paypal google steam cassette license starknet-rpc (or "all")
+#   TARGET: apple-jws apple-notification stripe paypal google steam cassette license starknet-rpc apple-receipt
+#   (or "all")
 # Builds Tools/fuzz with -sanitize=fuzzer,address into .build-fuzz (its own scratch path: every module is
 # instrumented), writes the target's seed corpus from Fixtures/ into .build-fuzz/corpus/TARGET on first use, then
 # runs libFuzzer on it: -timeout=1 (an input taking over 1 s is a finding), -rss_limit_mb=2048, the target's
@@ -30,7 +31,8 @@ export OPENCAT_FUZZ_TARGET="$TARGET"
 export OPENCAT_FUZZ_APPLE_ROOT="$SCRATCH/corpus/$TARGET.root.der"
 # Seeds on first use (into a temporary folder, moved into place once complete); the App Store targets' corpus is
 # only valid with the root written beside it, so a missing root means new seeds.
-if [ -d "$CORPUS" ] && [[ "$TARGET" == apple-* ]] && [ ! -f "$OPENCAT_FUZZ_APPLE_ROOT" ]; then rm -rf "$CORPUS"; fi
+if [ -d "$CORPUS" ] && [[ "$TARGET" == apple-jws || "$TARGET" == apple-notification ]] \
+  && [ ! -f "$OPENCAT_FUZZ_APPLE_ROOT" ]; then rm -rf "$CORPUS"; fi
 if [ ! -d "$CORPUS" ]; then
   rm -rf "$CORPUS.seeding"
   OPENCAT_FUZZ_SEEDS="$CORPUS.seeding" OPENCAT_FUZZ_REPOSITORY="$ROOT" "$BIN"

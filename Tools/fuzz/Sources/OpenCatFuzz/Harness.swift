@@ -33,6 +33,8 @@ enum FuzzTarget: String, CaseIterable, Sendable {
     case license
     /// A Starknet JSON-RPC answer through the RPC client.
     case starknetRPC = "starknet-rpc"
+    /// A legacy App Store app receipt (PKCS#7 / BER), raw or in base64.
+    case appleReceipt = "apple-receipt"
 }
 
 /// Answers every request with the current input (OAuth token endpoints get a fixed token), so an adapter's whole
@@ -172,7 +174,7 @@ struct Harness: Sendable {
     }
 
     /// Whether the target's entry point is synchronous (run without a task hop).
-    var isSynchronous: Bool { [.cassette, .license].contains(target) }
+    var isSynchronous: Bool { [.cassette, .license, .appleReceipt].contains(target) }
 
     /// One input of a synchronous target.
     func runSynchronously(_ data: Data) {
@@ -183,6 +185,13 @@ struct Harness: Sendable {
             guard let text = String(data: data, encoding: .utf8) else { return }
             _ = try? HumanKey(text)
             _ = try? licenses.verify(text, at: Self.signedDate)
+        case .appleReceipt:
+            // As `opencat apple receipt` reads a file: raw PKCS#7 when it starts with a SEQUENCE, else base64.
+            if data.first == 0x30 {
+                _ = try? AppleLegacyReceipt(der: data)
+            } else {
+                _ = try? AppleLegacyReceipt(base64: String(decoding: data, as: UTF8.self))
+            }
         default:
             break
         }
@@ -259,7 +268,7 @@ struct Harness: Sendable {
                 data,
                 PurchaseProof(store: .steam, kind: .steamOrder, token: Secret("1000000000000001"))
             )
-        case .cassette, .license:
+        case .cassette, .license, .appleReceipt:
             runSynchronously(data)
         case .starknetRPC:
             guard let (mode, rest) = split(data) else { return }

@@ -152,6 +152,8 @@ struct SeedWriter {
                 )
                 try write(Data(try issuer.sign(payload).rawValue.utf8))
             }
+        case .appleReceipt:
+            for seed in ReceiptSeeds.all() { try write(seed) }
         case .starknetRPC:
             let modes = [
                 "starknet_chainId": 0, "starknet_getNonce": 1, "starknet_getTransactionReceipt": 2,
