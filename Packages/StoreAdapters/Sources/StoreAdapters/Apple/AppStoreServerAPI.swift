@@ -13,6 +13,11 @@ struct AppStoreServerAPI: Sendable {
         static let rateLimitExceeded: Int64 = 4_290_000
         static let generalInternal: Int64 = 5_000_000
         static let generalInternalRetryable: Int64 = 5_000_001
+        // Renewal-date extensions (Extend a Subscription Renewal Date; Get Status of … Extensions).
+        static let subscriptionExtensionIneligible: Int64 = 4_030_004
+        static let subscriptionMaxExtension: Int64 = 4_030_005
+        static let familySharedSubscriptionExtensionIneligible: Int64 = 4_030_007
+        static let statusRequestNotFound: Int64 = 4_040_009
     }
 
     let http: StoreHTTP
@@ -44,6 +49,37 @@ struct AppStoreServerAPI: Sendable {
         let response = try await http.send(request)
         guard response.status.code == 200 else { throw error(for: response) }
         return try http.decode(AppStore.StatusResponse.self, from: response.body)
+    }
+
+    /// One call of the App Store Server API: a signed bearer token, `query` appended, `body` sent as JSON.
+    /// - Parameters:
+    ///   - method: the HTTP method.
+    ///   - path: the path below the environment's base URL, percent-encoded (`/inApps/v2/history/…`).
+    ///   - query: query pairs, encoded here.
+    ///   - body: a JSON body (`Content-Type: application/json`).
+    ///   - idempotent: whether a failed attempt may be repeated (Apple's PUT and POST calls carry their own request
+    ///     identifier, or are harmless to repeat).
+    ///   - baseURL: the environment's base URL.
+    /// - Returns: the answer, whatever its status (callers map a non-2xx with ``error(for:)``).
+    func call(
+        _ method: HTTPRequest.Method,
+        _ path: String,
+        query: [(String, String)] = [],
+        body: (any Encodable & Sendable)? = nil,
+        idempotent: Bool? = nil,
+        baseURL: URL
+    ) async throws -> HTTPTransportResponse {
+        var request = try makeRequest(baseURL: baseURL, path: path)
+        request.method = method
+        if !query.isEmpty { request.path = (request.path ?? "") + "?" + APIRequest.query(query) }
+        var data: Data?
+        if let body {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys]
+            data = try encoder.encode(body)
+            request.headerFields[.contentType] = "application/json"
+        }
+        return try await http.send(request, body: data, idempotent: idempotent)
     }
 
     private func makeRequest(baseURL: URL, path: String) throws -> HTTPRequest {
@@ -100,6 +136,49 @@ struct AppStoreServerAPI: Sendable {
                 .invalidProof,
                 store: .apple,
                 "the App Store rejected the transaction id as invalid",
+                storeReason: reason,
+                httpStatus: status
+            )
+        case ErrorCode.subscriptionMaxExtension:
+            // A limit, not "this extension was applied already": Apple extends again for each new request.
+            return StoreAdapterError(
+                .invalidProof,
+                store: .apple,
+                "the subscription has already received the most renewal-date extensions the App Store allows",
+                storeReason: reason,
+                httpStatus: status
+            )
+        case ErrorCode.subscriptionExtensionIneligible:
+            return StoreAdapterError(
+                .invalidProof,
+                store: .apple,
+                "the subscription's state does not allow a renewal-date extension (a free offer, billing retry, an "
+                    + "ended grace period, expired, or two extensions in the past year)",
+                storeReason: reason,
+                httpStatus: status
+            )
+        case ErrorCode.familySharedSubscriptionExtensionIneligible:
+            return StoreAdapterError(
+                .invalidProof,
+                store: .apple,
+                "a Family Sharing member's subscription cannot be extended directly; extend the purchaser's",
+                storeReason: reason,
+                httpStatus: status
+            )
+        case ErrorCode.statusRequestNotFound:
+            return StoreAdapterError(
+                .notFound,
+                store: .apple,
+                "the App Store has no extension request with this product and request identifier",
+                storeReason: reason,
+                httpStatus: status
+            )
+        case let code? where status == 403 && (4_030_000...4_039_999).contains(code):
+            // Apple answers bad credentials with 401; a 403 with an error code refuses the request itself.
+            return StoreAdapterError(
+                .invalidProof,
+                store: .apple,
+                "the App Store refused the request",
                 storeReason: reason,
                 httpStatus: status
             )

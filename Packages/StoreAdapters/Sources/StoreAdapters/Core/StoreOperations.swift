@@ -17,9 +17,37 @@ public struct StoreOperation: RawRepresentable, Sendable, Hashable, Codable, Cus
     public static let refund = StoreOperation(rawValue: "refund")
     /// A subscription cancelled, now or at the end of its period.
     public static let cancelSubscription = StoreOperation(rawValue: "cancel")
+    /// The refunds a customer was given (Apple Get Refund History).
+    public static let refundHistory = StoreOperation(rawValue: "refund-history")
+    /// A subscription's renewal moved later (Apple Extend a Subscription Renewal Date, Google defer).
+    public static let extendSubscription = StoreOperation(rawValue: "extend")
+    /// Every subscriber of a product extended at once, and the request's status (Apple only).
+    public static let extendAllSubscriptions = StoreOperation(rawValue: "extend-all")
+    /// A consumable marked consumed so it can be bought again (Google).
+    public static let consume = StoreOperation(rawValue: "consume")
+    /// A purchase acknowledged so the store does not refund it after three days (Google).
+    public static let acknowledge = StoreOperation(rawValue: "acknowledge")
+    /// A subscription revoked: access ends now and the store refunds it (Google subscriptionsv2 revoke).
+    public static let revoke = StoreOperation(rawValue: "revoke")
+    /// A subscription's billing paused (PayPal suspend).
+    public static let suspendSubscription = StoreOperation(rawValue: "suspend")
+    /// The purchases of an order id from a customer's e-mail receipt (Apple Look Up Order ID).
+    public static let lookUpOrder = StoreOperation(rawValue: "lookup-order")
+    /// The consumption information Apple asks for when a customer requests a refund (Apple only).
+    public static let sendConsumption = StoreOperation(rawValue: "consumption")
+    /// The notifications the store sent or tried to send (Apple Get Notification History).
+    public static let notificationHistory = StoreOperation(rawValue: "notification-history")
+    /// A test notification sent to the server's URL, and its delivery status (Apple only).
+    public static let testNotification = StoreOperation(rawValue: "test-notification")
+    /// The app account token of a purchase set after the fact (Apple Set App Account Token).
+    public static let setAppAccountToken = StoreOperation(rawValue: "set-app-account-token")
 
-    /// The operations every store is asked about.
-    public static let all: [StoreOperation] = [.transactionHistory, .refund, .cancelSubscription]
+    /// The operations every store is asked about, in the order the matrix lists them.
+    public static let all: [StoreOperation] = [
+        .transactionHistory, .refund, .refundHistory, .cancelSubscription, .extendSubscription,
+        .extendAllSubscriptions, .consume, .acknowledge, .revoke, .suspendSubscription, .lookUpOrder,
+        .sendConsumption, .notificationHistory, .testNotification, .setAppAccountToken,
+    ]
 }
 
 /// Whether a store offers an operation, and if not why (the matrix's n.a. with a reason).
@@ -45,13 +73,52 @@ public struct StoreRefundRequest: Sendable, Hashable {
     public var amount: Money?
     /// Makes a repeated request harmless (`Idempotency-Key`, `PayPal-Request-Id`).
     public var idempotencyKey: String
+    /// The purchase to read again afterwards, where the refunded id alone cannot be verified (a Google order id's
+    /// purchase token); `nil` where the store verifies by the refunded id.
+    public var proof: PurchaseProof?
 
     /// A request; by default a full refund keyed by the transaction id.
-    public init(transactionId: String, amount: Money? = nil, idempotencyKey: String? = nil) {
+    public init(
+        transactionId: String,
+        amount: Money? = nil,
+        idempotencyKey: String? = nil,
+        proof: PurchaseProof? = nil
+    ) {
         self.transactionId = transactionId
         self.amount = amount
+        self.proof = proof
         self.idempotencyKey =
             idempotencyKey ?? "opencat-refund-\(transactionId)-\(amount.map { "\($0.amount)" } ?? "all")"
+    }
+}
+
+/// How far to move a subscription's renewal, and why (Apple's `extendByDays` and `extendReasonCode`; Google's
+/// deferral).
+public struct StoreExtension: Sendable, Hashable {
+    /// Why the renewal moves (Apple's `extendReasonCode`).
+    public enum Reason: Int, Sendable, Hashable, CaseIterable {
+        /// Undeclared (0).
+        case undeclared = 0
+        /// Customer satisfaction (1).
+        case customerSatisfaction = 1
+        /// Another reason (2).
+        case other = 2
+        /// A service issue or outage (3).
+        case serviceIssue = 3
+    }
+
+    /// Whole days to add (Apple: 1 to 90).
+    public var days: Int
+    /// Why.
+    public var reason: Reason
+    /// Makes a repeated request harmless (Apple's `requestIdentifier`, a UUID).
+    public var requestIdentifier: String
+
+    /// An extension; by default its request identifier is a fresh UUID.
+    public init(days: Int, reason: Reason = .customerSatisfaction, requestIdentifier: String = UUID().uuidString) {
+        self.days = days
+        self.reason = reason
+        self.requestIdentifier = requestIdentifier.lowercased()
     }
 }
 
@@ -80,6 +147,18 @@ public protocol StoreOperations: StoreAdapter {
     func refund(_ request: StoreRefundRequest) async throws -> VerifiedPurchase
     /// Cancels a subscription, at once or at the end of its period, and returns it as the store now reports it.
     func cancelSubscription(id: String, atPeriodEnd: Bool) async throws -> VerifiedPurchase
+    /// The refunded purchases of the customer a transaction belongs to, newest first, from `cursor` on.
+    func refundHistory(transactionId: String, cursor: String?) async throws -> PurchasePage
+    /// Moves a subscription's renewal later and returns it as the store now reports it.
+    func extendSubscription(_ proof: PurchaseProof, by change: StoreExtension) async throws -> VerifiedPurchase
+    /// Marks a consumable consumed and returns it as the store now reports it.
+    func consume(_ proof: PurchaseProof) async throws -> VerifiedPurchase
+    /// Acknowledges a purchase and returns it as the store now reports it.
+    func acknowledge(_ proof: PurchaseProof) async throws -> VerifiedPurchase
+    /// Revokes a subscription (access ends, the store refunds it) and returns it as the store now reports it.
+    func revoke(_ proof: PurchaseProof) async throws -> VerifiedPurchase
+    /// Suspends a subscription's billing and returns it as the store now reports it.
+    func suspendSubscription(id: String, reason: String) async throws -> VerifiedPurchase
 }
 
 extension StoreOperations {
@@ -101,6 +180,34 @@ extension StoreOperations {
     /// Throws ``StoreAdapterError/Code/unsupported``.
     public func cancelSubscription(id: String, atPeriodEnd: Bool) async throws -> VerifiedPurchase {
         throw unsupported(.cancelSubscription)
+    }
+
+    /// Throws ``StoreAdapterError/Code/unsupported``.
+    public func refundHistory(transactionId: String, cursor: String?) async throws -> PurchasePage {
+        throw unsupported(.refundHistory)
+    }
+
+    /// Throws ``StoreAdapterError/Code/unsupported``.
+    public func extendSubscription(_ proof: PurchaseProof, by change: StoreExtension) async throws
+        -> VerifiedPurchase
+    {
+        throw unsupported(.extendSubscription)
+    }
+
+    /// Throws ``StoreAdapterError/Code/unsupported``.
+    public func consume(_ proof: PurchaseProof) async throws -> VerifiedPurchase { throw unsupported(.consume) }
+
+    /// Throws ``StoreAdapterError/Code/unsupported``.
+    public func acknowledge(_ proof: PurchaseProof) async throws -> VerifiedPurchase {
+        throw unsupported(.acknowledge)
+    }
+
+    /// Throws ``StoreAdapterError/Code/unsupported``.
+    public func revoke(_ proof: PurchaseProof) async throws -> VerifiedPurchase { throw unsupported(.revoke) }
+
+    /// Throws ``StoreAdapterError/Code/unsupported``.
+    public func suspendSubscription(id: String, reason: String) async throws -> VerifiedPurchase {
+        throw unsupported(.suspendSubscription)
     }
 
     /// The error for an operation the store does not offer, with the reason ``support(for:)`` gives.

@@ -130,7 +130,7 @@ public struct SteamAdapter: StoreAdapter {
     // MARK: - ISteamMicroTxn calls
 
     /// Reads an order, with the response's HTTP `Date` (Steam's time; `nil` when absent or unreadable).
-    private func queryTxn(parameter: String, id: String) async throws -> (QueryTxnParams, Date?) {
+    func queryTxn(parameter: String, id: String) async throws -> (QueryTxnParams, Date?) {
         let query = "appid=\(configuration.appId)&\(parameter)=\(id)"
         let request = makeRequest(.get, method: "QueryTxn/v3/", query: query)
         let (body, date) = try await call(request, body: nil, method: .queryTxn, as: QueryTxnParams.self)

@@ -30,6 +30,7 @@ enum SteamErrorCode {
     enum Method: String, Sendable {
         case queryTxn = "QueryTxn"
         case finalizeTxn = "FinalizeTxn"
+        case refundTxn = "RefundTxn"
         case getUserAgreementInfo = "GetUserAgreementInfo"
         case cancelAgreement = "CancelAgreement"
         case processAgreement = "ProcessAgreement"

@@ -6,11 +6,21 @@ import OpenCatCore
 /// (`GET /v1/payment_intents?customer=`), and cancelling a subscription (`DELETE /v1/subscriptions/{id}`, or
 /// `cancel_at_period_end`). Each returns the purchase as Stripe reports it afterwards, mapped as ``verify(_:)`` maps it.
 extension StripeAdapter: StoreOperations {
-    /// Stripe offers all three.
+    /// Stripe offers history, refunds and cancelling; the rest with the reason the matrix prints.
     public func support(for operation: StoreOperation) -> StoreOperationSupport {
         switch operation {
         case .transactionHistory, .refund, .cancelSubscription: .supported
-        default: .unsupported("Stripe has no \(operation) operation")
+        case .refundHistory:
+            .unsupported("Stripe lists a PaymentIntent's refunds on the charge itself, which verify reads")
+        case .extendSubscription:
+            .unsupported("Stripe moves a renewal by a trial or billing-cycle anchor change, not an extension call")
+        case .extendAllSubscriptions: .unsupported("Stripe has no mass extension")
+        case .consume: .unsupported("a Stripe payment has nothing to consume")
+        case .acknowledge: .unsupported("a Stripe payment needs no acknowledgement")
+        case .revoke: .unsupported("Stripe cancels immediately and refunds separately (cancel, refund)")
+        case .suspendSubscription:
+            .unsupported("Stripe pauses collection through subscription updates, not offered here")
+        default: .unsupported("only the App Store offers \(operation)")
         }
     }
 
@@ -82,17 +92,32 @@ extension StripeAdapter: StoreOperations {
         request.headerFields[HTTPField.Name("Idempotency-Key")!] = "opencat-cancel-\(id)-\(atPeriodEnd)"
         let body = atPeriodEnd ? Data("cancel_at_period_end=true".utf8) : nil
         let response = try await http.send(authorizedRequest(request, form: atPeriodEnd), body: body, idempotent: true)
+        let proof = PurchaseProof(store: .stripe, kind: .stripeSubscription, token: Secret(id))
         guard response.status.code == 200 else {
             let apiError = try? JSONDecoder().decode(Stripe.ErrorResponse.self, from: response.body).error
+            let alreadyDone = StoreAdapterError(
+                .alreadyDone,
+                store: .stripe,
+                "the subscription is cancelled already",
+                storeReason: apiError?.code,
+                httpStatus: response.status.code
+            )
             if response.status.code == 400,
                 apiError?.code == "resource_missing" || apiError?.type == "invalid_request_error",
                 apiError?.message?.contains("canceled") == true
             {
-                throw StoreAdapterError(.alreadyDone, store: .stripe, "the subscription is cancelled already")
+                throw alreadyDone
+            }
+            // Deleting a subscription cancelled already answers 404 resource_missing although it can still be
+            // read: tell "cancelled already" from "never existed" by reading it.
+            if !atPeriodEnd, response.status.code == 404, apiError?.code == "resource_missing",
+                let current = try? await verify(proof), current.state == .expired || !current.willRenew
+            {
+                throw alreadyDone
             }
             throw error(for: response, resource: "subscription")
         }
-        return try await verify(PurchaseProof(store: .stripe, kind: .stripeSubscription, token: Secret(id)))
+        return try await verify(proof)
     }
 
     /// An exact amount in the currency's minor units (Stripe's exponents).
