@@ -17,6 +17,15 @@ public struct ConformanceEnvironment: Sendable {
     /// The HTTP client to give the adapter: real loopback transport, the suite's retry policy and test clock.
     public var httpClient: HTTPClient
 
+    /// An environment (the suite makes one per case; an adapter author's test may make one to build an adapter).
+    public init(baseURL: URL, config: [String: JSONValue], credentials: ConformanceCredentials, httpClient: HTTPClient)
+    {
+        self.baseURL = baseURL
+        self.config = config
+        self.credentials = credentials
+        self.httpClient = httpClient
+    }
+
     /// A config string, or a ``ConformanceError`` naming the key.
     public func string(_ key: String) throws -> String {
         guard let value = config[key]?.stringValue else { throw ConformanceError("config.\(key): expected a string") }

@@ -44,8 +44,11 @@ public enum ConformanceSections {
     /// Folder name and title, in the order the report lists them.
     public static let all: [(name: String, title: String)] = [
         ("keyserver", "Key server"), ("llmkeys", "LLM keys"), ("chippipay", "ChippiPay"),
-        ("server", "Reference server"),
+        ("server", "Reference server"), ("operations", "Store operations"),
     ]
+
+    /// The section whose cassettes name one of the five stores (and its scenarios, not the matrix's).
+    public static let operations = "operations"
 
     /// The adapter a section's cassettes run with.
     public static func adapter(_ name: String, _ section: SectionCredentials) -> ConformanceAdapterFactory? {
@@ -56,6 +59,13 @@ public enum ConformanceSections {
         case "server": .server(section)
         default: nil
         }
+    }
+
+    /// The adapters a section's cassettes run with: the one of ``adapter(_:_:)``, or for `operations` the five
+    /// stores' adapters driven through their ``StoreOperations``.
+    public static func adapters(_ name: String, _ section: SectionCredentials) -> [ConformanceAdapterFactory] {
+        if name == operations { return ConformanceAdapterFactory.builtIn.map(ConformanceAdapterFactory.operations) }
+        return adapter(name, section).map { [$0] } ?? []
     }
 
     /// The store a section's cassettes name in their `store` field, by folder name: its adapter's store (so a new
@@ -75,19 +85,20 @@ public enum ConformanceSections {
         in fixtures: URL,
         extraCassettes: [URL] = [],
         parallelism: Int = 1,
+        stores: Set<String> = [],
         scenarios: Set<String> = [],
         section: SectionCredentials = SectionCredentials()
     ) throws -> ConformanceSuite? {
         let folder = fixtures.appendingPathComponent(name)
         let catalogue = folder.appendingPathComponent("scenarios.json")
-        guard FileManager.default.fileExists(atPath: catalogue.path), let adapter = adapter(name, section) else {
-            return nil
-        }
+        let adapters = adapters(name, section)
+        guard FileManager.default.fileExists(atPath: catalogue.path), !adapters.isEmpty else { return nil }
         return try ConformanceSuite(
             catalogue: ScenarioCatalogue.load(from: catalogue),
             cassetteFolders: [folder],
             cassetteFiles: extraCassettes,
-            adapters: [adapter],
+            adapters: adapters,
+            stores: stores,
             scenarios: scenarios,
             parallelism: parallelism,
             credentials: section.applied(to: ConformanceCredentials())

@@ -31,11 +31,14 @@ public struct ExtraCassettes: Sendable {
     ///   - folders: the extra folders.
     ///   - matrixStores: the stores the matrix has an adapter for.
     ///   - sectionNames: the sections' folder names (default: every one of ``ConformanceSections/all``).
+    ///   - sectionScenarios: section → the scenarios it reads whatever store a cassette names (the `operations`
+    ///     section's cassettes name the five stores): such a cassette goes to that section, not the matrix.
     /// - Throws: ``ConformanceError`` when a folder is not a folder or cannot be listed.
     public init(
         folders: [URL],
         matrixStores: Set<String>,
-        sectionNames: [String] = ConformanceSections.all.map(\.name)
+        sectionNames: [String] = ConformanceSections.all.map(\.name),
+        sectionScenarios: [String: Set<String>] = [:]
     ) throws {
         let sectionStores = Dictionary(
             sectionNames.compactMap { name in ConformanceSections.store(ofSection: name).map { ($0.rawValue, name) } },
@@ -50,11 +53,13 @@ public struct ExtraCassettes: Sendable {
                 throw ConformanceError("\(folder.path): cannot list the folder of cassettes")
             }
             for file in files {
-                guard let store = Self.declaredStore(of: file) else {
+                guard let (store, scenario) = Self.declaredStoreAndScenario(of: file) else {
                     matrix.append(file)
                     continue
                 }
-                if matrixStores.contains(store) {
+                if let section = sectionScenarios.first(where: { $0.value.contains(scenario) })?.key {
+                    sections[section, default: []].append(file)
+                } else if matrixStores.contains(store) {
                     matrix.append(file)
                 } else if let section = sectionStores[store] {
                     sections[section, default: []].append(file)
@@ -72,8 +77,18 @@ public struct ExtraCassettes: Sendable {
     /// The cassette's top-level `store`, or nil when the file is not a JSON object with a string there (the loader
     /// then says why, naming the field).
     public static func declaredStore(of file: URL) -> String? {
-        struct Head: Decodable { var store: String }
-        guard let data = try? Cassette.readFile(at: file) else { return nil }
-        return try? JSONDecoder().decode(Head.self, from: data).store
+        declaredStoreAndScenario(of: file)?.store
+    }
+
+    /// The cassette's top-level `store` and `scenario` (an empty scenario when it has none).
+    static func declaredStoreAndScenario(of file: URL) -> (store: String, scenario: String)? {
+        struct Head: Decodable {
+            var store: String
+            var scenario: String?
+        }
+        guard let data = try? Cassette.readFile(at: file),
+            let head = try? JSONDecoder().decode(Head.self, from: data)
+        else { return nil }
+        return (head.store, head.scenario ?? "")
     }
 }

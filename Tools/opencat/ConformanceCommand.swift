@@ -59,9 +59,14 @@ struct ConformanceCommand: AsyncParsableCommand {
                 from: cataloguePath.map { URL(fileURLWithPath: $0) }
                     ?? fixtures.appendingPathComponent("scenarios.json")
             )
+            let operations = fixtures.appendingPathComponent(ConformanceSections.operations + "/scenarios.json")
+            let operationScenarios =
+                FileManager.default.fileExists(atPath: operations.path)
+                ? Set(try ScenarioCatalogue.load(from: operations).scenarios.map(\.id)) : []
             extra = try ExtraCassettes(
                 folders: extraFixtures.map { URL(fileURLWithPath: $0) },
-                matrixStores: Set(ConformanceAdapterFactory.builtIn.map(\.store.rawValue))
+                matrixStores: Set(ConformanceAdapterFactory.builtIn.map(\.store.rawValue)),
+                sectionScenarios: [ConformanceSections.operations: operationScenarios]
             )
             suite = try ConformanceSuite(
                 catalogue: catalogue,
@@ -83,7 +88,11 @@ struct ConformanceCommand: AsyncParsableCommand {
         // The workspace's sections (key server, LLM keys, ChippiPay, reference server), when selected (or when
         // nothing is), each with its share of the --fixtures cassettes.
         for (name, title) in ConformanceSections.all {
-            guard stores.isEmpty || stores.contains(name) else { continue }
+            // The operations section runs the five stores: --store picks among them, as in the matrix.
+            let isOperations = name == ConformanceSections.operations
+            let matrixStores = Set(ConformanceAdapterFactory.builtIn.map(\.store.rawValue))
+            guard stores.isEmpty || stores.contains(name) || (isOperations && !matrixStores.isDisjoint(with: stores))
+            else { continue }
             let extraCassettes = extra.sections[name] ?? []
             guard
                 let section = try ConformanceSections.suite(
@@ -91,6 +100,7 @@ struct ConformanceCommand: AsyncParsableCommand {
                     in: fixtures,
                     extraCassettes: extraCassettes,
                     parallelism: parallel,
+                    stores: isOperations ? Set(stores) : [],
                     scenarios: Set(scenarios)
                 )
             else {

@@ -3,6 +3,7 @@ import Foundation
 import MockStores
 import MockStoresServer
 import OpenCatConformance
+import OpenCatConformanceSections
 import OpenCatCore
 
 /// `opencat fixtures …`: work with cassettes.
@@ -82,7 +83,12 @@ struct FixturesLint: AsyncParsableCommand {
         coverage: Bool,
         skipping: (String) -> Bool
     ) throws -> ([String], Int) {
-        let suite = try ConformanceSuite(catalogue: catalogue, cassetteFolders: [fixtures])
+        // The sections' credentials: the key server's and reference server's cassettes hold licences the run signs.
+        let suite = try ConformanceSuite(
+            catalogue: catalogue,
+            cassetteFolders: [fixtures],
+            credentials: SectionCredentials().applied(to: ConformanceCredentials())
+        )
         var problems: [String] = []
         var present: Set<String> = []
         let files = try Cassette.cassetteFiles(in: fixtures).filter {

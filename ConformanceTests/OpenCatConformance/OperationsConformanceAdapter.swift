@@ -1,0 +1,214 @@
+import Foundation
+public import OpenCatCore
+public import StoreAdapters
+
+/// Runs a store's ``StoreOperations`` from cassettes (the matrix's `operations` section): the cassette's `input.kind`
+/// names the operation (a ``StoreOperation`` raw value), `input.token` the id it acts on, and `input.context` its
+/// parameters. Each result is reported as a ``VerifiedPurchase`` so the section compares it as the verification
+/// matrix does:
+/// - an operation that changes or reads a purchase: that purchase, as the store reports it afterwards;
+/// - a page (history, refund history, an order's purchases): `transactionId` of the first item (the input token when
+///   the page is empty), `quantity` the number of items, `storeStatus` `next=<cursor>` or `last`;
+/// - an answer without a purchase (consumption information, an app account token): `storeStatus` `accepted`;
+/// - Apple's mass extension: `storeStatus` `complete=<bool>`, `quantity` the subscriptions extended;
+/// - Apple's test notification: `transactionId` the test token, `storeStatus` the last send attempt's result (or
+///   `pending`).
+///
+/// Context keys: `proofKind`, `proofToken`, `amount` + `currency`, `idempotencyKey`, `atPeriodEnd`, `days`,
+/// `reason`, `requestIdentifier`, `cursor`, `limit`, `suspendReason`, `appAccountToken`, `startDate`/`endDate`
+/// (milliseconds), `notificationType`, `notificationSubtype`, `onlyFailures`, `storefronts`; consumption
+/// information takes Apple's field names.
+public struct OperationsConformanceAdapter: StoreAdapter {
+    /// The store of the adapter it drives.
+    public var store: Store { operations.store }
+    /// The adapter under test.
+    public let operations: any StoreOperations
+    let clock: any WallClock
+
+    /// Wraps an adapter that offers operations.
+    public init(operations: any StoreOperations, clock: any WallClock) {
+        self.operations = operations
+        self.clock = clock
+    }
+
+    /// Performs the operation the proof names and reports its result.
+    public func verify(_ proof: PurchaseProof) async throws -> VerifiedPurchase {
+        let operation = StoreOperation(rawValue: proof.kind.rawValue)
+        let token = proof.token.revealed
+        let context = proof.context
+        switch operation {
+        case .transactionHistory:
+            let limit = try context["limit"].map { try Self.integer($0, "limit") } ?? 50
+            return page(
+                try await operations.transactionHistory(customer: token, cursor: context["cursor"], limit: limit),
+                token
+            )
+        case .refund:
+            var amount: Money?
+            if let value = context["amount"] {
+                guard let currency = context["currency"], let money = Money(decimalString: value, currency: currency)
+                else { throw invalid("context.amount and context.currency: an exact amount and an ISO currency") }
+                amount = money
+            }
+            let target = context["proofKind"].map { kind in
+                PurchaseProof(
+                    store: store,
+                    kind: .init(rawValue: kind),
+                    token: Secret(context["proofToken"] ?? token),
+                    productId: proof.productId
+                )
+            }
+            let request = StoreRefundRequest(
+                transactionId: token,
+                amount: amount,
+                idempotencyKey: context["idempotencyKey"],
+                proof: target
+            )
+            return try await operations.refund(request)
+        case .refundHistory:
+            return page(try await operations.refundHistory(transactionId: token, cursor: context["cursor"]), token)
+        case .cancelSubscription:
+            return try await operations.cancelSubscription(id: token, atPeriodEnd: context["atPeriodEnd"] == "true")
+        case .extendSubscription:
+            return try await operations.extendSubscription(try target(proof), by: try change(context))
+        case .consume:
+            return try await operations.consume(try target(proof))
+        case .acknowledge:
+            return try await operations.acknowledge(try target(proof))
+        case .revoke:
+            return try await operations.revoke(try target(proof))
+        case .suspendSubscription:
+            return try await operations.suspendSubscription(id: token, reason: context["suspendReason"] ?? "")
+        default:
+            return try await appleOnly(operation, proof)
+        }
+    }
+
+    /// The App Store's own operations.
+    private func appleOnly(_ operation: StoreOperation, _ proof: PurchaseProof) async throws -> VerifiedPurchase {
+        guard let apple = operations as? AppleStoreAdapter else {
+            guard operations.support(for: operation).isSupported else { throw operations.unsupported(operation) }
+            throw invalid("kind: '\(operation)' is not an operation this section runs")
+        }
+        let token = proof.token.revealed
+        let context = proof.context
+        switch operation {
+        case .extendAllSubscriptions:
+            guard let productId = proof.productId else { throw invalid("productId: the product to extend") }
+            let storefronts = context["storefronts"].map { $0.split(separator: ",").map(String.init) } ?? []
+            let id = try await apple.extendAllSubscriptions(
+                productId: productId,
+                by: try change(context),
+                storefrontCountryCodes: storefronts
+            )
+            let status = try await apple.massExtensionStatus(productId: productId, requestIdentifier: id)
+            return result(id, status: "complete=\(status.complete)", quantity: status.succeededCount ?? 0)
+        case .lookUpOrder:
+            let purchases = try await apple.lookUpOrder(orderId: token)
+            return page(PurchasePage(purchases: purchases, nextCursor: nil), token)
+        case .sendConsumption:
+            var fields = context
+            fields.removeValue(forKey: "proofKind")
+            try await apple.sendConsumptionInformation(
+                transactionId: token,
+                try AppStore.ConsumptionRequest(fields: fields)
+            )
+            return result(token, status: "accepted", quantity: 1)
+        case .notificationHistory:
+            guard let start = context["startDate"].flatMap(Self.date), let end = context["endDate"].flatMap(Self.date)
+            else { throw invalid("context.startDate and context.endDate: milliseconds since 1970") }
+            let query = AppStore.NotificationHistoryRequest(
+                startDate: start,
+                endDate: end,
+                notificationType: context["notificationType"],
+                notificationSubtype: context["notificationSubtype"],
+                transactionId: context["transactionId"],
+                onlyFailures: context["onlyFailures"].map { $0 == "true" }
+            )
+            let history = try await apple.notificationHistory(query, paginationToken: context["cursor"])
+            return result(
+                history.entries.first?.notificationUUID ?? token,
+                status: history.nextCursor.map { "next=\($0)" } ?? "last",
+                quantity: history.entries.count
+            )
+        case .testNotification:
+            let testToken = token == "-" ? try await apple.requestTestNotification() : token
+            let status = try await apple.testNotificationStatus(token: testToken)
+            return result(testToken, status: status.sendAttempts.last?.sendAttemptResult ?? "pending", quantity: 1)
+        case .setAppAccountToken:
+            guard let value = context["appAccountToken"], let uuid = UUID(uuidString: value) else {
+                throw invalid("context.appAccountToken: a UUID")
+            }
+            try await apple.setAppAccountToken(originalTransactionId: token, appAccountToken: uuid)
+            return result(token, status: "accepted", quantity: 1)
+        default:
+            throw invalid("kind: '\(operation)' is not an operation this section runs")
+        }
+    }
+
+    private func target(_ proof: PurchaseProof) throws -> PurchaseProof {
+        guard let kind = proof.context["proofKind"] else { throw invalid("context.proofKind: the proof's kind") }
+        var target = proof
+        target.kind = .init(rawValue: kind)
+        if let token = proof.context["proofToken"] { target.token = Secret(token) }
+        return target
+    }
+
+    private func change(_ context: [String: String]) throws -> StoreExtension {
+        let days = try Self.integer(context["days"] ?? "", "days")
+        let code = try context["reason"].map { try Self.integer($0, "reason") } ?? 1
+        guard let reason = StoreExtension.Reason(rawValue: code) else { throw invalid("context.reason: 0 to 3") }
+        return StoreExtension(days: days, reason: reason, requestIdentifier: context["requestIdentifier"] ?? "")
+    }
+
+    private func page(_ page: PurchasePage, _ token: String) -> VerifiedPurchase {
+        guard var first = page.purchases.first else {
+            return result(token, status: page.nextCursor.map { "next=\($0)" } ?? "last", quantity: 0)
+        }
+        first.quantity = page.purchases.count
+        first.storeStatus = page.nextCursor.map { "next=\($0)" } ?? "last"
+        return first
+    }
+
+    private func result(_ id: String, status: String, quantity: Int) -> VerifiedPurchase {
+        VerifiedPurchase(
+            store: store,
+            transactionId: id,
+            productId: "-",
+            purchaseDate: clock.currentDate,
+            state: .active,
+            environment: .production,
+            quantity: quantity,
+            storeStatus: status
+        )
+    }
+
+    private func invalid(_ message: String) -> StoreAdapterError {
+        StoreAdapterError(.invalidProof, store: store, "operations cassette input: \(message)")
+    }
+
+    private static func integer(_ text: String, _ name: String) throws -> Int {
+        guard let value = Int(text) else {
+            throw ConformanceError("input.context.\(name): expected a whole number")
+        }
+        return value
+    }
+
+    private static func date(_ text: String) -> Date? {
+        Int64(text).map { Date(timeIntervalSince1970: TimeInterval($0) / 1000) }
+    }
+}
+
+extension ConformanceAdapterFactory {
+    /// The operations of the adapter `base` builds (the `operations` section): the same configuration from the
+    /// cassette's `config`, driven by ``OperationsConformanceAdapter``. An adapter that does not adopt
+    /// ``StoreOperations`` fails every case with a ``ConformanceError`` saying so.
+    public static func operations(_ base: ConformanceAdapterFactory) -> ConformanceAdapterFactory {
+        ConformanceAdapterFactory(store: base.store) { environment in
+            guard let operations = try base.make(environment) as? any StoreOperations else {
+                throw ConformanceError("the \(base.store) adapter does not adopt StoreOperations")
+            }
+            return OperationsConformanceAdapter(operations: operations, clock: environment.httpClient.clock)
+        }
+    }
+}
