@@ -8,17 +8,25 @@ import StoreAdapters
 struct StoreCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "store",
-        abstract: "Act on purchases at their store (refund, cancel, history) and print the result as JSON.",
+        abstract:
+            "Act on purchases at their store (refund, cancel, extend, consume, history, …) and print the result as JSON.",
         discussion: """
             The credential flags are verify's: secrets are read from files, never from arguments. A store that does \
             not offer an operation says so (exit 2, code unsupported).
             """,
-        subcommands: [StoreRefund.self, StoreHistory.self, StoreCancel.self]
+        subcommands: [
+            StoreHistory.self, StoreRefund.self, StoreCancel.self, StoreExtend.self, StoreExtendAll.self,
+            StoreConsume.self, StoreAcknowledge.self, StoreRevoke.self, StoreSuspend.self, StoreLookupOrder.self,
+            StoreConsumption.self, StoreNotificationHistory.self, StoreTestNotification.self,
+            StoreSetAppAccountToken.self,
+        ]
     )
 }
 
 /// The Stripe credentials every `opencat store … stripe` takes (as `opencat verify stripe`).
-struct StripeCredentialOptions: ParsableArguments {
+struct StripeCredentialOptions: StoreCredentialOptions {
+    static var store: Store { .stripe }
+
     @Option(name: .customLong("secret-key-file"), help: "File holding the secret key (sk_…/rk_…).")
     var secretKeyFile: String
 
@@ -31,6 +39,17 @@ struct StripeCredentialOptions: ParsableArguments {
             ["secretKeyFile": .string(secretKeyFile), "baseURL": baseURL.map(JSONValue.string)]
         )
     }
+
+    func operations() throws -> any StoreOperations { try adapter() }
+
+    func proof(_ target: PurchaseTarget, for operation: StoreOperation) throws -> PurchaseProof {
+        PurchaseProof(
+            store: .stripe,
+            kind: .stripePaymentIntent,
+            token: try target.token(),
+            productId: target.productId
+        )
+    }
 }
 
 /// `opencat store refund stripe`.
@@ -38,7 +57,10 @@ struct StoreRefund: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "refund",
         abstract: "Refund a purchase, in full or in part.",
-        subcommands: [StoreRefundStripe.self]
+        subcommands: [
+            StoreRefundStripe.self, StoreRefundOn<GoogleOperationCredentials>.self,
+            StoreRefundOn<PayPalOperationCredentials>.self, StoreRefundOn<SteamOperationCredentials>.self,
+        ]
     )
 }
 
@@ -75,75 +97,125 @@ struct StoreRefundStripe: AsyncParsableCommand {
     }
 }
 
-/// `opencat store history stripe`.
+/// `opencat store history <store>`.
 struct StoreHistory: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "history",
         abstract: "List a customer's purchases, a page at a time.",
-        subcommands: [StoreHistoryStripe.self]
+        subcommands: [
+            StoreHistoryOn<StripeCredentialOptions>.self, StoreHistoryOn<AppleOperationCredentials>.self,
+            StoreHistoryOn<PayPalOperationCredentials>.self, StoreHistoryOn<SteamOperationCredentials>.self,
+        ]
     )
 }
 
-struct StoreHistoryStripe: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "stripe",
-        abstract: "List a Stripe customer's PaymentIntents for OpenCat products."
-    )
-
-    @OptionGroup var credentials: StripeCredentialOptions
-
-    @Option(name: .customLong("customer"), help: "The customer id (cus_…).")
-    var customer: String
-
-    @Option(name: .customLong("after"), help: "The cursor a previous page printed (nextCursor).")
-    var after: String?
-
-    @Option(name: .customLong("limit"), help: "At most this many per page (1…100).")
-    var limit: Int = 20
-
-    struct Page: Encodable {
-        var purchases: [VerifiedPurchase]
-        var nextCursor: String?
-    }
-
-    func validate() throws {
-        guard (1...100).contains(limit) else { throw ValidationError("--limit is 1…100") }
-    }
-
-    func run() async throws {
-        let adapter = try credentials.adapter()
-        try await VerifyOutput.run {
-            let page = try await adapter.transactionHistory(customer: customer, cursor: after, limit: limit)
-            return Page(purchases: page.purchases, nextCursor: page.nextCursor)
-        }
-    }
-}
-
-/// `opencat store cancel stripe`.
+/// `opencat store cancel <store>`.
 struct StoreCancel: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "cancel",
         abstract: "Cancel a subscription, at once or at the end of its period.",
-        subcommands: [StoreCancelStripe.self]
+        subcommands: [
+            StoreCancelOn<StripeCredentialOptions>.self, StoreCancelOn<GoogleOperationCredentials>.self,
+            StoreCancelOn<PayPalOperationCredentials>.self, StoreCancelOn<SteamOperationCredentials>.self,
+        ]
     )
 }
 
-struct StoreCancelStripe: AsyncParsableCommand {
+/// `opencat store extend <store>`.
+struct StoreExtend: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "stripe",
-        abstract: "Cancel a Stripe subscription, then print it as Stripe reports it."
+        commandName: "extend",
+        abstract: "Move a subscription's renewal later (App Store extension, Google Play deferral).",
+        subcommands: [StoreExtendOn<AppleOperationCredentials>.self, StoreExtendOn<GoogleOperationCredentials>.self]
     )
+}
 
-    @OptionGroup var credentials: StripeCredentialOptions
+/// `opencat store extend-all apple`.
+struct StoreExtendAll: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "extend-all",
+        abstract: "Extend every subscriber of a product (App Store only).",
+        subcommands: [StoreExtendAllApple.self]
+    )
+}
 
-    @Option(name: .customLong("subscription"), help: "The subscription id (sub_…).")
-    var subscription: String
+/// `opencat store consume google`.
+struct StoreConsume: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "consume",
+        abstract: "Mark a consumable consumed so it can be bought again (Google Play).",
+        subcommands: [StoreProofOperationOn<GoogleOperationCredentials, ConsumeVerb>.self]
+    )
+}
 
-    @Flag(name: .customLong("at-period-end"), help: "Cancel when the paid period ends instead of now.")
-    var atPeriodEnd = false
+/// `opencat store acknowledge google`.
+struct StoreAcknowledge: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "acknowledge",
+        abstract: "Acknowledge a purchase so the store does not refund it (Google Play).",
+        subcommands: [StoreProofOperationOn<GoogleOperationCredentials, AcknowledgeVerb>.self]
+    )
+}
 
-    func run() async throws {
-        let adapter = try credentials.adapter()
-        try await VerifyOutput.run { try await adapter.cancelSubscription(id: subscription, atPeriodEnd: atPeriodEnd) }
-    }
+/// `opencat store revoke google`.
+struct StoreRevoke: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "revoke",
+        abstract: "Revoke a subscription: access ends now and the store refunds it (Google Play).",
+        subcommands: [StoreProofOperationOn<GoogleOperationCredentials, RevokeVerb>.self]
+    )
+}
+
+/// `opencat store suspend paypal`.
+struct StoreSuspend: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "suspend",
+        abstract: "Suspend a subscription's billing (PayPal).",
+        subcommands: [StoreSuspendOn<PayPalOperationCredentials>.self]
+    )
+}
+
+/// `opencat store lookup-order apple`.
+struct StoreLookupOrder: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "lookup-order",
+        abstract: "The purchases of an order id from a customer's e-mail receipt (App Store only).",
+        subcommands: [StoreLookupOrderApple.self]
+    )
+}
+
+/// `opencat store test-notification apple`.
+struct StoreTestNotification: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "test-notification",
+        abstract: "Request a test notification and read its delivery (App Store only).",
+        subcommands: [StoreTestNotificationApple.self]
+    )
+}
+
+/// `opencat store consumption apple`.
+struct StoreConsumption: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "consumption",
+        abstract: "Send consumption information about a refund request (App Store only).",
+        subcommands: [StoreConsumptionApple.self]
+    )
+}
+
+/// `opencat store notification-history apple`.
+struct StoreNotificationHistory: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "notification-history",
+        abstract: "The notifications the store sent or tried to send (App Store only).",
+        subcommands: [StoreNotificationHistoryApple.self]
+    )
+}
+
+/// `opencat store set-app-account-token apple`.
+struct StoreSetAppAccountToken: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "set-app-account-token",
+        abstract: "Link a purchase to an account after the fact (App Store only).",
+        subcommands: [StoreSetAppAccountTokenApple.self]
+    )
 }
