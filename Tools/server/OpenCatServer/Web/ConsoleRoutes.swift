@@ -244,35 +244,57 @@ extension OpenCatServerApplication {
             ])
         }
         context["entitlements"] = entitlements
-        var purchases: [[String: Any]] = subscriber.transactions.map { transaction in
+        let path = APIRequest.percentEncoded(userId)
+        func row(
+            _ store: String,
+            _ transactionId: String,
+            _ product: String,
+            _ date: String,
+            _ state: String,
+            _ reverifiable: Bool,
+            extendable: Bool = false
+        ) -> [String: Any] {
             [
-                "store": transaction.store.rawValue, "transactionId": transaction.transactionId,
-                "productId": transaction.productId, "date": transaction.purchaseDate.formatted(.iso8601),
-                "state": transaction.status.rawValue,
-                "reverifiable": [.stripe, .paypal].contains(transaction.store), "csrf": signedIn.csrf,
-                "refundable": refundable(transaction.store.rawValue, transaction.transactionId),
-                "path": APIRequest.percentEncoded(userId),
+                "store": store, "transactionId": transactionId, "productId": product, "date": date, "state": state,
+                "reverifiable": reverifiable, "refundable": refundable(store, transactionId),
+                "extendable": extendable && self.extendable(store), "csrf": signedIn.csrf, "path": path,
             ]
         }
+        var purchases = subscriber.transactions.map { transaction in
+            row(
+                transaction.store.rawValue,
+                transaction.transactionId,
+                transaction.productId,
+                transaction.purchaseDate.formatted(.iso8601),
+                transaction.status.rawValue,
+                [.stripe, .paypal].contains(transaction.store),
+                extendable: transaction.expirationDate != nil
+            )
+        }
         for order in try await ledger.webOrders(of: userId) {
-            purchases.append([
-                "store": order.store, "transactionId": order.transactionId ?? order.reference,
-                "productId": "\(order.productId) × \(order.quantity) (web, \(order.amount) \(order.currency))",
-                "date": order.createdAt.formatted(.iso8601), "state": order.state,
-                "reverifiable": order.transactionId != nil, "csrf": signedIn.csrf,
-                "refundable": refundable(order.store, order.transactionId ?? ""),
-                "path": APIRequest.percentEncoded(userId),
-            ])
+            purchases.append(
+                row(
+                    order.store,
+                    order.transactionId ?? order.reference,
+                    "\(order.productId) × \(order.quantity) (web, \(order.amount) \(order.currency))",
+                    order.createdAt.formatted(.iso8601),
+                    order.state,
+                    order.transactionId != nil
+                )
+            )
         }
         for redemption in try await redemptions(of: userId)
         where !purchases.contains(where: { ($0["transactionId"] as? String) == redemption.transactionId }) {
-            purchases.append([
-                "store": redemption.store, "transactionId": redemption.transactionId, "productId": "key pack",
-                "date": "", "state": redemption.refunded ? "refunded" : "redeemed",
-                "reverifiable": redemption.store == "stripe", "csrf": signedIn.csrf,
-                "refundable": refundable(redemption.store, redemption.transactionId),
-                "path": APIRequest.percentEncoded(userId),
-            ])
+            purchases.append(
+                row(
+                    redemption.store,
+                    redemption.transactionId,
+                    "key pack",
+                    "",
+                    redemption.refunded ? "refunded" : "redeemed",
+                    redemption.store == "stripe"
+                )
+            )
         }
         context["purchases"] = purchases
         let entries = try await ledger.entries(of: userId, limit: 200)
@@ -373,7 +395,7 @@ extension OpenCatServerApplication {
                     createdAt: clock()
                 )
             )
-            return redirect(page + "?notice=refunded")
+            return redirect(page + (outcome.hasPrefix("refused") ? "?notice=refused" : "?notice=refunded"))
         case "reverify":
             let outcome = try await reverify(
                 store: Store(rawValue: fields["store"] ?? ""),
@@ -390,6 +412,26 @@ extension OpenCatServerApplication {
                 )
             )
             return redirect(page + "?notice=reverified")
+        case "extend":
+            guard let days = Int(fields["days"] ?? ""), (1...90).contains(days) else {
+                throw WebRefusal(.badRequest, "Extend by 1 to 90 days.")
+            }
+            let outcome = try await operatorExtend(
+                store: Store(rawValue: fields["store"] ?? ""),
+                transaction: fields["transaction"] ?? "",
+                days: days
+            )
+            try await ledger.audit(
+                AuditRecord(
+                    operatorName: signedIn.name,
+                    action: "extend",
+                    subject: userId,
+                    reason: reason,
+                    detail: "\(fields["store"] ?? "") \(fields["transaction"] ?? "") +\(days) days: \(outcome)",
+                    createdAt: clock()
+                )
+            )
+            return redirect(page + (outcome.hasPrefix("refused") ? "?notice=refused" : "?notice=extended"))
         default:
             throw WebRefusal(.notFound, "No such action.")
         }
@@ -434,6 +476,68 @@ extension OpenCatServerApplication {
         }
         _ = try await apply(source: "operator", eventId: "refund:" + UUID().uuidString, purchase)
         return "\(purchase.state.rawValue)\(purchase.refundedAmount.map { " \($0.amount) \($0.currency)" } ?? "")"
+    }
+
+    /// Whether the console offers extending a subscription of this store: its adapter extends, and the store's
+    /// purchases are read again by the transaction id the ledger keeps (the App Store; Google's need the purchase
+    /// token, which the server does not keep: `opencat store extend google`).
+    func extendable(_ store: String) -> Bool {
+        guard store == Store.apple.rawValue, let operations = adapters[.apple] as? any StoreOperations else {
+            return false
+        }
+        return operations.support(for: .extendSubscription).isSupported
+    }
+
+    /// Extends a subscription at its store, then applies the store's answer through the notifications' path: the
+    /// entitlement's expiry becomes the store's new one, so the store's own notification of the extension that
+    /// follows (`RENEWAL_EXTENDED`) changes nothing more. The request identifier is derived from the transaction and
+    /// the day, so a double-submitted form extends once.
+    func operatorExtend(store: Store, transaction: String, days: Int) async throws -> String {
+        guard extendable(store.rawValue), let operations = adapters[store] as? any StoreOperations else {
+            throw WebRefusal(.badRequest, "Subscriptions of \(store.rawValue) are extended in the store's own console.")
+        }
+        guard !transaction.isEmpty, transaction.count <= 64, transaction.allSatisfy(\.isNumber) else {
+            throw WebRefusal(.badRequest, "An App Store subscription is extended by its transaction id.")
+        }
+        let day = Int(clock().timeIntervalSince1970 / 86_400)
+        let seed = Fingerprint.hex(of: "extend\u{0}\(transaction)\u{0}\(days)\u{0}\(day)")
+        let request = Self.uuid(fromHex: seed)
+        let proof = PurchaseProof(
+            store: store,
+            kind: .appleTransactionId,
+            token: Secret(transaction),
+            transactionId: transaction
+        )
+        let purchase: VerifiedPurchase
+        do {
+            purchase = try await operations.extendSubscription(
+                proof,
+                by: StoreExtension(days: days, reason: .customerSatisfaction, requestIdentifier: request)
+            )
+        } catch let error as StoreAdapterError {
+            return "refused (\(error.code.rawValue))"
+        }
+        _ = try await apply(source: "operator", eventId: "extend:" + request, purchase)
+        return "\(purchase.state.rawValue) until \(purchase.expirationDate.map { $0.formatted(.iso8601) } ?? "?")"
+    }
+
+    /// A UUID (version-4 layout) from 32 hex digits.
+    static func uuid(fromHex hex: String) -> String {
+        var digits = Array(hex.prefix(32))
+        digits[12] = "4"
+        digits[16] = "8"
+        let text = String(digits)
+        let parts = [0..<8, 8..<12, 12..<16, 16..<20, 20..<32].map { range in
+            String(
+                text[
+                    text.index(
+                        text.startIndex,
+                        offsetBy: range.lowerBound
+                    )..<text.index(text.startIndex, offsetBy: range.upperBound)
+                ]
+            )
+        }
+        return parts.joined(separator: "-")
     }
 
     /// Reads a purchase from its store now and applies what it says (a refund claws back, as a notification would).

@@ -329,6 +329,8 @@ extension OpenCatServerApplication {
         case "adjusted": "The wallet was adjusted."
         case "reverified": "Re-verified with the store."
         case "refunded": "The store refunded the payment; the ledger took the keys back."
+        case "extended": "The store extended the subscription; the entitlement runs until its new date."
+        case "refused": "The store refused the request; the audit log has its reason."
         default: nil
         }
     }
