@@ -346,6 +346,7 @@ let package = Package(
                 .product(name: "MockStores", package: "MockStores"),
                 .product(name: "MockStoresServer", package: "MockStores"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "OpenCatConformance",
             ],
             path: "Tools/Tests/OpenCatCLITests",
             swiftSettings: swiftSettings

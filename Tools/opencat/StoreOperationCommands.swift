@@ -153,11 +153,34 @@ struct PayPalOperationCredentials: StoreCredentialOptions {
     @Option(name: .customLong("payee-merchant-id"), help: "The merchant id that receives the payments.")
     var payeeMerchantId: String
 
+    @Option(
+        name: .customLong("price"),
+        help:
+            "PRODUCT=AMOUNT:CURRENCY, a product's exact price (e.g. gems_500=5.00:USD), checked when the order is read again. Repeatable."
+    )
+    var prices: [String] = []
+
     @Flag(name: .customLong("sandbox"), help: "Use PayPal's sandbox.")
     var sandbox = false
 
     @Option(name: .customLong("base-url"), help: "API base URL override.")
     var baseURL: String?
+
+    func validate() throws { _ = try priceTable() }
+
+    /// `--price` as the adapter's `prices` setting.
+    func priceTable() throws -> [String: JSONValue] {
+        var table: [String: JSONValue] = [:]
+        for price in prices {
+            let parts = price.split(separator: "=", maxSplits: 1).map(String.init)
+            let money = parts.count == 2 ? parts[1].split(separator: ":").map(String.init) : []
+            guard money.count == 2, Money(decimalString: money[0], currency: money[1]) != nil else {
+                throw ValidationError("--price takes PRODUCT=AMOUNT:CURRENCY, e.g. gems_500=5.00:USD")
+            }
+            table[parts[0]] = ["amount": .string(money[0]), "currency": .string(money[1])]
+        }
+        return table
+    }
 
     func operations() throws -> any StoreOperations {
         try VerifyOutput.adapter(
@@ -165,7 +188,8 @@ struct PayPalOperationCredentials: StoreCredentialOptions {
             [
                 "clientId": .string(clientId), "clientSecretFile": .string(clientSecretFile),
                 "environment": .string(sandbox ? "sandbox" : "live"), "payeeMerchantId": .string(payeeMerchantId),
-                "baseURL": baseURL.map(JSONValue.string), "captureApproved": .bool(false),
+                "prices": .object(try priceTable()), "baseURL": baseURL.map(JSONValue.string),
+                "captureApproved": .bool(false),
             ]
         )
     }
@@ -231,6 +255,12 @@ struct StoreRefundOn<Credentials: StoreCredentialOptions>: AsyncParsableCommand 
     @Option(name: .customLong("currency"), help: "The amount's ISO 4217 currency, e.g. USD.")
     var currency: String?
 
+    @Option(
+        name: .customLong("idempotency-key"),
+        help: "Makes a repeated refund harmless (default: derived from the id and the amount)."
+    )
+    var idempotencyKey: String?
+
     func validate() throws {
         if (amount == nil) != (currency == nil) { throw ValidationError("--amount and --currency go together") }
         if let amount, let currency, Money(decimalString: amount, currency: currency) == nil {
@@ -244,7 +274,9 @@ struct StoreRefundOn<Credentials: StoreCredentialOptions>: AsyncParsableCommand 
         let proof =
             target.id != nil || target.tokenFile != nil ? try credentials.proof(target, for: .refund) : nil
         try await VerifyOutput.run {
-            try await adapter.refund(StoreRefundRequest(transactionId: refundId, amount: money, proof: proof))
+            try await adapter.refund(
+                StoreRefundRequest(transactionId: refundId, amount: money, idempotencyKey: idempotencyKey, proof: proof)
+            )
         }
     }
 }

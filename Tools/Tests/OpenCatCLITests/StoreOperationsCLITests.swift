@@ -1,0 +1,108 @@
+import Foundation
+import MockStores
+import MockStoresServer
+import OpenCatConformance
+import OpenCatCore
+import Testing
+import _CryptoExtras
+
+/// `opencat store <verb> <store>` for the stores beyond Stripe, each against a committed operations cassette served
+/// by MockStores: the command sends exactly the cassette's requests (none unmatched) with verify's credential flags
+/// and prints the purchase as the store reports it afterwards.
+struct StoreOperationsCLITests {
+    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Fixtures/operations")
+
+    /// Serves one committed cassette with fresh conformance credentials and runs `arguments(credentials, base)`.
+    func run(
+        _ cassette: String,
+        _ arguments: (ConformanceCredentials, ScratchFolder, String) throws -> [String]
+    ) async throws -> (OpenCatCLI.Result, [String]) {
+        let credentials = try ConformanceCredentials()
+        let loaded = try credentials.fixtureLoader.load(Self.fixtures.appendingPathComponent(cassette))
+        let folder = try ScratchFolder()
+        return try await MockStoreServer.withRunningServer(
+            cassettes: [loaded],
+            credentials: credentials.mockCredentials(tokenPath: "/token")
+        ) { server in
+            let result = try await OpenCatCLI.run(try arguments(credentials, folder, server.baseURL.absoluteString))
+            return (result, server.unmatchedRequests.map(\.description))
+        }
+    }
+
+    @Test func consumeGooglePrintsTheConsumedPurchase() async throws {
+        let (result, unmatched) = try await run("google/consume-success.json") { credentials, folder, base in
+            let account = try JSONSerialization.data(withJSONObject: [
+                "type": "service_account", "project_id": "opencat-cli", "private_key_id": "cli",
+                "private_key": credentials.googleKey.pemRepresentation, "client_email": credentials.googleClientEmail,
+                "token_uri": base + "/token",
+            ])
+            return [
+                "store", "consume", "google", "--package", "dev.opencat.auralogic",
+                "--service-account", try folder.write("account.json", account),
+                "--token-file", try folder.write("token", Data("opencat-test-token-consume-0101".utf8)),
+                "--product-id", "dev.opencat.auralogic.gems500", "--base-url", base, "--token-url", base + "/token",
+            ]
+        }
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(unmatched.isEmpty, "\(unmatched)")
+        #expect(result.standardOutput.contains(#""transactionId" : "GPA.3301-0000-0000-00101""#))
+        #expect(result.standardOutput.contains(#""finalizedByAdapter" : true"#))
+        #expect(!result.standardOutput.contains("opencat-test-token-consume-0101"))
+    }
+
+    @Test func cancelSteamPrintsTheAgreementThatNoLongerRenews() async throws {
+        let (result, unmatched) = try await run("steam/cancel-success.json") { credentials, folder, base in
+            [
+                "store", "cancel", "steam", "--app-id", "480",
+                "--key-file", try folder.write("key", Data(credentials.steamPublisherKey.revealed.utf8)),
+                "--subscription", "76561197960287930:4400000000000001", "--at-period-end", "--base-url", base,
+            ]
+        }
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(unmatched.isEmpty, "\(unmatched)")
+        #expect(result.standardOutput.contains(#""willRenew" : false"#))
+        #expect(result.standardOutput.contains(#""storeStatus" : "Canceled""#))
+    }
+
+    @Test func aPartialPayPalRefundPrintsTheRefundedAmount() async throws {
+        let (result, unmatched) = try await run("paypal/refund-success.json") { credentials, folder, base in
+            [
+                "store", "refund", "paypal", "--client-id", credentials.payPalClientId,
+                "--client-secret-file", try folder.write("secret", Data(credentials.payPalClientSecret.revealed.utf8)),
+                "--payee-merchant-id", "C7CYMKZDG8D6E", "--price", "gems_500=5.00:USD", "--refund-id",
+                "CAP5O190127TN3670", "--amount", "2.50",
+                "--currency", "USD", "--idempotency-key", "opencat-refund-CAP5O190127TN3670-2.50", "--base-url", base,
+            ]
+        }
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(unmatched.isEmpty, "\(unmatched)")
+        #expect(result.standardOutput.contains(#""state" : "refunded""#))
+        #expect(result.standardOutput.contains(#""amount" : "2.5""#) || result.standardOutput.contains("2.50"))
+    }
+
+    @Test func anOperationTheStoreLacksExitsTwoWithItsReason() async throws {
+        // Google Play cancels at the end of the period only: asking for "now" is refused before any request.
+        let (result, _) = try await run("google/cancel-success.json") { credentials, folder, base in
+            let account = try JSONSerialization.data(withJSONObject: [
+                "type": "service_account", "project_id": "opencat-cli", "private_key_id": "cli",
+                "private_key": credentials.googleKey.pemRepresentation, "client_email": credentials.googleClientEmail,
+                "token_uri": base + "/token",
+            ])
+            return [
+                "store", "cancel", "google", "--package", "dev.opencat.auralogic",
+                "--service-account", try folder.write("account.json", account),
+                "--token-file", try folder.write("token", Data("opencat-test-token".utf8)), "--base-url", base,
+            ]
+        }
+        #expect(result.status == 2)
+        #expect(result.standardError.contains("unsupported"))
+    }
+
+    @Test func usageErrorsExit64() async throws {
+        let missing = try await OpenCatCLI.run(["store", "extend", "apple", "--days", "7"])
+        #expect(missing.status == 64)
+        let unknown = try await OpenCatCLI.run(["store", "consume", "stripe"])
+        #expect(unknown.status == 64)
+    }
+}
