@@ -237,8 +237,7 @@ struct OperatorOperationsTests {
                 httpClient: HTTPClient(transport: stripeAPI, clock: clock.manual)
             )
         )
-        let secret = ServerNotificationTests.stripeSecret
-        let webhooks = try StripeWebhookVerifier(secret: secret, clock: clock.manual)
+        let webhooks = try StripeWebhookVerifier(secret: ServerNotificationTests.stripeSecret, clock: clock.manual)
         try await PortalHarness.run(backend, clock: clock, stores: [stripe], stripeWebhooks: webhooks) { harness in
             let ada = harness.keyClient(user: 1)
             _ = try await ada.purchaseKeyPack(
@@ -257,19 +256,11 @@ struct OperatorOperationsTests {
             #expect(try await ada.walletBalance(userId: "user-1").balance == 0)
 
             // Stripe's own charge.refunded for the same refund: nothing more is taken.
-            let created = Int(clock.now.timeIntervalSince1970)
-            let event = Data(
-                """
-                {"id":"evt_refund_op","object":"event","type":"charge.refunded","created":\(created),"livemode":false,
-                "api_version":"2024-06-20","data":{"object":{"id":"ch_keys001","object":"charge",
-                "payment_intent":"pi_keys001","refunded":true,"amount_refunded":500}}}
-                """.utf8
+            let (event, signature) = ServerNotificationTests.chargeRefunded(
+                id: "evt_refund_op",
+                at: clock.now,
+                livemode: false
             )
-            let mac = HMAC<SHA256>.authenticationCode(
-                for: Data("\(created).".utf8) + event,
-                using: SymmetricKey(data: Data(secret.revealed.utf8))
-            )
-            let signature = "t=\(created),v1=" + mac.map { String(format: "%02x", $0) }.joined()
             let answer = try await post(
                 harness,
                 "/v1/notifications/stripe",

@@ -33,6 +33,23 @@ struct ServerNotificationTests {
         )
     }
 
+    /// Stripe's `charge.refunded` for `pi_keys001` refunded in full, and its `Stripe-Signature` header.
+    static func chargeRefunded(id: String, at date: Date, livemode: Bool) -> (event: Data, signature: String) {
+        let created = Int(date.timeIntervalSince1970)
+        let event = Data(
+            """
+            {"id":"\(id)","object":"event","type":"charge.refunded","created":\(created),"livemode":\(livemode),
+            "api_version":"2024-06-20","data":{"object":{"id":"ch_keys001","object":"charge",
+            "payment_intent":"pi_keys001","refunded":true,"amount_refunded":500}}}
+            """.utf8
+        )
+        let mac = HMAC<SHA256>.authenticationCode(
+            for: Data("\(created).".utf8) + event,
+            using: SymmetricKey(data: Data(stripeSecret.revealed.utf8))
+        )
+        return (event, "t=\(created),v1=" + mac.map { String(format: "%02x", $0) }.joined())
+    }
+
     func post(_ url: URL, _ path: String, _ body: Data, headers: [String: String] = [:]) async throws -> (Int, String) {
         var request = HTTPRequest(method: .post, scheme: "http", authority: "127.0.0.1:\(url.port!)", path: path)
         request.headerFields[.contentType] = "application/json"
@@ -80,18 +97,7 @@ struct ServerNotificationTests {
             #expect(try await ada.walletBalance(userId: "user-1").balance == 12)
 
             let created = Int(clock.now.timeIntervalSince1970)
-            let event = Data(
-                """
-                {"id":"evt_refund_1","object":"event","type":"charge.refunded","created":\(created),"livemode":true,
-                "api_version":"2024-06-20","data":{"object":{"id":"ch_keys001","object":"charge",
-                "payment_intent":"pi_keys001","refunded":true,"amount_refunded":500}}}
-                """.utf8
-            )
-            let mac = HMAC<SHA256>.authenticationCode(
-                for: Data("\(created).".utf8) + event,
-                using: SymmetricKey(data: Data(Self.stripeSecret.revealed.utf8))
-            )
-            let signature = "t=\(created),v1=" + mac.map { String(format: "%02x", $0) }.joined()
+            let (event, signature) = Self.chargeRefunded(id: "evt_refund_1", at: clock.now, livemode: true)
             let forged = try await post(
                 urls[0],
                 "/v1/notifications/stripe",

@@ -48,10 +48,10 @@ extension AppleStoreAdapter: StoreOperations {
     ///   `notFound` (4040010 in every environment asked), `wrongApplication`, `unauthorized`, `rateLimited`,
     ///   `storeUnavailable`, `timeout`, `network`, `malformedResponse`.
     public func transactionHistory(customer: String, cursor: String?, limit: Int) async throws -> PurchasePage {
-        try Self.checkTransactionId(customer)
+        try Self.checkedTransactionId(customer)
         var query = [("sort", "DESCENDING")]
         if let cursor { query.append(("revision", cursor)) }
-        let answer = try await askingEachEnvironment { api, baseURL in
+        let answer = try await askingEachEnvironment { api, _, baseURL in
             try await fetch(
                 AppStore.HistoryResponse.self,
                 api.call(.get, "/inApps/v2/history/" + customer, query: query, baseURL: baseURL),
@@ -79,9 +79,9 @@ extension AppleStoreAdapter: StoreOperations {
     ///   - cursor: the `revision` of the previous page, `nil` for the first.
     /// - Throws: ``StoreAdapterError`` as ``transactionHistory(customer:cursor:limit:)``.
     public func refundHistory(transactionId: String, cursor: String?) async throws -> PurchasePage {
-        try Self.checkTransactionId(transactionId)
+        try Self.checkedTransactionId(transactionId)
         let query = cursor.map { [("revision", $0)] } ?? []
-        let answer = try await askingEachEnvironment { api, baseURL in
+        let answer = try await askingEachEnvironment { api, _, baseURL in
             try await fetch(
                 AppStore.RefundHistoryResponse.self,
                 api.call(.get, "/inApps/v2/refund/lookup/" + transactionId, query: query, baseURL: baseURL),
@@ -119,7 +119,7 @@ extension AppleStoreAdapter: StoreOperations {
             )
         }
         let originalTransactionId = subscription.originalTransactionId ?? subscription.transactionId
-        try Self.checkTransactionId(originalTransactionId)
+        try Self.checkedTransactionId(originalTransactionId)
         let api = try serverAPI()
         let baseURL =
             subscription.environment == .production ? configuration.productionBaseURL : configuration.sandboxBaseURL
@@ -283,49 +283,6 @@ extension AppleStoreAdapter: StoreOperations {
 
     // MARK: - Plumbing
 
-    /// The App Store Server API client, or `unauthorized` when no credentials are configured.
-    private func serverAPI() throws -> AppStoreServerAPI {
-        guard let credentials = configuration.apiCredentials else {
-            throw StoreAdapterError(
-                .unauthorized,
-                store: .apple,
-                "no App Store Server API credentials are configured",
-                storeReason: "notConfigured"
-            )
-        }
-        return AppStoreServerAPI(http: http, credentials: credentials, bundleId: configuration.bundleId)
-    }
-
-    /// Production, or the sandbox when the adapter is configured for it alone: for calls no transaction id routes.
-    private var defaultBaseURL: URL {
-        configuration.environment == .sandbox ? configuration.sandboxBaseURL : configuration.productionBaseURL
-    }
-
-    /// Runs a call by transaction id on production, then on the sandbox when Apple answers 4040010, as
-    /// ``lookUpTransaction(id:)`` does; one environment when ``Configuration/environment`` is set.
-    private func askingEachEnvironment<Value>(
-        _ call: (AppStoreServerAPI, URL) async throws -> Value
-    ) async throws -> Value {
-        let api = try serverAPI()
-        let environments: [URL]
-        switch configuration.environment {
-        case .production?: environments = [configuration.productionBaseURL]
-        case .sandbox?: environments = [configuration.sandboxBaseURL]
-        case nil: environments = [configuration.productionBaseURL, configuration.sandboxBaseURL]
-        }
-        for (index, baseURL) in environments.enumerated() {
-            do {
-                return try await call(api, baseURL)
-            } catch let error as StoreAdapterError
-                where error.storeReason == String(AppStoreServerAPI.ErrorCode.transactionIdNotFound)
-                && index < environments.count - 1
-            {
-                continue
-            }
-        }
-        throw StoreAdapterError(.notFound, store: .apple, "the App Store does not know this transaction")
-    }
-
     /// A 200 answer decoded, anything else mapped with ``AppStoreServerAPI/error(for:)``.
     private func fetch<Body: Decodable>(
         _ type: Body.Type,
@@ -348,17 +305,6 @@ extension AppleStoreAdapter: StoreOperations {
             purchases.append(try purchase(transaction: transaction, renewalInfo: nil, expectedProductId: nil))
         }
         return purchases
-    }
-
-    private static func checkTransactionId(_ id: String) throws {
-        guard !id.isEmpty, id.utf8.count <= 64, id.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else {
-            throw StoreAdapterError(
-                .invalidProof,
-                store: .apple,
-                "the transaction id is not an App Store transaction id",
-                storeReason: "invalidTransactionId"
-            )
-        }
     }
 
     private static func checkExtension(_ change: StoreExtension) throws {

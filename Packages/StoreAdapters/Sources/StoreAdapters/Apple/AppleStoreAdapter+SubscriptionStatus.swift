@@ -11,44 +11,13 @@ extension AppleStoreAdapter {
     /// 2 expired, 3 billing retry, 4 grace period (until the renewal info's `gracePeriodExpiresDate`), 5 revoked
     /// (refunded). Whether it renews comes from the renewal info's `autoRenewStatus`.
     func verifySubscriptionStatus(_ proof: PurchaseProof) async throws -> VerifiedPurchase {
-        guard let credentials = configuration.apiCredentials else {
-            throw StoreAdapterError(
-                .unauthorized,
-                store: .apple,
-                "no App Store Server API credentials are configured",
-                storeReason: "notConfigured"
-            )
+        _ = try serverAPI()
+        let id = try Self.checkedTransactionId(proof.token.revealed)
+        let answer = try await askingEachEnvironment { api, _, baseURL in
+            try await api.subscriptionStatuses(transactionId: id, baseURL: baseURL)
         }
-        let id = proof.token.revealed
-        guard !id.isEmpty, id.utf8.count <= 64, id.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else {
-            throw StoreAdapterError(
-                .invalidProof,
-                store: .apple,
-                "the transaction id is not an App Store transaction id",
-                storeReason: "invalidTransactionId"
-            )
-        }
-        let api = AppStoreServerAPI(http: http, credentials: credentials, bundleId: configuration.bundleId)
-        let environments: [URL]
-        switch configuration.environment {
-        case .production?: environments = [configuration.productionBaseURL]
-        case .sandbox?: environments = [configuration.sandboxBaseURL]
-        case nil: environments = [configuration.productionBaseURL, configuration.sandboxBaseURL]
-        }
-        for (index, baseURL) in environments.enumerated() {
-            let answer: AppStore.StatusResponse
-            do {
-                answer = try await api.subscriptionStatuses(transactionId: id, baseURL: baseURL)
-            } catch let error as StoreAdapterError
-                where error.storeReason == String(AppStoreServerAPI.ErrorCode.transactionIdNotFound)
-                && index < environments.count - 1
-            {
-                continue
-            }
-            let purchase = try await purchase(from: answer, transactionId: id, expectedProductId: proof.productId)
-            return try Self.checkPurchaser(of: purchase, expected: proof.expectedPurchaser)
-        }
-        throw StoreAdapterError(.notFound, store: .apple, "the App Store does not know this subscription")
+        let purchase = try await purchase(from: answer, transactionId: id, expectedProductId: proof.productId)
+        return try Self.checkPurchaser(of: purchase, expected: proof.expectedPurchaser)
     }
 
     func purchase(from answer: AppStore.StatusResponse, transactionId: String, expectedProductId: String?)

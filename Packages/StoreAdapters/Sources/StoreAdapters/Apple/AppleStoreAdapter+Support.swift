@@ -23,7 +23,7 @@ extension AppleStoreAdapter {
     public func sendConsumptionInformation(transactionId: String, _ request: AppStore.ConsumptionRequest)
         async throws
     {
-        let id = try Self.supportTransactionId(transactionId)
+        let id = try Self.checkedTransactionId(transactionId)
         try request.validate()
         _ = try await supportCall(
             .put,
@@ -189,7 +189,7 @@ extension AppleStoreAdapter {
     ///   transaction id), `unsupported` (4000185: a Family Sharing transaction), `notFound` (4040005 in every
     ///   environment asked), `unauthorized`, `rateLimited`, `storeUnavailable`, `timeout`, `network`.
     public func setAppAccountToken(originalTransactionId: String, appAccountToken: UUID) async throws {
-        let id = try Self.supportTransactionId(originalTransactionId)
+        let id = try Self.checkedTransactionId(originalTransactionId)
         _ = try await supportCall(
             .put,
             "/inApps/v1/transactions/" + id + "/appAccountToken",
@@ -217,23 +217,7 @@ extension AppleStoreAdapter {
         body: (any Encodable & Sendable)? = nil,
         fallbackOn codes: Set<Int64>
     ) async throws -> HTTPTransportResponse {
-        guard let credentials = configuration.apiCredentials else {
-            throw StoreAdapterError(
-                .unauthorized,
-                store: .apple,
-                "no App Store Server API credentials are configured",
-                storeReason: "notConfigured"
-            )
-        }
-        let api = AppStoreServerAPI(http: http, credentials: credentials, bundleId: configuration.bundleId)
-        let baseURLs: [URL]
-        switch configuration.environment {
-        case .production?: baseURLs = [configuration.productionBaseURL]
-        case .sandbox?: baseURLs = [configuration.sandboxBaseURL]
-        case nil: baseURLs = [configuration.productionBaseURL, configuration.sandboxBaseURL]
-        }
-        var last: StoreAdapterError?
-        for (index, baseURL) in baseURLs.enumerated() {
+        try await askingEachEnvironment(fallbackOn: codes) { api, _, baseURL in
             let response = try await api.call(
                 method,
                 path,
@@ -242,17 +226,9 @@ extension AppleStoreAdapter {
                 idempotent: true,
                 baseURL: baseURL
             )
-            if (200...299).contains(response.status.code) { return response }
-            let error = Self.supportError(for: response, api: api)
-            if index < baseURLs.count - 1, let reason = error.storeReason, let code = Int64(reason),
-                codes.contains(code)
-            {
-                last = error
-                continue
-            }
-            throw error
+            guard (200...299).contains(response.status.code) else { throw Self.supportError(for: response, api: api) }
+            return response
         }
-        throw last ?? StoreAdapterError(.notFound, store: .apple, "the App Store found nothing for this request")
     }
 
     /// Apple's answers to the support calls: their own codes first, then the adapter's shared mapping.
@@ -336,19 +312,6 @@ extension AppleStoreAdapter {
         ),
     ]
 
-    /// A transaction id for a path: digits only.
-    private static func supportTransactionId(_ id: String) throws(StoreAdapterError) -> String {
-        guard !id.isEmpty, id.utf8.count <= 64, id.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else {
-            throw StoreAdapterError(
-                .invalidProof,
-                store: .apple,
-                "the transaction id is not an App Store transaction id",
-                storeReason: "invalidTransactionId"
-            )
-        }
-        return id
-    }
-
     /// Whether a test notification token is safe in a path: letters, digits, `-`, `_` and `.`, at most 200.
     private static func isTestNotificationToken(_ token: String) -> Bool {
         !token.isEmpty && token.utf8.count <= 200 && token != "." && token != ".."
@@ -394,7 +357,7 @@ extension AppleStoreAdapter {
                 )
             }
         }
-        if let id = query.transactionId { _ = try Self.supportTransactionId(id) }
+        if let id = query.transactionId { _ = try Self.checkedTransactionId(id) }
     }
 
     /// A verified notification's identifier and type, which every notification carries.

@@ -20,7 +20,7 @@ public struct AppleStoreAdapter: StoreAdapter {
     public let configuration: Configuration
     /// The JWS verifier (and its chain cache) this adapter uses.
     public let verifier: AppleJWSVerifier
-    private let logger: Logger
+    let logger: Logger
     let http: StoreHTTP
 
     /// Creates the adapter.
@@ -116,48 +116,12 @@ public struct AppleStoreAdapter: StoreAdapter {
     ///   transaction), `rateLimited` (4290000), `storeUnavailable` (5000000, 5000001), `unauthorized` (401, or no
     ///   credentials configured), `timeout`, `network`, `malformedResponse`, `wrongApplication`.
     public func lookUpTransaction(id transactionId: Secret<String>) async throws -> JWSTransactionDecodedPayload {
-        guard let credentials = configuration.apiCredentials else {
-            throw StoreAdapterError(
-                .unauthorized,
-                store: .apple,
-                "no App Store Server API credentials are configured",
-                storeReason: "notConfigured"
-            )
+        _ = try serverAPI()
+        let id = try Self.checkedTransactionId(transactionId.revealed)
+        let signed = try await askingEachEnvironment { api, _, baseURL in
+            try await api.transactionInfo(transactionId: id, baseURL: baseURL)
         }
-        let id = transactionId.revealed
-        guard !id.isEmpty, id.utf8.count <= 64, id.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else {
-            throw StoreAdapterError(
-                .invalidProof,
-                store: .apple,
-                "the transaction id is not an App Store transaction id",
-                storeReason: "invalidTransactionId"
-            )
-        }
-        let api = AppStoreServerAPI(http: http, credentials: credentials, bundleId: configuration.bundleId)
-        let environments: [(VerifiedPurchase.Environment, URL)]
-        switch configuration.environment {
-        case .production?: environments = [(.production, configuration.productionBaseURL)]
-        case .sandbox?: environments = [(.sandbox, configuration.sandboxBaseURL)]
-        case nil:
-            environments = [(.production, configuration.productionBaseURL), (.sandbox, configuration.sandboxBaseURL)]
-        }
-        for (index, (environment, baseURL)) in environments.enumerated() {
-            let signed: Secret<String>
-            do {
-                signed = try await api.transactionInfo(transactionId: id, baseURL: baseURL)
-            } catch let error as StoreAdapterError
-                where error.storeReason == String(AppStoreServerAPI.ErrorCode.transactionIdNotFound)
-                && index < environments.count - 1
-            {
-                logger.debug(
-                    "App Store transaction not found; asking the next environment",
-                    metadata: ["tried": "\(environment)"]
-                )
-                continue
-            }
-            return try await verifiedTransaction(signed)
-        }
-        throw StoreAdapterError(.notFound, store: .apple, "the App Store does not know this transaction")
+        return try await verifiedTransaction(signed)
     }
 
     // MARK: - Checks

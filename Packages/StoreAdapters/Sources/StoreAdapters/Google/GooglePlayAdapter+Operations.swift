@@ -255,19 +255,7 @@ extension GooglePlayAdapter: StoreOperations {
     private func checked(_ proof: PurchaseProof, _ kinds: PurchaseProof.Kind..., for operation: StoreOperation)
         throws(StoreAdapterError)
     {
-        guard proof.store == .google else {
-            throw StoreAdapterError(.invalidProof, store: .google, "the proof is for another store (\(proof.store))")
-        }
-        guard !proof.token.revealed.isEmpty else {
-            throw StoreAdapterError(.invalidProof, store: .google, "the purchase token is empty")
-        }
-        if let packageName = proof.context["packageName"], packageName != configuration.packageName {
-            throw StoreAdapterError(
-                .wrongApplication,
-                store: .google,
-                "the proof names another package than the configured one"
-            )
-        }
+        try checkProof(proof)
         guard kinds.contains(proof.kind) else {
             let names = kinds.map(\.rawValue).joined(separator: " or ")
             throw StoreAdapterError(.invalidProof, store: .google, "Google Play's \(operation) takes a \(names) proof")

@@ -52,12 +52,8 @@ public struct GooglePlayAdapter: StoreAdapter {
     /// Always `Store/google`.
     public var store: Store { .google }
 
-    /// Verifies a Google Play purchase token.
-    /// - Parameter proof: a `.googleProductPurchaseToken` (with `productId`) or `.googleSubscriptionPurchaseToken`
-    ///   proof; a `packageName` in its context must match the configured one.
-    /// - Returns: the normalized purchase.
-    /// - Throws: ``StoreAdapterError``.
-    public func verify(_ proof: PurchaseProof) async throws -> VerifiedPurchase {
+    /// Refuses a proof that is not Google's, is empty, or names another package than the configured one.
+    func checkProof(_ proof: PurchaseProof) throws(StoreAdapterError) {
         guard proof.store == .google else {
             throw StoreAdapterError(.invalidProof, store: .google, "the proof is for another store (\(proof.store))")
         }
@@ -71,6 +67,15 @@ public struct GooglePlayAdapter: StoreAdapter {
                 "the proof names another package than the configured one"
             )
         }
+    }
+
+    /// Verifies a Google Play purchase token.
+    /// - Parameter proof: a `.googleProductPurchaseToken` (with `productId`) or `.googleSubscriptionPurchaseToken`
+    ///   proof; a `packageName` in its context must match the configured one.
+    /// - Returns: the normalized purchase.
+    /// - Throws: ``StoreAdapterError``.
+    public func verify(_ proof: PurchaseProof) async throws -> VerifiedPurchase {
+        try checkProof(proof)
         let purchase: VerifiedPurchase
         switch proof.kind {
         case .googleProductPurchaseToken:
