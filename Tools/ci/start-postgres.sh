@@ -5,6 +5,9 @@
 # Usage: Tools/ci/start-postgres.sh  →  postgres://opencat:…@127.0.0.1:55432/opencat_test
 #        Tools/ci/start-postgres.sh stop   (stops it, keeping its folder; OPENCAT_PG_PORT / OPENCAT_PG_DIR pick another)
 set -euo pipefail
+# The server outlives this script: it must not inherit the caller's descriptors (a build lock taken with flock, the
+# pipe of a $(…) capture), or it would hold them until it stops.
+for fd in /proc/$$/fd/*; do fd=${fd##*/}; if [ "$fd" -gt 2 ]; then eval "exec $fd>&-"; fi; done 2>/dev/null || true
 port="${OPENCAT_PG_PORT:-55432}"
 data="${OPENCAT_PG_DIR:-/tmp/opencat-pg-$port}"
 password="opencat-test-only"
