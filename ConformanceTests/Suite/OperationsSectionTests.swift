@@ -6,15 +6,18 @@ import OpenCatCore
 import StoreAdapters
 import Testing
 
-/// The operations section: its catalogue names five cases of every operation, says n.a. exactly where the store's
+/// The operations section: its catalogue names eight cases of every operation, says n.a. exactly where the store's
 /// adapter says it lacks the operation (with the adapter's own reason), and extra operation cassettes go to it.
 struct OperationsSectionTests {
     static let fixtures = ConformanceSuiteTests.fixtures
-    static let cases = ["success", "not-found", "already-done", "rate-limited-then-success", "store-error"]
+    static let cases = [
+        "success", "not-found", "already-done", "rate-limited-then-success", "store-error", "timeout",
+        "malformed-response", "credentials-rejected",
+    ]
 
     static let suite = Result { try ConformanceSections.suite(ConformanceSections.operations, in: fixtures) }
 
-    @Test func everyOperationHasItsFiveCasesForTheFiveStores() throws {
+    @Test func everyOperationHasItsEightCasesForTheFiveStores() throws {
         let suite = try #require(try Self.suite.get())
         #expect(suite.invalidCassettes.isEmpty, "\(suite.invalidCassettes)")
         #expect(Set(suite.stores) == ["apple", "google", "stripe", "paypal", "steam"])
