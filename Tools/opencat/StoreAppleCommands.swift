@@ -108,7 +108,7 @@ struct StoreConsumptionApple: AsyncParsableCommand {
         abstract: "Send the consumption information Apple asked for about a refund request.",
         discussion: """
             Each --field is one of Apple's ConsumptionRequest fields with its value, e.g. --field customerConsented=true \
-            --field deliveryStatus=0. Prints {"sent": true} once Apple accepts it.
+            --field deliveryStatus=DELIVERED --field sampleContentProvided=false. Prints {"sent": true} once Apple accepts it.
             """
     )
 

@@ -257,6 +257,8 @@ extension OpenCatServerApplication {
             [
                 "store": store, "transactionId": transactionId, "productId": product, "date": date, "state": state,
                 "reverifiable": reverifiable, "refundable": refundable(store, transactionId),
+                // One refund key per page shown: the same form sent twice refunds once, a new page refunds again.
+                "refundKey": "opencat-console-" + UUID().uuidString.lowercased(),
                 "extendable": extendable && self.extendable(store), "csrf": signedIn.csrf, "path": path,
             ]
         }
@@ -383,7 +385,8 @@ extension OpenCatServerApplication {
             let outcome = try await operatorRefund(
                 store: Store(rawValue: fields["store"] ?? ""),
                 transaction: fields["transaction"] ?? "",
-                amount: fields["amount"] ?? ""
+                amount: fields["amount"] ?? "",
+                key: fields["refundKey"] ?? ""
             )
             try await ledger.audit(
                 AuditRecord(
@@ -440,7 +443,9 @@ extension OpenCatServerApplication {
     /// Whether the console offers a refund of a purchase: its store's adapter performs refunds, and (Stripe) the
     /// purchase is a PaymentIntent.
     func refundable(_ store: String, _ transaction: String) -> Bool {
-        guard let operations = adapters[Store(rawValue: store)] as? any StoreOperations,
+        // Google Play refunds an order and reads it again by its purchase token, which the server does not keep
+        // (`opencat store refund google` takes it).
+        guard store != Store.google.rawValue, let operations = adapters[Store(rawValue: store)] as? any StoreOperations,
             operations.support(for: .refund).isSupported
         else { return false }
         return store != "stripe" || transaction.hasPrefix("pi_")
@@ -449,7 +454,7 @@ extension OpenCatServerApplication {
     /// Refunds a purchase at its store (in full, or the exact amount in the purchase's currency), then applies the
     /// store's answer to the ledger through the notifications' path: the keys go back once, and the store's own
     /// refund notification that follows takes nothing more (refunds apply by the amount refunded so far).
-    func operatorRefund(store: Store, transaction: String, amount: String) async throws -> String {
+    func operatorRefund(store: Store, transaction: String, amount: String, key: String) async throws -> String {
         guard let operations = adapters[store] as? any StoreOperations,
             operations.support(for: .refund).isSupported
         else {
@@ -470,7 +475,14 @@ extension OpenCatServerApplication {
         }
         let purchase: VerifiedPurchase
         do {
-            purchase = try await operations.refund(StoreRefundRequest(transactionId: transaction, amount: money))
+            // The form's key makes a double submit harmless; a missing or odd one falls back to the adapter's default.
+            let formKey =
+                key.hasPrefix("opencat-console-") && key.count <= 64
+                    && key.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") })
+                ? key : nil
+            purchase = try await operations.refund(
+                StoreRefundRequest(transactionId: transaction, amount: money, idempotencyKey: formKey)
+            )
         } catch let error as StoreAdapterError {
             return "refused (\(error.code.rawValue))"
         }

@@ -295,14 +295,15 @@ extension AppleStoreAdapter {
             .invalidProof, "the App Store expects the purchase's original transaction id"
         ),
         AppStoreServerAPI.ErrorCode.accountNotFound: (.notFound, "the App Store does not know the customer's account"),
+        // Apple lists the two "retryable" not-found codes among the errors to retry: not final, so not notFound.
         AppStoreServerAPI.ErrorCode.accountNotFoundRetryable: (
-            .notFound, "the App Store does not know the customer's account yet; try again later"
+            .storeUnavailable, "the App Store does not know the customer's account yet; try again later"
         ),
         AppStoreServerAPI.ErrorCode.originalTransactionIdNotFound: (
             .notFound, "the App Store does not know this original transaction"
         ),
         AppStoreServerAPI.ErrorCode.originalTransactionIdNotFoundRetryable: (
-            .notFound, "the App Store does not know this original transaction yet; try again later"
+            .storeUnavailable, "the App Store does not know this original transaction yet; try again later"
         ),
         AppStoreServerAPI.ErrorCode.serverNotificationUrlNotFound: (
             .notFound, "no App Store Server Notifications URL is set for the app in this environment"

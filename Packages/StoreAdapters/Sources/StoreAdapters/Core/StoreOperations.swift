@@ -71,7 +71,9 @@ public struct StoreRefundRequest: Sendable, Hashable {
     public var transactionId: String
     /// How much, exactly; `nil` refunds what is left of the payment.
     public var amount: Money?
-    /// Makes a repeated request harmless (`Idempotency-Key`, `PayPal-Request-Id`).
+    /// Makes a repeated request harmless (`Idempotency-Key`, `PayPal-Request-Id`). By default: derived from the
+    /// transaction for a full refund; new for each partial refund request (give your own, one per form shown or job
+    /// run, to make a resubmitted partial refund harmless too).
     public var idempotencyKey: String
     /// The purchase to read again afterwards, where the refunded id alone cannot be verified (a Google order id's
     /// purchase token); `nil` where the store verifies by the refunded id.
@@ -87,8 +89,13 @@ public struct StoreRefundRequest: Sendable, Hashable {
         self.transactionId = transactionId
         self.amount = amount
         self.proof = proof
+        // A full refund's key is the transaction's (a repeat refunds nothing more); a partial one's is this request's
+        // own (the adapter's retries reuse it), so two deliberate refunds of the same amount are two refunds.
         self.idempotencyKey =
-            idempotencyKey ?? "opencat-refund-\(transactionId)-\(amount.map { "\($0.amount)" } ?? "all")"
+            idempotencyKey
+            ?? (amount == nil
+                ? "opencat-refund-\(transactionId)-all"
+                : "opencat-refund-\(transactionId)-\(UUID().uuidString.lowercased())")
     }
 }
 
@@ -111,7 +118,9 @@ public struct StoreExtension: Sendable, Hashable {
     public var days: Int
     /// Why.
     public var reason: Reason
-    /// Makes a repeated request harmless (Apple's `requestIdentifier`, a UUID).
+    /// Makes a repeated request harmless where the store takes one (Apple's `requestIdentifier`, a UUID: Apple applies
+    /// an identifier once). Google Play's deferral has no such key: the adapter reads the subscription's `etag` just
+    /// before deferring, but a caller that repeats a whole call after a lost answer defers again.
     public var requestIdentifier: String
 
     /// An extension; by default its request identifier is a fresh UUID.
@@ -141,7 +150,10 @@ public struct PurchasePage: Sendable, Hashable {
 public protocol StoreOperations: StoreAdapter {
     /// Whether the store offers an operation.
     func support(for operation: StoreOperation) -> StoreOperationSupport
-    /// A customer's purchases, newest first, from `cursor` on.
+    /// A customer's purchases, newest first, from `cursor` on. What `customer` names and what a page lists is the
+    /// store's: Apple, any transaction id of the customer (every transaction, pages of Apple's size, `limit`
+    /// ignored); Stripe, a customer id (PaymentIntents); PayPal, a subscription id (its payments); Steam, a steamid
+    /// (billing agreements).
     func transactionHistory(customer: String, cursor: String?, limit: Int) async throws -> PurchasePage
     /// Refunds a purchase (in part, where the store allows) and returns it as the store now reports it.
     func refund(_ request: StoreRefundRequest) async throws -> VerifiedPurchase

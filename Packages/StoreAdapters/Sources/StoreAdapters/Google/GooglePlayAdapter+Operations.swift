@@ -140,7 +140,13 @@ extension GooglePlayAdapter: StoreOperations {
                 "a Google Play refund needs the purchase's token proof, to read the purchase afterwards"
             )
         }
-        let before = try await verify(proof)
+        let before: VerifiedPurchase
+        do {
+            before = try await verify(proof)
+        } catch let error as StoreAdapterError where error.code == .notPaid {
+            // A one-time product refunded with revoke reads as canceled (purchaseState 1): refunded already.
+            throw alreadyDone("the order is refunded already", reason: error.storeReason ?? "canceled")
+        }
         let base = GooglePurchaseMapping.originalOrderId
         guard base(orderId) == base(before.transactionId) else {
             throw StoreAdapterError(.invalidProof, store: .google, "the order id is not the proof's purchase's")
@@ -182,7 +188,7 @@ extension GooglePlayAdapter: StoreOperations {
         try await perform(
             "\(subscriptionPath(proof)):revoke",
             body: try GoogleOperationBodies.json(GoogleOperationBodies.RevokeRequest()),
-            idempotent: true
+            idempotent: false
         )
         return Self.revoked(try await verify(proof), refundedOrder: nil)
     }

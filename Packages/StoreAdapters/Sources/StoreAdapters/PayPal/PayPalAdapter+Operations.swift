@@ -188,6 +188,16 @@ extension PayPalAdapter: StoreOperations {
         let response = try await api.send(.get, path: "/v1/billing/subscriptions/\(id)/transactions?\(query)")
         guard response.status.code == 200 else { throw api.error(for: response, subject: "subscription") }
         let list = try api.http.decode(PayPal.SubscriptionTransactionList.self, from: response.body)
+        // The list is documented unpaged; an answer that says otherwise would be read in part, silently.
+        if let pages = list.totalPages, pages > 1 {
+            throw StoreAdapterError(
+                .malformedResponse,
+                store: .paypal,
+                "PayPal paged a subscription's transactions, which this adapter reads as one list",
+                storeReason: "total_pages=\(pages)",
+                httpStatus: 200
+            )
+        }
         let listedAt = HTTPDate.of(response.head.headerFields)
         let payments = try (list.transactions ?? []).compactMap {
             try Self.payment($0, of: current, verifiedAt: listedAt)
@@ -320,8 +330,10 @@ extension PayPalAdapter: StoreOperations {
         guard let status = transaction.status else { return nil }
         let state: VerifiedPurchase.State
         switch status {
-        case .completed: state = .active
-        case .refunded, .partiallyRefunded: state = .refunded
+        // A partly refunded payment still paid for its period (its storeStatus says PARTIALLY_REFUNDED; the refunded
+        // sum is not in this list): only a full refund takes the period back.
+        case .completed, .partiallyRefunded: state = .active
+        case .refunded: state = .refunded
         default: return nil
         }
         guard let text = transaction.time, let time = PayPalDate.parse(text) else {

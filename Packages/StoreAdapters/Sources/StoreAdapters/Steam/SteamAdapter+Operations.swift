@@ -104,7 +104,11 @@ extension SteamAdapter: StoreOperations {
         // FinalizeTxn's params (orderid, transid).
         let (body, _) = try await call(http, body: Data(form.utf8), method: .refundTxn, as: FinalizeTxnParams.self)
         guard body.result?.caseInsensitiveCompare("OK") == .orderedSame, body.error == nil else {
-            throw try await refundFailure(body.error?.errorcode?.value, orderId: orderId)
+            let failure = try await refundFailure(body.error?.errorcode?.value, orderId: orderId)
+            // The order was not refunded before this call and is now: a retried RefundTxn whose first attempt
+            // succeeded (its answer lost to a 5xx or a timeout) refunded it, so this refund is done.
+            guard failure.code == .alreadyDone else { throw failure }
+            return try await verify(orderProof(orderId, request.proof))
         }
         logger.debug("steam order refunded", metadata: ["sandbox": "\(configuration.sandbox)"])
         return try await verify(orderProof(orderId, request.proof))
@@ -175,10 +179,19 @@ extension SteamAdapter: StoreOperations {
     /// ("billing agreement is not active") from `CancelAgreement` itself.
     ///
     /// Steam has one kind of cancellation: no further payment, while the period already paid for runs out (the
-    /// returned purchase stays active until then, not renewing). `atPeriodEnd` is therefore informational: `false`
-    /// sends the same call, since Steam cannot end a paid period early; a game that wants access to end now revokes
-    /// it itself (and refunds the last order with ``refund(_:)`` if it wishes).
+    /// returned purchase stays active until then, not renewing). `atPeriodEnd: false` is therefore
+    /// ``StoreAdapterError/Code/unsupported`` (as on Google Play), sent nowhere; a game that wants access to end now
+    /// revokes it itself and refunds the last order with ``refund(_:)``.
     public func cancelSubscription(id: String, atPeriodEnd: Bool) async throws -> VerifiedPurchase {
+        guard atPeriodEnd else {
+            throw StoreAdapterError(
+                .unsupported,
+                store: .steam,
+                "Steam ends a billing agreement at the end of its paid period only; cancel at period end, and refund "
+                    + "the last order to end access now",
+                storeReason: StoreOperation.cancelSubscription.rawValue
+            )
+        }
         let parts = id.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
         guard parts.count == 2, Self.isUInt64(parts[0]), Self.isUInt64(parts[1]) else {
             throw StoreAdapterError(
@@ -214,7 +227,7 @@ extension SteamAdapter: StoreOperations {
                 storeReason: error.storeReason
             )
         }
-        logger.debug("steam agreement cancelled", metadata: ["atPeriodEnd": "\(atPeriodEnd)"])
+        logger.debug("steam agreement cancelled")
         return try await verifyAgreement(proof)
     }
 

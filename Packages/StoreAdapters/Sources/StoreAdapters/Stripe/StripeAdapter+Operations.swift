@@ -25,13 +25,24 @@ extension StripeAdapter: StoreOperations {
     }
 
     /// Refunds a PaymentIntent (`payment_intent`, `amount` in minor units when partial, `Idempotency-Key`), then
-    /// reads it again. A PaymentIntent refunded in full already is ``StoreAdapterError/Code/alreadyDone``.
+    /// reads it again. A partial refund reads the payment first and refuses an amount in another currency. A PaymentIntent refunded in full already is ``StoreAdapterError/Code/alreadyDone``.
     public func refund(_ request: StoreRefundRequest) async throws -> VerifiedPurchase {
         guard let id = Self.paymentIntentId(from: request.transactionId) else {
             throw StoreAdapterError(.invalidProof, store: .stripe, "a Stripe refund names a PaymentIntent (pi_…)")
         }
         var form: [(String, String)] = [("payment_intent", id)]
         if let amount = request.amount {
+            // Stripe refunds in the payment's own currency (the refund takes no currency): a partial amount in
+            // another one would be read in the wrong unit, so the payment is read first.
+            let current = try await verify(PurchaseProof(store: .stripe, kind: .stripePaymentIntent, token: Secret(id)))
+            guard let currency = current.price?.currency, currency.uppercased() == amount.currency.uppercased() else {
+                throw StoreAdapterError(
+                    .invalidProof,
+                    store: .stripe,
+                    "the amount's currency is not the payment's (\(current.price?.currency ?? "unknown"))",
+                    storeReason: "currency"
+                )
+            }
             form.append(("amount", String(try Self.minorUnits(amount))))
         }
         var http = APIRequest.make(.post, baseURL: configuration.baseURL, path: "/v1/refunds")
