@@ -8,7 +8,7 @@ import Synchronization
 
 /// A loopback recording proxy (Hummingbird 2 on 127.0.0.1, an ephemeral port by default): every request a client
 /// sends to it is forwarded to a real API with OpenCat's `HTTPClient`, the client gets the API's answer, and the
-/// exchange is kept (``exchanges``) for ``SecretScrubber`` to turn into a cassette. VCR-style: point an adapter's
+/// exchange is kept (``exchanges``) for `SecretScrubber` (MockStores) to turn into a cassette. VCR-style: point an adapter's
 /// base URL at ``baseURL``, run it against the real store once, and replay the cassette forever after.
 ///
 /// ```swift
@@ -89,7 +89,7 @@ public final class MockRecorder: Sendable {
     }
 
     /// Checks an upstream URL before anything listens: `http` or `https`, with a host, without a query.
-    /// - Throws: ``RecordingError`` naming what is wrong.
+    /// - Throws: `RecordingError` naming what is wrong.
     public static func validate(upstream: URL) throws(RecordingError) {
         guard let scheme = upstream.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
             throw RecordingError("the upstream must be an http or https URL")
@@ -143,7 +143,7 @@ public final class MockRecorder: Sendable {
     /// Runs the recorder until ``stop()`` is called, ``maximumExchanges`` are recorded, or the task is cancelled.
     /// A recorder runs once.
     /// - Throws: when it cannot bind, `MockStoreServerError.invalidPort(_:)`, `.alreadyStarted`, or a
-    ///   ``RecordingError`` for an unusable upstream URL.
+    ///   `RecordingError` for an unusable upstream URL.
     public func run() async throws {
         let alreadyStarted = state.withLock { state in
             defer { state.started = true }
@@ -256,7 +256,7 @@ public final class MockRecorder: Sendable {
     public var baseURL: URL { Self.url(host: host, port: port) }
 
     /// The exchanges recorded so far, in the order their answers arrived. They hold secrets: scrub them with
-    /// ``SecretScrubber`` before writing anything.
+    /// `SecretScrubber` (MockStores) before writing anything.
     public var exchanges: [RecordedExchange] { state.withLock { $0.exchanges } }
 
     /// How many requests the upstream did not answer (answered 502 and not recorded).
