@@ -8,8 +8,8 @@ import Synchronization
 
 /// A loopback recording proxy (Hummingbird 2 on 127.0.0.1, an ephemeral port by default): every request a client
 /// sends to it is forwarded to a real API with OpenCat's `HTTPClient`, the client gets the API's answer, and the
-/// exchange is kept (``exchanges``) for `SecretScrubber` (MockStores) to turn into a cassette. VCR-style: point an adapter's
-/// base URL at ``baseURL``, run it against the real store once, and replay the cassette forever after.
+/// exchange is kept (``exchanges``) for `SecretScrubber` (MockStores) to turn into a cassette. VCR-style: point an
+/// adapter's base URL at ``baseURL``, run it against the real store once, and replay the cassette forever after.
 ///
 /// ```swift
 /// try await MockRecorder.withRunningRecorder(upstream: URL(string: "https://api.stripe.com")!) { recorder in
