@@ -230,13 +230,7 @@ struct OperatorOperationsTests {
             "/v1/payment_intents/pi_keys001",
             reply: .response(status: 200, body: Self.testModeIntent(refunded: true))
         )
-        let stripe = StripeAdapter(
-            configuration: .init(
-                secretKey: Secret("sk_test_servertests"),
-                baseURL: URL(string: "https://api.stripe.test")!,
-                httpClient: HTTPClient(transport: stripeAPI, clock: clock.manual)
-            )
-        )
+        let stripe = ServerNotificationTests.stripe(stripeAPI, clock: clock)
         let webhooks = try StripeWebhookVerifier(secret: ServerNotificationTests.stripeSecret, clock: clock.manual)
         try await PortalHarness.run(backend, clock: clock, stores: [stripe], stripeWebhooks: webhooks) { harness in
             let ada = harness.keyClient(user: 1)

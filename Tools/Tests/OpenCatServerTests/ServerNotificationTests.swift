@@ -33,6 +33,17 @@ struct ServerNotificationTests {
         )
     }
 
+    /// The Stripe adapter of these tests, answered by `api` on the test clock.
+    static func stripe(_ api: ScriptedTransport, clock: TestClock) -> StripeAdapter {
+        StripeAdapter(
+            configuration: .init(
+                secretKey: Secret("sk_test_servertests"),
+                baseURL: URL(string: "https://api.stripe.test")!,
+                httpClient: HTTPClient(transport: api, clock: clock.manual)
+            )
+        )
+    }
+
     /// Stripe's `charge.refunded` for `pi_keys001` refunded in full, and its `Stripe-Signature` header.
     static func chargeRefunded(id: String, at date: Date, livemode: Bool) -> (event: Data, signature: String) {
         let created = Int(date.timeIntervalSince1970)
@@ -73,13 +84,7 @@ struct ServerNotificationTests {
             "/v1/payment_intents/pi_keys001",
             reply: .response(status: 200, body: Self.paymentIntent(refunded: true))
         )
-        let stripe = StripeAdapter(
-            configuration: .init(
-                secretKey: Secret("sk_test_servertests"),
-                baseURL: URL(string: "https://api.stripe.test")!,
-                httpClient: HTTPClient(transport: stripeAPI, clock: clock.manual)
-            )
-        )
+        let stripe = Self.stripe(stripeAPI, clock: clock)
         let webhooks = try StripeWebhookVerifier(secret: Self.stripeSecret, clock: clock.manual)
         try await keys.withServer(
             backend,
