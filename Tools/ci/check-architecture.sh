@@ -8,10 +8,11 @@
 # - nothing blocks a thread of Swift concurrency: no Process.waitUntilExit, readDataToEndOfFile, availableData,
 #   DispatchSemaphore.wait or Thread.sleep anywhere in the tree (a line marked `blocking-ok:` runs on a thread of its
 #   own, never in async code);
+# - tests sleep for real nowhere but in OpenCatTesting's waitUntil (docs/TESTING.md);
 # - no shipped executable under Tools/ imports test support (OpenCatTesting, MockAppleCA, ManualClock);
 # - with --linked: each executable links only what its job uses (reads the link lists of a finished build);
-# - with --example-scratch DIR: the adapter author's example package, built from a clean scratch path DIR, compiled
-#   none of PostgresNIO, NIOSSL, AsyncHTTPClient, ZIPFoundation or GRDB.
+# - with --example-linked SCRATCH: the adapter author's example package, tested in SCRATCH, links none of PostgresNIO,
+#   NIOSSL, AsyncHTTPClient, ZIPFoundation or GRDB (read from its test bundle's link list).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 status=0
@@ -70,6 +71,14 @@ blocking=$(grep -rnE 'waitUntilExit|readDataToEndOfFile|readToEnd\(|\.availableD
     Packages ConformanceTests Tools Examples 2>/dev/null \
     | grep -v 'blocking-ok:' | grep -vE '^[^:]+:[0-9]+:\s*(///|//)' || true)
 if [ -n "$blocking" ]; then echo "architecture: blocking waits (use swift-subprocess or async APIs):"; echo "$blocking"; status=1; fi
+# Tests wait for an asynchronous effect through OpenCatTesting's waitUntil/waitFor only (docs/TESTING.md): a real
+# Task.sleep in test code is a guess at how long something takes. A line marked `sleep-ok:` says why it is not a wait
+# (a ceiling raced against the work, a stand-in that never answers).
+sleeps=$(grep -rnE 'Task\.sleep\(|\.sleep\(for:|usleep|ContinuousClock\(\)\.sleep' --include='*.swift' \
+    Packages/*/Tests Packages/OpenCatCore/Sources/OpenCatTesting Tools/Tests ConformanceTests Examples/*/Tests 2>/dev/null \
+    | grep -v 'sleep-ok:' | grep -v '/OpenCatTesting/WaitUntil.swift:' | grep -vE 'clock\.sleep|Clock\.sleep' \
+    | grep -vE '^[^:]+:[0-9]+:\s*(///|//)' || true)
+if [ -n "$sleeps" ]; then echo "architecture: tests that sleep instead of waiting (use waitUntil, docs/TESTING.md):"; echo "$sleeps"; status=1; fi
 shipped=$(grep -rlnE '^(@[A-Za-z]+ )*((public|package|internal) )?import (OpenCatTesting|MockStores|MockStoresServer)$' \
     Tools/server Tools/release 2>/dev/null || true)
 if [ -n "$shipped" ]; then echo "architecture: test support in a server or release executable: $shipped"; status=1; fi
@@ -89,19 +98,21 @@ while [ $# -gt 0 ]; do
             done
         done
         shift ;;
-    --example-scratch)
+    --example-linked)
+        # The adapter author's example, built and tested in a scratch path shared with the workspace (so every module
+        # of the graph may be compiled there): what its test bundle links is what the link list of that bundle names.
+        # Its production target is a library the bundle links, so the bundle's list covers it too.
         scratch="$2"; shift 2
-        # SwiftPM lays out a folder for every target of the graph; a compiled one holds object files.
+        list="$scratch/debug/AdapterAuthorPackageTests.product/Objects.LinkFileList"
+        if [ ! -f "$list" ]; then echo "architecture: $list is missing (swift test the example first)"; status=1; continue; fi
         for module in PostgresNIO NIOSSL AsyncHTTPClient ZIPFoundation GRDB; do
-            if [ -n "$(find "$scratch" -path "*/debug/$module.build/*.o" -print -quit 2>/dev/null)" ]; then
-                echo "architecture: the adapter author's package compiled $module"; status=1
-            fi
+            if grep -q "/$module.build/" "$list"; then echo "architecture: the adapter author's package links $module"; status=1; fi
         done
-        if [ -z "$(find "$scratch" -path '*/debug/StoreAdapters.build/*.o' -print -quit 2>/dev/null)" ]; then
-            echo "architecture: $scratch holds no build of the adapter author's package"; status=1
+        if ! grep -q "/StoreAdapters.build/" "$list" || ! grep -q "/ExampleStore.build/" "$list"; then
+            echo "architecture: $list does not link the adapter author's ExampleStore and StoreAdapters"; status=1
         fi ;;
     *) echo "architecture: unknown option $1"; exit 64 ;;
     esac
 done
-[ $status = 0 ] && echo "architecture: OK (kernel without GRDB, test support outside production, short function bodies, no blocking waits$([ -n "${scratch:-}" ] && echo ', a lean adapter package'))"
+[ $status = 0 ] && echo "architecture: OK (kernel without GRDB, test support outside production, short function bodies, no blocking waits$([ -n "${list:-}" ] && echo ', a lean adapter package'))"
 exit $status

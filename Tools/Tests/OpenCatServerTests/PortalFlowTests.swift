@@ -6,18 +6,18 @@ import MockStoresServer
 import OpenCatAsyncHTTPClient
 import OpenCatCore
 import OpenCatServer
+import OpenCatTesting
 import StoreAdapters
 import Synchronization
 import Testing
 
 /// Forwards the mock checkout's webhooks to the server under test (whose port is known only once it listens,
-/// after the mock it is configured with), and tells the test when each one was answered.
+/// after the mock it is configured with), and records how the server answered each one.
 final class WebhookRelay: HTTPTransport {
     private struct State {
         var port = 0
         var dropNext = false
         var statuses: [Int] = []
-        var waiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
     }
 
     private let state = Mutex(State())
@@ -53,28 +53,7 @@ final class WebhookRelay: HTTPTransport {
         return response
     }
 
-    private func finish(_ status: Int) {
-        let ready = state.withLock { state -> [CheckedContinuation<Void, Never>] in
-            state.statuses.append(status)
-            let count = state.statuses.count
-            let ready = state.waiters.filter { $0.count <= count }.map(\.continuation)
-            state.waiters.removeAll { $0.count <= count }
-            return ready
-        }
-        for continuation in ready { continuation.resume() }
-    }
-
-    /// Waits (without sleeping) until `count` webhooks in all were answered.
-    func waitForDeliveries(_ count: Int) async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let done = state.withLock { state -> Bool in
-                if state.statuses.count >= count { return true }
-                state.waiters.append((count, continuation))
-                return false
-            }
-            if done { continuation.resume() }
-        }
-    }
+    private func finish(_ status: Int) { state.withLock { $0.statuses.append(status) } }
 }
 
 /// The portal's server with Stripe and PayPal adapters on MockStores' checkout simulator, whose webhooks reach the
@@ -189,11 +168,19 @@ struct PortalCheckout {
         }
     }
 
+    /// Waits until `count` webhooks in all were answered by the server and recorded by the mock checkout (which
+    /// records a delivery only after its answer arrives, so the relay's count comes first).
+    func waitForWebhooks(_ count: Int) async throws {
+        try await waitUntil("\(count) webhooks answered by the server") { relay.statuses.count >= count }
+        try await waitUntil("\(count) webhook deliveries recorded by the mock") { checkout.deliveries.count >= count }
+    }
+
     /// Buys `rounds` packs one after the other, each one's return racing its webhook; checks that each adds
     /// exactly one pack.
     func buyRacing(_ browser: PortalBrowser, store: String, rounds: Int, userId: String) async throws -> [String] {
         var references: [String] = []
         let before = try await portal.ledger.balance(of: userId)
+        let delivered = relay.statuses.count
         for round in 1...rounds {
             let (reference, back) = try await buyAndPay(browser, store: store)
             references.append(reference)
@@ -203,7 +190,7 @@ struct PortalCheckout {
                 #expect(page.body.contains("href=\"/portal/wallet?notice=bought\""))
                 expectPageHeaders(page, "return")
             }
-            await relay.waitForDeliveries(round)
+            try await waitForWebhooks(delivered + round)
             #expect(relay.statuses.last == 200, "round \(round): webhook \(relay.statuses)")
             #expect(try await portal.ledger.balance(of: userId) == before + Int64(10 * round), "round \(round)")
             let order = try await portal.ledger.webOrder(store: store, reference: reference)
@@ -319,7 +306,7 @@ struct PortalFlowTests {
                 // The buyer closes the tab on the store's page: the webhook alone credits the pack.
                 let (paid, back) = try await shop.buyAndPay(alice, store: store)
                 delivered += 1
-                await shop.relay.waitForDeliveries(delivered)
+                try await shop.waitForWebhooks(delivered)
                 #expect(shop.relay.statuses.last == 200, "\(store)")
                 expected += 10
                 #expect(try await balance() == expected, "\(store): webhook only")
@@ -333,7 +320,7 @@ struct PortalFlowTests {
                 shop.relay.dropNext()
                 let (lost, lostBack) = try await shop.buyAndPay(alice, store: store)
                 delivered += 1
-                await shop.relay.waitForDeliveries(delivered)
+                try await shop.waitForWebhooks(delivered)
                 #expect(shop.relay.statuses.last == 503)
                 #expect(try await balance() == expected, "\(store): nothing credited yet")
                 #expect(try await portal.ledger.webOrder(store: store, reference: lost)?.state == "created")

@@ -3,6 +3,7 @@ import HTTPTypes
 import OpenCatAsyncHTTPClient
 import OpenCatCore
 import OpenCatServer
+import OpenCatTesting
 import Synchronization
 import Testing
 import ToolsTestSupport
@@ -274,12 +275,9 @@ struct ServerProcessTests {
             let restarted = try await runProcess("/bin/bash", [script], environment: environment)
             #expect(restarted.status == 0)
             // The pool reconnects on its own: ready again within a few tries, same process.
-            var status = 0
-            for _ in 0..<40 where status != 200 {
-                status = try await Self.get(ready).0
-                if status != 200 { try await Task.sleep(for: .milliseconds(250)) }
+            try await waitUntil("/health/ready answering 200 after PostgreSQL restarted") {
+                try await Self.get(ready).0 == 200
             }
-            #expect(status == 200)
         }
     }
 }

@@ -45,7 +45,7 @@ public func runProcess(
         error: .sequence
     ) { execution in
         let watchdog = Task {
-            try await Task.sleep(for: timeout)
+            try await Task.sleep(for: timeout)  // sleep-ok: the watchdog's ceiling, cancelled when the child ends
             try? execution.send(signal: .kill)
         }
         defer { watchdog.cancel() }
@@ -131,7 +131,7 @@ public func withChildProcess<T: Sendable>(
         error: error
     ) { execution in
         let watchdog = Task {
-            try await Task.sleep(for: timeout)
+            try await Task.sleep(for: timeout)  // sleep-ok: the watchdog's ceiling, cancelled when the child ends
             try? execution.send(signal: .kill)
         }
         defer { watchdog.cancel() }

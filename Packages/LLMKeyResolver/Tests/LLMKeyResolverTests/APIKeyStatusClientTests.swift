@@ -18,7 +18,7 @@ struct APIKeyStatusClientTests {
         )
         let check = Task { try await client.status() }
         #expect(await clock.waitForSleepers(1))
-        while transport.requests.isEmpty { await Task.yield() }
+        try await waitUntil("the status request sent") { !transport.requests.isEmpty }
         check.cancel()
         await #expect(throws: CancellationError.self) { try await check.value }
     }

@@ -177,15 +177,17 @@ public final class ManualClock: ExternalWorkAwareClock, Sendable {
         advance(by: .nanoseconds(Int64((seconds * 1_000_000_000).rounded(.up))))
     }
 
-    /// Waits (by yielding, never by sleeping) until at least `count` tasks are suspended in `sleep`.
-    /// - Returns: `false` if that did not happen within `maxYields` scheduler turns.
+    /// Waits until at least `count` tasks are suspended in `sleep`, through ``waitFor(_:within:fileID:line:_:)``
+    /// (the real clock bounds the wait; this clock's time does not move).
+    /// - Returns: `false` if that did not happen within `ceiling`, or the waiting task was cancelled.
     @discardableResult
-    public func waitForSleepers(_ count: Int = 1, maxYields: Int = 100_000) async -> Bool {
-        for _ in 0..<maxYields {
-            if sleeperCount >= count { return true }
-            await Task.yield()
+    public func waitForSleepers(_ count: Int = 1, within ceiling: Duration = .seconds(120)) async -> Bool {
+        do {
+            try await waitUntil("\(count) sleeper(s) on the manual clock", within: ceiling) { sleeperCount >= count }
+            return true
+        } catch {
+            return false
         }
-        return sleeperCount >= count
     }
 
     private static func takeDue(_ state: inout State) -> [Sleeper] {

@@ -130,7 +130,7 @@ public final class ScriptedTransport: HTTPTransport {
         case .transportError(let code):
             throw HTTPTransportError(code, "scripted \(code)")
         case .hang:
-            while true { try await Task.sleep(for: .seconds(3600)) }
+            while true { try await Task.sleep(for: .seconds(3600)) }  // sleep-ok: `.hang` never answers
         }
     }
 }

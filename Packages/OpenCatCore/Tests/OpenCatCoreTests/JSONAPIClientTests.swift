@@ -136,7 +136,7 @@ struct JSONAPIClientTests {
         let api = client(transport, clock: clock)
         let call = Task { try await api.send(.get, "v1/slow", as: Answer.self) }
         #expect(await clock.waitForSleepers(1))
-        while transport.requests.isEmpty { await Task.yield() }
+        try await waitUntil("the request sent") { !transport.requests.isEmpty }
         call.cancel()
         await #expect(throws: CancellationError.self) { try await call.value }
     }
@@ -145,7 +145,7 @@ struct JSONAPIClientTests {
         /// A transport that reports its cancellation as a lost connection.
         struct LosesConnectionWhenCancelled: HTTPTransport {
             func send(_ request: HTTPRequest, body: Data?) async throws -> HTTPTransportResponse {
-                try? await Task.sleep(for: .seconds(3600))
+                try? await Task.sleep(for: .seconds(3600))  // sleep-ok: a transport that never answers
                 throw HTTPTransportError(.connectionFailed, "connection lost")
             }
         }

@@ -116,12 +116,12 @@ struct OutboxOwnerTests {
             for await _ in gate { break }
             return 42
         }
-        while !attempts.isRunning("file#entry") { await Task.yield() }
+        try await waitUntil("the first attempt running") { attempts.isRunning("file#entry") }
         async let second = attempts.run(key: "file#entry") { () async -> Int in
             runs.count.withLock { $0 += 1 }
             return 7
         }
-        while attempts.callers(of: "file#entry") < 2 { await Task.yield() }
+        try await waitUntil("the second caller sharing the attempt") { attempts.callers(of: "file#entry") >= 2 }
         let other = await attempts.run(key: "file#other") { () async -> Int in 1 }
         #expect(other.result == 1 && other.started)
         open.yield()

@@ -112,10 +112,8 @@ struct GoogleAccessTokenProviderTests {
                 group.addTask { try await harness.adapter.verify(Support.productProof()) }
             }
             // Every caller waits behind the one refresh before the token endpoint answers.
-            var spins = 0
-            while await harness.provider.refreshWaiterCount < 10 || gated.heldCount < 1, spins < 100_000 {
-                await Task.yield()
-                spins += 1
+            try await waitUntil("ten callers behind one held refresh") {
+                await harness.provider.refreshWaiterCount >= 10 && gated.heldCount >= 1
             }
             #expect(await harness.provider.refreshWaiterCount == 10)
             #expect(gated.heldCount == 1)

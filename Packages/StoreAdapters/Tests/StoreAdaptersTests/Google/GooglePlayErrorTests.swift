@@ -83,10 +83,8 @@ struct GooglePlayErrorTests {
         let outcome = Task { try await adapter.verify(Support.productProof()) }
         // Release each back-off (0.5 s, then 1 s) once it is requested; attempt timeouts (10 s) never fire.
         for (index, backoff) in [Duration.milliseconds(500), .seconds(1)].enumerated() {
-            var spins = 0
-            while harness.clock.recordedSleeps.filter({ $0 < .seconds(10) }).count <= index, spins < 100_000 {
-                await Task.yield()
-                spins += 1
+            try await waitUntil("back-off \(index + 1) requested") {
+                harness.clock.recordedSleeps.filter({ $0 < .seconds(10) }).count > index
             }
             harness.clock.advance(by: backoff)
         }
