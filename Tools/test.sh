@@ -65,7 +65,7 @@ build=()
 args=("$@")
 for ((i = 0; i < ${#args[@]}; i++)); do
     case "${args[i]}" in
-        -Xswiftc | -Xcc | -Xlinker | --explicit-target-dependency-import-check | -c | --configuration | --scratch-path)
+        -Xswiftc | -Xcc | -Xlinker | --explicit-target-dependency-import-check | -c | --configuration | --scratch-path | -j | --jobs)
             build+=("${args[i]}" "${args[i + 1]:-}"); i=$((i + 1)) ;;
     esac
 done

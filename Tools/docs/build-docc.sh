@@ -2,17 +2,32 @@
 # Builds the DocC catalog of every library module (Packages/*/Sources/<Module>/<Module>.docc) with the docc that
 # ships with the toolchain: symbol graphs from `swift package dump-symbol-graph`, then `docc convert` per module.
 # Fails on any DocC error and on any link that does not resolve (a renamed or removed symbol).
-# Usage: Tools/docs/build-docc.sh [OUTPUT_DIR]   (default .build/docc; reuses the workspace's .build)
+# Usage: Tools/docs/build-docc.sh [--package Packages/X]... [OUTPUT_DIR] [-- BUILD_OPTIONS...]
+#   --package: only these packages (default: every one under Packages/).
+#   OUTPUT_DIR: default .build/docc (reuses the workspace's .build as the scratch path).
+#   BUILD_OPTIONS: passed to `swift package` for the build behind the symbol graphs. Give the same flags as the
+#   workspace build (.ci/run passes `-Xswiftc -warnings-as-errors --explicit-target-dependency-import-check error`):
+#   a build with other flags recompiles every module of the package, and the next workspace build compiles them back.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-out="${1:-.build/docc}"
+packages=()
+out=.build/docc
+build=()
+while [ $# -gt 0 ]; do
+    case "$1" in
+    --package) packages+=("${2%/}/"); shift 2 ;;
+    --) shift; build=("$@"); break ;;
+    *) out="$1"; shift ;;
+    esac
+done
+[ ${#packages[@]} -gt 0 ] || packages=(Packages/*/)
 mkdir -p "$out"
 graphs=".build/symbolgraph-docc"
 status=0
-for package in Packages/*/; do
+for package in "${packages[@]}"; do
     name=$(basename "$package")
     # Test targets have no symbol graph and make the command exit non-zero: the library graphs are still written.
-    dumped=$( (swift package --package-path "$package" --scratch-path .build dump-symbol-graph 2>&1 || true) \
+    dumped=$( (swift package --package-path "$package" --scratch-path .build ${build[@]+"${build[@]}"} dump-symbol-graph 2>&1 || true) \
         | sed -n 's/^Files written to //p')
     [ -n "$dumped" ] || { echo "docc: $name: no symbol graphs"; status=1; continue; }
     for catalog in "$package"Sources/*/*.docc; do
