@@ -18,7 +18,7 @@ class _NoRedirect(urllib.request.HTTPRedirectHandler):
 _OPENER.add_handler(_NoRedirect())
 
 
-def http(method: str, url: str, headers: dict[str, str] | None = None, body: bytes | None = None, timeout: float = 10):
+def http(method: str, url: str, headers: dict[str, str] | None = None, body: bytes | None = None, timeout: float = 30):
     """Returns (status, body): the JSON value when the body is JSON, else its text; status 0 when nothing answered."""
     request = urllib.request.Request(url, data=body, method=method, headers=headers or {})
     try:

@@ -54,8 +54,9 @@ class Pages:
 
     def new_context(self) -> BrowserContext:
         context = self.browser.new_context(viewport=DESKTOP, locale="en-US")
-        context.set_default_timeout(15_000)
-        context.set_default_navigation_timeout(20_000)
+        # Generous, for a loaded one-core machine (docs/TESTING.md): an action or a page that never comes fails at these.
+        context.set_default_timeout(60_000)
+        context.set_default_navigation_timeout(90_000)
         return context
 
     def capture(self, page: Page, name: str) -> Capture:

@@ -15,6 +15,7 @@ from playwright.sync_api import BrowserContext, Page
 from .http import http
 from .pages import Pages
 from .stack import PACK_KEYS, PRODUCT, Stack, User
+from .waits import CEILING, wait_until
 
 HUMAN_KEY = re.compile(r"VUUW-[0-9A-Z]{4}-[0-9A-Z]{4}-[0-9A-Z*~$=]{4}-L[1-9]")
 SHARED = 3
@@ -72,15 +73,17 @@ def wallet_balance(world: World, page: Page) -> int:
     return read_balance(page)
 
 
-def wait_for_mail(world: World, email: str, after: int, timeout: float = 10) -> str:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        mails = world.stack.mails()
-        for mail in mails[after:]:
+def wait_for_mail(world: World, email: str, after: int) -> str:
+    def link() -> str | None:
+        for mail in world.stack.mails()[after:]:
             if mail.get("to") == email and mail.get("link"):
                 return mail["link"]
-        time.sleep(0.1)
-    raise Failure(f"no sign-in mail to {email} in {world.stack.mail_file.name} within {timeout:.0f} s")
+        return None
+
+    found = wait_until(link)
+    if found is None:
+        raise Failure(f"no sign-in mail to {email} in {world.stack.mail_file.name} within {CEILING:.0f} s")
+    return found
 
 
 def sign_in(world: World, context: BrowserContext, user: User, capture: bool) -> tuple[Page, str]:
@@ -139,14 +142,12 @@ def webhook_statuses(world: World, route: str) -> list[int]:
     return statuses
 
 
-def wait_for_webhook(world: World, route: str, count: int, timeout: float = 15) -> list[int]:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
+def wait_for_webhook(world: World, route: str, count: int) -> list[int]:
+    def logged() -> list[int] | None:
         statuses = webhook_statuses(world, route)
-        if len(statuses) >= count:
-            return statuses
-        time.sleep(0.2)
-    return webhook_statuses(world, route)
+        return statuses if len(statuses) >= count else None
+
+    return wait_until(logged) or webhook_statuses(world, route)
 
 
 def parse_date(text: object) -> datetime | None:
@@ -229,7 +230,7 @@ def _after_purchase(world: World, page: Page, store: str, before: int, route: st
     # The webhook races the return on purpose: once it has arrived, the balance must not have moved again.
     statuses = wait_for_webhook(world, route, deliveries)
     if len(statuses) < deliveries:
-        world.soft(f"the {store} webhook did not reach the server within 15 s (no {route} in its log)")
+        world.soft(f"the {store} webhook did not reach the server within {CEILING:.0f} s (no {route} in its log)")
     elif not all(200 <= status < 300 for status in statuses[deliveries - 1 :]):
         world.soft(f"the server answered the {store} webhook {statuses[deliveries - 1 :]}")
     for _ in range(4):

@@ -14,12 +14,12 @@ import signal
 import socket
 import subprocess
 import tempfile
-import time
 import urllib.parse
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from .http import http
+from .waits import CEILING, wait_until
 
 PRODUCT = "keys_10"
 PACK_KEYS = 10
@@ -210,18 +210,20 @@ class Stack:
             ],
         )  # fmt: skip
         self.mock = process
-        deadline = time.monotonic() + 60
         pattern = re.compile(r"listening on (http://\S+)")
-        while time.monotonic() < deadline:
+
+        def listening() -> str | None:
             match = pattern.search(process.stdout.read_text(errors="replace"))
             if match:
-                self.mock_base = match.group(1).rstrip("/.")
-                break
+                return match.group(1).rstrip("/.")
             if process.popen.poll() is not None:
                 raise self._exited(process, "opencat mock serve")
-            time.sleep(0.05)
-        else:
-            raise StackError("opencat mock serve did not print its address within 60 s:\n" + process.tail())
+            return None
+
+        base = wait_until(listening)
+        if base is None:
+            raise StackError(f"opencat mock serve did not print its address within {CEILING:.0f} s:\n" + process.tail())
+        self.mock_base = base
         try:
             inforce = json.loads(credentials.read_text())
         except (OSError, ValueError):
@@ -360,15 +362,14 @@ class Stack:
             ],
         )  # fmt: skip
         self.server = process
-        deadline = time.monotonic() + 90
-        while time.monotonic() < deadline:
+
+        def ready() -> bool | None:
             if process.popen.poll() is not None:
                 raise self._exited(process, "opencat-server")
-            status, _ = http("GET", f"{self.base}/ready", timeout=2)
-            if status == 200:
-                return
-            time.sleep(0.1)
-        raise StackError(f"opencat-server was not ready within 90 s ({self.base}/ready):\n{process.tail()}")
+            return True if http("GET", f"{self.base}/ready", timeout=2)[0] == 200 else None
+
+        if wait_until(ready) is None:
+            raise StackError(f"opencat-server was not ready within {CEILING:.0f} s ({self.base}/ready):\n{process.tail()}")
 
     # ----- what the scenarios read -------------------------------------------------------------------------------
 
