@@ -4,9 +4,10 @@
 #      with apt-get when missing (as root, or through sudo).
 #   2. PostgreSQL on 127.0.0.1 (Tools/ci/start-postgres.sh, as an unprivileged user), its URL exported as
 #      OPENCAT_TEST_POSTGRES_URL — unless that is already set.
-#   3. `swift test "$@"`: every package's tests and the conformance suite (the PyPI package cryptography is
+#   3. The tests' temporary files on a RAM disk (/dev/shm) when TMPDIR is not set (docs/TESTING.md).
+#   4. `swift test "$@"`: every package's tests and the conformance suite (the PyPI package cryptography is
 #      pip-installed first when missing: a CLI test checks Apple offer signatures with it).
-#   4. The browser tests (Tools/ci/browser/README.md): the server's /portal and /console in Chromium (Playwright and
+#   5. The browser tests (Tools/ci/browser/README.md): the server's /portal and /console in Chromium (Playwright and
 #      axe-playwright-python, pip-installed when missing), on SQLite then PostgreSQL; screenshots and logs in
 #      .build/browser-artifacts (or $OPENCAT_BROWSER_ARTIFACTS). OPENCAT_BROWSER_TESTS=0 skips them.
 #   Any failure makes the script fail; every step runs.
@@ -40,6 +41,16 @@ if [ -z "${OPENCAT_TEST_POSTGRES_URL:-}" ]; then
         exit 1
     fi
     export OPENCAT_TEST_POSTGRES_URL
+fi
+
+# The tests' files (SQLite ledgers, encrypted caches, cassettes they write) on a RAM disk when the machine has one and
+# TMPDIR is not set: a commit's sync to disk then costs nothing. On a slow or shared disk, hundreds of tests committing
+# at once made syncs take seconds, and SQLite work that waits for one on a thread of Swift concurrency stalled every
+# task in the test process for 30 s and more (docs/TESTING.md).
+if [ -z "${TMPDIR:-}" ] && [ -d /dev/shm ] && [ -w /dev/shm ]; then
+    TMPDIR=$(mktemp -d /dev/shm/opencat-tests.XXXXXX)
+    export TMPDIR
+    trap 'rm -rf "$TMPDIR"' EXIT
 fi
 
 # The PyPI packages the tests use: cryptography (an independent check of Apple offer signatures, during swift test),

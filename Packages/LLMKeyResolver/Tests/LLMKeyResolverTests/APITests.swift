@@ -113,7 +113,7 @@ struct APITests {
             APIKeyStatusClient(
                 baseURL: URL(string: "http://127.0.0.1")!,
                 token: Secret(token),
-                http: HTTPClient(transport: APITransport(api), retryPolicy: .never)
+                http: HTTPClient(transport: APITransport(api), retryPolicy: .never, timeout: .seconds(300))
             )
         }
         #expect(try await client(token("p", .pro)).decision() == .useSystemKeys)
@@ -137,7 +137,7 @@ struct APITests {
             APIKeyStatusClient(
                 baseURL: URL(string: "http://127.0.0.1")!,
                 token: Secret(token),
-                http: HTTPClient(transport: APITransport(api), retryPolicy: .never)
+                http: HTTPClient(transport: APITransport(api), retryPolicy: .never, timeout: .seconds(300))
             )
         }
         #expect(try await client(token("p", .proTrial)).decision() == .useSystemKeys)

@@ -39,8 +39,9 @@ enum TestKeys {
 
 /// Small helpers for real loopback requests.
 enum Loopback {
-    /// A client that does one attempt per request (no retries), on the system clock.
-    static let client = HTTPClient(retryPolicy: .never)
+    /// A client that does one attempt per request (no retries), on the system clock. Its timeout is a ceiling for a
+    /// mock that never answers, not what these tests measure: generous, so a starved one-core run never reaches it.
+    static let client = HTTPClient(retryPolicy: .never, timeout: .seconds(300))
 
     static func request(
         _ method: HTTPRequest.Method,

@@ -66,26 +66,36 @@ public final class SQLiteLedgerStore: LedgerStore, Sendable {
     private func run<T: Sendable>(_ body: @Sendable (any LedgerConnection) async throws -> T) async -> Result<
         T, LedgerError
     > {
-        // BEGIN, COMMIT and ROLLBACK run synchronously: GRDB's async accesses throw on a cancelled task, and a
-        // transaction must never be left open behind the lock.
         let database = database
-        let control: @Sendable (String) throws -> Void = { sql in
-            try database.writeWithoutTransaction { db in
-                if sql == "BEGIN IMMEDIATE", db.isInsideTransaction { try db.execute(sql: "ROLLBACK") }
-                if sql != "ROLLBACK" || db.isInsideTransaction { try db.execute(sql: sql) }
-            }
-        }
-        do { try control("BEGIN IMMEDIATE") } catch {
+        do { try await Self.control("BEGIN IMMEDIATE", database) } catch {
             return .failure(LedgerError(.storage, "the SQLite ledger is unavailable"))
         }
         do {
             let result = try await body(Connection(database: database))
-            try control("COMMIT")
+            try await Self.control("COMMIT", database)
             return .success(result)
         } catch {
-            try? control("ROLLBACK")
+            try? await Self.control("ROLLBACK", database)
             if let error = error as? LedgerError { return .failure(error) }
             return .failure(LedgerError(.storage, "the ledger transaction failed"))
+        }
+    }
+
+    /// Runs BEGIN, COMMIT or ROLLBACK on GRDB's writer queue and awaits it. Scheduled with GRDB's callback API, so
+    /// it runs even for a cancelled task (GRDB's async accesses throw on one, and a transaction must never be left
+    /// open behind the lock), and no thread of Swift concurrency waits for the commit's sync to disk: two ledgers
+    /// committing at once on a slow disk would otherwise stop every task in the process.
+    private static func control(_ sql: String, _ database: DatabaseQueue) async throws {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            database.asyncWriteWithoutTransaction { db in
+                do {
+                    if sql == "BEGIN IMMEDIATE", db.isInsideTransaction { try db.execute(sql: "ROLLBACK") }
+                    if sql != "ROLLBACK" || db.isInsideTransaction { try db.execute(sql: sql) }
+                    continuation.resume()
+                } catch {
+                    continuation.resume(throwing: error)
+                }
+            }
         }
     }
 
