@@ -234,28 +234,46 @@ struct ServerProcessTests {
 
     @Test func readyFollowsItsPostgreSQLServerWithoutARestart() async throws {
         // A PostgreSQL server of this test's own, so stopping it disturbs no other test.
-        let port = 55_500 + Int.random(in: 0..<90)  // clear of the tests' own server (55432)
-        let folder = "/tmp/opencat-pg-ready-\(UUID().uuidString.prefix(8))"
-        let environment: [String: String?] = ["OPENCAT_PG_PORT": "\(port)", "OPENCAT_PG_DIR": folder]
         let script = TestEnvironment.repositoryRoot.appendingPathComponent("Tools/ci/start-postgres.sh").path
-        let started = try await runProcess("/bin/bash", [script], environment: environment)
-        try #require(
-            started.status == 0,
-            "PostgreSQL did not start: \(started.error) — run `\(TestEnvironment.provisionCommand)`"
-        )
-        let url = started.output.trimmingCharacters(in: .whitespacesAndNewlines)
+        let (url, folder, environment) = try await Self.startOwnPostgres(script: script)
+        defer {
+            try? FileManager.default.removeItem(atPath: folder)
+            try? FileManager.default.removeItem(atPath: folder + ".pw")
+        }
         do {
             try await checkReadiness(url: url, script: script, environment: environment)
         } catch {
             _ = try? await runProcess("/bin/bash", [script, "stop"], environment: environment)
-            try? FileManager.default.removeItem(atPath: folder)
-            try? FileManager.default.removeItem(atPath: folder + ".pw")
             throw error
         }
         _ = try? await runProcess("/bin/bash", [script, "stop"], environment: environment)
-        try? FileManager.default.removeItem(atPath: folder)
-        try? FileManager.default.removeItem(atPath: folder + ".pw")
     }
+
+    /// Starts a PostgreSQL server on a random port clear of the tests' own (55432), trying another port when the one
+    /// drawn is taken (a server of an interrupted run, or any other listener); the failure names the server's log.
+    static func startOwnPostgres(
+        script: String
+    ) async throws -> (url: String, folder: String, environment: [String: String?]) {
+        var failures: [String] = []
+        for _ in 0..<3 {
+            let port = 55_500 + Int.random(in: 0..<90)
+            let folder = "/tmp/opencat-pg-ready-\(UUID().uuidString.prefix(8))"
+            let environment: [String: String?] = ["OPENCAT_PG_PORT": "\(port)", "OPENCAT_PG_DIR": folder]
+            let started = try await runProcess("/bin/bash", [script], environment: environment)
+            if started.status == 0 {
+                return (started.output.trimmingCharacters(in: .whitespacesAndNewlines), folder, environment)
+            }
+            let log = (try? String(contentsOfFile: folder + "/server.log", encoding: .utf8)) ?? ""
+            failures.append("port \(port): exit \(started.status) \(started.error) \(log.suffix(400))")
+            try? FileManager.default.removeItem(atPath: folder)
+            try? FileManager.default.removeItem(atPath: folder + ".pw")
+        }
+        throw OwnPostgresDidNotStart(
+            description: "PostgreSQL did not start: \(failures) — run `\(TestEnvironment.provisionCommand)`"
+        )
+    }
+
+    struct OwnPostgresDidNotStart: Error, CustomStringConvertible { let description: String }
 
     func checkReadiness(url: String, script: String, environment: [String: String?]) async throws {
         let setup = try Setup()

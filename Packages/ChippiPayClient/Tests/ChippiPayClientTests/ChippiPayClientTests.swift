@@ -90,7 +90,7 @@ func makeClient(
     }
 
     @Test func rateLimitsAreRetriedAfterRetryAfterOnTheClock() async throws {
-        let clock = ManualClock(autoAdvance: true)
+        let clock = ManualClock(autoAdvance: true, holdsDuringExternalWork: true)
         let transport = ScriptedTransport()
         transport.on(.get, "/v1/skus/sku-1", times: 1, status: 429, headers: ["Retry-After": "7"], json: "{}")
         transport.on(.get, "/v1/skus/sku-1", json: #"{"id":"sku-1","name":"Telcel"}"#)
@@ -129,7 +129,7 @@ func makeClient(
     }
 
     @Test func pollingWaitsTwoFourEightThenTenSecondsOnTheInjectedClock() async throws {
-        let clock = ManualClock(autoAdvance: true)
+        let clock = ManualClock(autoAdvance: true, holdsDuringExternalWork: true)
         let transport = ScriptedTransport()
         transport.on(.get, "/v1/sku-purchases/p1", times: 4, json: #"{"id":"p1","status":"PENDING"}"#)
         transport.on(.get, "/v1/sku-purchases/p1", times: 1, json: #"{"id":"p1","status":"PROCESSING"}"#)

@@ -67,20 +67,49 @@ public final class ManualClock: ExternalWorkAwareClock, Sendable {
         self.holdsDuringExternalWork = holdsDuringExternalWork
     }
 
+    /// One operation inside ``waitingOnExternalWork(_:)``: released once, when it ends or when it says it will never
+    /// finish by itself (``externalWorkWillNeverFinish()``).
+    private final class ExternalWork: Sendable {
+        let clock: ManualClock
+        let released = Mutex(false)
+        init(clock: ManualClock) { self.clock = clock }
+
+        func release() {
+            let first = released.withLock { released in
+                defer { released = true }
+                return !released
+            }
+            guard first else { return }
+            clock.endExternalWork()
+        }
+    }
+
+    @TaskLocal private static var currentExternalWork: ExternalWork?
+
     public func waitingOnExternalWork<Result: Sendable>(
         _ operation: @Sendable () async throws -> Result
     ) async throws -> Result {
         state.withLock { $0.externalWork += 1 }
-        defer {
-            let released: [CheckedContinuation<Void, Never>] = state.withLock { state in
-                state.externalWork -= 1
-                guard state.externalWork == 0 else { return [] }
-                defer { state.holdWaiters = [] }
-                return state.holdWaiters
-            }
-            released.forEach { $0.resume() }
+        let work = ExternalWork(clock: self)
+        defer { work.release() }
+        return try await Self.$currentExternalWork.withValue(work) { try await operation() }
+    }
+
+    /// Says that the external work the current task runs inside ``waitingOnExternalWork(_:)`` will not finish until
+    /// time moves (a stand-in that never answers, so that only a timeout can end the call): an auto-advancing clock
+    /// that holds during external work may then advance again. ``ScriptedTransport``'s `.hang` calls it.
+    public static func externalWorkWillNeverFinish() {
+        currentExternalWork?.release()
+    }
+
+    private func endExternalWork() {
+        let released: [CheckedContinuation<Void, Never>] = state.withLock { state in
+            state.externalWork -= 1
+            guard state.externalWork == 0 else { return [] }
+            defer { state.holdWaiters = [] }
+            return state.holdWaiters
         }
-        return try await operation()
+        released.forEach { $0.resume() }
     }
 
     public var now: Instant { state.withLock { $0.now } }

@@ -130,6 +130,7 @@ public final class ScriptedTransport: HTTPTransport {
         case .transportError(let code):
             throw HTTPTransportError(code, "scripted \(code)")
         case .hang:
+            ManualClock.externalWorkWillNeverFinish()
             while true { try await Task.sleep(for: .seconds(3600)) }  // sleep-ok: `.hang` never answers
         }
     }
@@ -137,9 +138,12 @@ public final class ScriptedTransport: HTTPTransport {
 
 extension HTTPClient {
     /// A client over a scripted transport on an auto-advancing test clock, with deterministic back-off.
+    ///
+    /// The default clock holds while a transport call runs, so an attempt's timeout never fires because a loaded
+    /// machine was slow to deliver a scripted answer; a `.hang` reply lets it advance again, so its timeout does fire.
     public static func scripted(
         _ transport: ScriptedTransport,
-        clock: any WallClock = ManualClock(autoAdvance: true),
+        clock: any WallClock = ManualClock(autoAdvance: true, holdsDuringExternalWork: true),
         maxAttempts: Int = 3
     ) -> HTTPClient {
         HTTPClient(
