@@ -14,7 +14,7 @@ struct StarknetRPCClientTests {
             http: HTTPClient(
                 transport: transport,
                 retryPolicy: RetryPolicy(maxAttempts: 2, jitter: .none),
-                clock: ManualClock(autoAdvance: true)
+                clock: ManualClock(autoAdvance: true, holdsDuringExternalWork: true)
             )
         )
     }

@@ -31,7 +31,7 @@ struct JSONAPIClientTests {
     func client(
         _ transport: ScriptedTransport,
         base: String = "https://api.example.com/x/",
-        clock: ManualClock = ManualClock(autoAdvance: true)
+        clock: ManualClock = ManualClock(autoAdvance: true, holdsDuringExternalWork: true)
     ) -> JSONAPIClient<TestError> {
         var headers = HTTPFields()
         headers[HTTPField.Name("x-api-key")!] = "pk_test_1"

@@ -18,7 +18,10 @@ struct AppleNotificationTests {
                 rootCertificates: [Self.chain.root],
                 environment: environment,
                 appAppleId: appAppleId,
-                httpClient: .scripted(ScriptedTransport(), clock: ManualClock(start: now, autoAdvance: true))
+                httpClient: .scripted(
+                    ScriptedTransport(),
+                    clock: ManualClock(start: now, autoAdvance: true, holdsDuringExternalWork: true)
+                )
             )
         )
     }

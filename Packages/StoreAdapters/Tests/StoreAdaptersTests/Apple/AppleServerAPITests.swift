@@ -13,7 +13,11 @@ struct AppleServerAPITests {
 
     let apiKey = P256.Signing.PrivateKey()
     let transport = ScriptedTransport()
-    let clock = ManualClock(start: AppleTestValues.signedDate.addingTimeInterval(60), autoAdvance: true)
+    let clock = ManualClock(
+        start: AppleTestValues.signedDate.addingTimeInterval(60),
+        autoAdvance: true,
+        holdsDuringExternalWork: true
+    )
 
     private func adapter(environment: VerifiedPurchase.Environment? = nil, credentials: Bool = true)
         -> AppleStoreAdapter

@@ -20,7 +20,10 @@ struct AppleStoreAdapterTests {
                 rootCertificates: [Self.chain.root],
                 environment: environment,
                 validationTime: validationTime,
-                httpClient: .scripted(ScriptedTransport(), clock: ManualClock(start: now, autoAdvance: true))
+                httpClient: .scripted(
+                    ScriptedTransport(),
+                    clock: ManualClock(start: now, autoAdvance: true, holdsDuringExternalWork: true)
+                )
             )
         )
     }

@@ -23,7 +23,7 @@ enum PayPalTestFixtures {
 
     static func adapter(
         _ transport: ScriptedTransport,
-        clock: ManualClock = ManualClock(autoAdvance: true),
+        clock: ManualClock = ManualClock(autoAdvance: true, holdsDuringExternalWork: true),
         maxAttempts: Int = 3,
         environment: PayPalAdapter.Configuration.Environment = .sandbox,
         captureApproved: Bool = true,

@@ -231,7 +231,11 @@ struct PayPalWebhookVerifierTests {
     }
 
     @Test func toleranceBoundaryAndDisabledCheck() async throws {
-        let clock = ManualClock(start: Date(timeIntervalSince1970: 1_700_000_001 + 300), autoAdvance: true)
+        let clock = ManualClock(
+            start: Date(timeIntervalSince1970: 1_700_000_001 + 300),
+            autoAdvance: true,
+            holdsDuringExternalWork: true
+        )
         let adapter = Fixtures.adapter(transport(), clock: clock)
         _ = try await adapter.webhookVerifier().verify(rawEvent: Self.rawEvent, headers: Self.headers)
         clock.advance(by: .seconds(1))
