@@ -252,7 +252,6 @@ struct RefundLedgerTests {
             }
             // Every refund lands (those the load did not reach, now).
             for index in refunded { _ = try await ledgers[1].refund(store: "stripe", transactionId: "pi_\(index)") }
-            var shareOwner: [String: String] = [:]
             var entriesByUser: [String: [LedgerEntry]] = [:]
             for user in users {
                 var entries: [LedgerEntry] = []
@@ -263,19 +262,24 @@ struct RefundLedgerTests {
                     cursor = page.nextCursor
                 } while cursor != nil
                 entriesByUser[user] = entries
-                for entry in entries where entry.kind == "share" { shareOwner[entry.id] = user }
                 let balance = try await ledgers[1].balance(of: user)
                 #expect(entries.reduce(0) { $0 + $1.amount } == balance)
                 if !refunded.contains(users.firstIndex(of: user)!) { #expect(balance >= 0) }
             }
-            // What each refunded buyer's refund took: its own refund entries plus reversals of its shares.
+            // What each refunded buyer's refund took: its own refund entries plus reversals of the pack's keys
+            // wherever they were; none of them is left anywhere.
             for index in refunded {
                 let buyer = users[index]
                 let own = entriesByUser[buyer]!.filter { $0.kind == "refund" }.reduce(0) { $0 - $1.amount }
                 let reversed = entriesByUser.values.joined().filter {
-                    $0.kind == "refund_reversal" && shareOwner[$0.reference ?? ""] == buyer
+                    $0.kind == "refund_reversal" && $0.reference == "stripe:pi_\(index)"
                 }.reduce(0) { $0 - $1.amount }
                 #expect(own + reversed == 10, "buyer \(buyer)")
+                #expect(try await ledgers[0].heldKeys(store: "stripe", transactionId: "pi_\(index)") == 0)
+            }
+            for user in users {
+                let lots = try await ledgers[0].lots(of: user).reduce(0) { $0 + $1.keys }
+                #expect(lots == max(try await ledgers[0].balance(of: user), 0), "lots of \(user)")
             }
         }
     }

@@ -255,6 +255,25 @@ package enum LedgerSchema {
                     """,
                 ]
             ),
+            (
+                "v6",
+                [
+                    // Key lots: who holds the keys of which purchase (Ledger/KeyLots.swift). Balances from before
+                    // are one lot with no source each.
+                    """
+                    CREATE TABLE key_lots (
+                        seq \(serial), user_id TEXT NOT NULL, source TEXT, amount \(integer) NOT NULL,
+                        remaining \(integer) NOT NULL CHECK (remaining >= 0), created_at \(real) NOT NULL)
+                    """,
+                    "CREATE INDEX key_lots_user ON key_lots(user_id, seq) WHERE remaining > 0",
+                    "CREATE INDEX key_lots_source ON key_lots(source) WHERE remaining > 0",
+                    """
+                    INSERT INTO key_lots (user_id, source, amount, remaining, created_at)
+                    SELECT user_id, NULL, SUM(amount), SUM(amount), 0 FROM ledger_entries
+                    GROUP BY user_id HAVING SUM(amount) > 0
+                    """,
+                ]
+            ),
         ]
     }
 }

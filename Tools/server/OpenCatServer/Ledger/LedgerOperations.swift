@@ -117,7 +117,7 @@ extension LedgerStore {
                 app: app,
                 idempotencyKey: idempotencyKey,
                 now: now
-            )
+            ).outcome
         }
     }
 
@@ -164,7 +164,7 @@ extension LedgerStore {
                     app: app,
                     idempotencyKey: idempotencyKey,
                     now: now
-                )
+                ).outcome
                 entryId = outcome.entry.id
                 balance = outcome.balance
             } else {
@@ -213,7 +213,9 @@ extension LedgerStore {
             throw LedgerError(.invalidInput, "keys go to someone else")
         }
         let now = now
-        return try await transaction(locking: [userId]) { connection in
+        // The recipient is locked too (its lots repay a debt it may be in), except the pool, which is never in debt.
+        let locks = recipient == communityPoolAccount ? [userId] : [userId, recipient]
+        return try await transaction(locking: locks) { connection in
             try await Self.claim(
                 connection,
                 userId: userId,
@@ -222,7 +224,7 @@ extension LedgerStore {
                 fingerprint: "\(amount)|\(recipient)",
                 now: now
             )
-            let outcome = try await Self.debit(
+            let (outcome, lots) = try await Self.debit(
                 connection,
                 userId: userId,
                 amount: amount,
@@ -233,6 +235,7 @@ extension LedgerStore {
                 now: now
             )
             if !outcome.replayed {
+                let before = try await Self.balance(connection, recipient)
                 try await Self.insert(
                     connection,
                     LedgerEntry(
@@ -245,6 +248,7 @@ extension LedgerStore {
                     ),
                     idempotencyKey: "received:\(outcome.entry.id)"
                 )
+                try await Self.addLots(connection, userId: recipient, lots, balanceBefore: before, now: now)
             }
             return TransferOutcome(
                 entry: outcome.entry,
@@ -262,9 +266,11 @@ extension LedgerStore {
             throw LedgerError(.invalidInput, "keys go from one account to another")
         }
         let now = now
-        return try await transaction(locking: [account]) { connection in
+        return try await transaction(locking: [account, userId]) { connection in
             let held = try await Self.balance(connection, account)
             guard held > 0 else { return 0 }
+            let lots = Self.filled(try await Self.takeLots(connection, userId: account, amount: held), to: held)
+            let before = try await Self.balance(connection, userId)
             let id = Self.newEntryId()
             try await Self.insert(
                 connection,
@@ -290,6 +296,7 @@ extension LedgerStore {
                 ),
                 idempotencyKey: "received:\(id)"
             )
+            try await Self.addLots(connection, userId: userId, lots, balanceBefore: before, now: now)
             return held
         }
     }
@@ -405,7 +412,7 @@ extension LedgerStore {
         app: String?,
         idempotencyKey: String,
         now: Date
-    ) async throws -> SpendOutcome {
+    ) async throws -> (outcome: SpendOutcome, lots: [KeyLot]) {
         if let row = try await connection.rows(
             """
             SELECT id, user_id, amount, kind, reference, app, created_at FROM ledger_entries
@@ -419,7 +426,7 @@ extension LedgerStore {
             else {
                 throw LedgerError(.idempotencyConflict, "the idempotency key was used for another operation")
             }
-            return SpendOutcome(entry: earlier, balance: try await balance(connection, userId), replayed: true)
+            return (SpendOutcome(entry: earlier, balance: try await balance(connection, userId), replayed: true), [])
         }
         let balance = try await balance(connection, userId)
         guard balance >= amount else { throw LedgerError(.insufficientBalance, "the wallet holds \(balance) keys") }
@@ -433,7 +440,8 @@ extension LedgerStore {
             createdAt: now
         )
         try await insert(connection, entry, idempotencyKey: idempotencyKey)
-        return SpendOutcome(entry: entry, balance: balance - amount, replayed: false)
+        let lots = filled(try await takeLots(connection, userId: userId, amount: amount), to: amount)
+        return (SpendOutcome(entry: entry, balance: balance - amount, replayed: false), lots)
     }
 
     static func balance(_ connection: any LedgerConnection, _ userId: String) async throws -> Int64 {

@@ -73,9 +73,9 @@ public struct RedemptionOutcome: Sendable, Hashable {
 
 /// The outcome of a refund: the keys it took back and from where, and what it revoked.
 ///
-/// A refund takes back every key the refunded part of the purchase paid for (docs/SECURITY.md, "Refunds"): first from
-/// the buyer's balance, then from what the buyer shared or donated after the purchase that the recipients still hold,
-/// and the rest as debt on the buyer (a negative balance, which blocks spending, sharing and donating until a purchase
+/// A refund takes back every key the refunded part of the purchase paid for (docs/SECURITY.md, "Refunds"): the
+/// purchase's keys wherever they are (the buyer's own first, then every account they reached, however many hops away),
+/// and the keys nobody holds any more (spent) as debt on the buyer (a negative balance, which blocks spending, sharing and donating until a purchase
 /// clears it). While the buyer is in debt, feature unlocks paid after the purchase are revoked, newest first, and
 /// their keys set against the debt.
 public struct RefundOutcome: Sendable, Hashable {
@@ -157,7 +157,8 @@ extension LedgerStore {
             throw LedgerError(.invalidInput, "a redemption needs a store, a transaction, a user and keys")
         }
         let now = now
-        return try await transaction(locking: [Self.transactionLock(store, transactionId)]) { connection in
+        // The buyer is locked too: the purchase repays a debt the buyer may be in before it makes a lot.
+        return try await transaction(locking: [Self.transactionLock(store, transactionId), userId]) { connection in
             if try await Self.isRefunded(connection, store: store, transactionId: transactionId) {
                 throw LedgerError(.refunded, "the store refunded this transaction")
             }
@@ -182,7 +183,15 @@ extension LedgerStore {
             guard !claimed.isEmpty else {
                 return try await Self.replayRedemption(connection, store: store, transactionId: transactionId, userId)
             }
+            let before = try await Self.balance(connection, userId)
             try await Self.insert(connection, entry, idempotencyKey: "redeem:\(store):\(transactionId)")
+            try await Self.addLots(
+                connection,
+                userId: userId,
+                [KeyLot(source: entry.reference, keys: entry.amount)],
+                balanceBefore: before,
+                now: now
+            )
             if grant.communityKeys > 0 {
                 try await Self.insert(
                     connection,
@@ -195,6 +204,13 @@ extension LedgerStore {
                         createdAt: now
                     ),
                     idempotencyKey: "redeem:\(store):\(transactionId)"
+                )
+                try await Self.addLots(
+                    connection,
+                    userId: communityPoolAccount,
+                    [KeyLot(source: Self.giftSource(store, transactionId), keys: grant.communityKeys)],
+                    balanceBefore: 0,
+                    now: now
                 )
             }
             for license in grant.licenses {
@@ -273,8 +289,8 @@ extension LedgerStore {
         throw LedgerError(.storage, "the refund's accounts kept changing")
     }
 
-    /// The accounts a refund of a redemption may lower, to lock before applying it: the buyer, everyone the buyer
-    /// shared with after the purchase, and the community pool. Nil when the transaction was never redeemed.
+    /// The accounts a refund of a redemption may lower, to lock before applying it: the buyer, every account holding
+    /// keys of the purchase (however many hops away), and the community pool. Nil when the transaction was never redeemed.
     static func refundLocks(_ connection: any LedgerConnection, store: String, transactionId: String) async throws
         -> [String]?
     {
@@ -286,16 +302,9 @@ extension LedgerStore {
             store.sql,
             transactionId.sql
         )
-        guard let row = rows.first, let owner = row["user_id"]?.text, let seq = row["seq"]?.integer else { return nil }
-        let recipients = try await connection.rows(
-            """
-            SELECT DISTINCT reference FROM ledger_entries
-            WHERE user_id = ? AND kind IN ('share', 'donation') AND seq > ? AND reference IS NOT NULL
-            """,
-            owner.sql,
-            seq.sql
-        ).compactMap { $0["reference"]?.text }
-        return [owner, communityPoolAccount] + recipients
+        guard let owner = rows.first?["user_id"]?.text else { return nil }
+        let holders = try await holders(connection, source: "\(store):\(transactionId)")
+        return [owner, communityPoolAccount] + holders.sorted()
     }
 
     /// Refunds (part of) a redemption inside a transaction that holds the locks ``refundLocks(_:store:transactionId:)``
@@ -356,81 +365,93 @@ extension LedgerStore {
         )
         let due = max(target - taken, 0)
         if due > 0 {
-            // 1. What the buyer holds.
-            let fromBalance = min(due, max(try await balance(connection, owner), 0))
-            var remaining = due - fromBalance
-            // 2. What the buyer passed on after the purchase and the recipients still hold, newest first.
-            if remaining > 0 {
-                let transfers = try await connection.rows(
-                    """
-                    SELECT id, amount, reference FROM ledger_entries
-                    WHERE user_id = ? AND kind IN ('share', 'donation') AND seq > ? ORDER BY seq DESC
-                    """,
-                    owner.sql,
-                    purchaseSeq.sql
-                )
-                for transfer in transfers where remaining > 0 {
-                    guard let id = transfer["id"]?.text, let recipient = transfer["reference"]?.text,
-                        let sent = transfer["amount"]?.integer.map({ -$0 })
-                    else { continue }
-                    let reversed = try await connection.integer(
-                        """
-                        SELECT CAST(COALESCE(-SUM(amount), 0) AS BIGINT) FROM ledger_entries
-                        WHERE user_id = ? AND kind = 'refund_reversal' AND reference = ?
-                        """,
-                        recipient.sql,
-                        id.sql
-                    )
-                    let held = max(try await balance(connection, recipient), 0)
-                    let take = min(remaining, sent - reversed, held)
-                    guard take > 0 else { continue }
-                    try await insert(
-                        connection,
-                        LedgerEntry(
-                            id: newEntryId(),
-                            userId: recipient,
-                            amount: -take,
-                            kind: "refund_reversal",
-                            reference: id,
-                            createdAt: now
-                        ),
-                        idempotencyKey: "reversal:\(id):\(step)"
-                    )
-                    remaining -= take
-                    outcome.reversedFromRecipients += take
-                }
-            }
-            // 3. The rest is the buyer's debt: the refund entry takes it even below zero.
-            let charged = fromBalance + remaining
-            if charged > 0 {
-                try await insert(
-                    connection,
-                    LedgerEntry(
-                        id: newEntryId(),
-                        userId: owner,
-                        amount: -charged,
-                        kind: "refund",
-                        reference: reference,
-                        createdAt: now
-                    ),
-                    idempotencyKey: "refund:\(step)"
-                )
-            }
-            outcome.clawedBack = due
-            outcome.debt = remaining
-            // 4. Unlocks paid after the purchase are revoked while the books cannot cover them.
-            if remaining > 0 {
+            try await takeBack(connection, due, of: reference, owner: owner, step: step, into: &outcome, now: now)
+            // Unlocks paid after the purchase are revoked while the books cannot cover them.
+            if outcome.debt > 0 {
                 outcome.revokedUnlocks = try await revokeUnlocks(connection, owner: owner, after: purchaseSeq, now: now)
             }
         }
-        // The pack's gift to the community pool goes back in the same share, as far as the pool still holds it.
+        try await takeBackGift(
+            connection,
+            store: store,
+            transactionId: transactionId,
+            share: share,
+            step: step,
+            now: now
+        )
+        return outcome
+    }
+
+    /// Takes back `due` keys of the purchase `reference` wherever they are (the buyer's own first, then the newest
+    /// lots of every other account: `refund_reversal` entries); what no account holds any more was spent, and is the
+    /// buyer's debt, set against the buyer's other keys and below zero when those do not cover it.
+    static func takeBack(
+        _ connection: any LedgerConnection,
+        _ due: Int64,
+        of reference: String,
+        owner: String,
+        step: String,
+        into outcome: inout RefundOutcome,
+        now: Date
+    ) async throws {
+        let taken = try await takeSource(connection, source: reference, amount: due, first: owner)
+        var fromOwner: Int64 = 0
+        for (holder, keys) in taken {
+            guard holder != owner else {
+                fromOwner += keys
+                continue
+            }
+            try await insert(
+                connection,
+                LedgerEntry(
+                    id: newEntryId(),
+                    userId: holder,
+                    amount: -keys,
+                    kind: "refund_reversal",
+                    reference: reference,
+                    createdAt: now
+                ),
+                idempotencyKey: "reversal:\(step)"
+            )
+            outcome.reversedFromRecipients += keys
+        }
+        let debt = due - taken.reduce(0) { $0 + $1.keys }
+        if fromOwner + debt > 0 {
+            try await insert(
+                connection,
+                LedgerEntry(
+                    id: newEntryId(),
+                    userId: owner,
+                    amount: -(fromOwner + debt),
+                    kind: "refund",
+                    reference: reference,
+                    createdAt: now
+                ),
+                idempotencyKey: "refund:\(step)"
+            )
+        }
+        if debt > 0 { try await settleLots(connection, userId: owner) }
+        outcome.clawedBack = due
+        outcome.debt = debt
+    }
+
+    /// The pack's gift to the community pool goes back in the refund's share, as far as the pool still holds it.
+    static func takeBackGift(
+        _ connection: any LedgerConnection,
+        store: String,
+        transactionId: String,
+        share: RefundShare?,
+        step: String,
+        now: Date
+    ) async throws {
+        let reference = "\(store):\(transactionId)"
         let gifted = try await connection.integer(
             """
             SELECT CAST(COALESCE(SUM(amount), 0) AS BIGINT) FROM ledger_entries
             WHERE user_id = ? AND idempotency_key = ?
             """,
             communityPoolAccount.sql,
-            "redeem:\(store):\(transactionId)".sql
+            "redeem:\(reference)".sql
         )
         let giftTarget = share?.keys(of: gifted) ?? gifted
         let giftTaken = try await connection.integer(
@@ -441,26 +462,29 @@ extension LedgerStore {
             communityPoolAccount.sql,
             reference.sql
         )
-        let poolClawback = min(
-            max(giftTarget - giftTaken, 0),
-            max(try await balance(connection, communityPoolAccount), 0)
+        let taken = try await takeSource(
+            connection,
+            source: giftSource(store, transactionId),
+            amount: max(giftTarget - giftTaken, 0),
+            first: communityPoolAccount
+        ).reduce(0) { $0 + $1.keys }
+        guard taken > 0 else { return }
+        try await insert(
+            connection,
+            LedgerEntry(
+                id: newEntryId(),
+                userId: communityPoolAccount,
+                amount: -taken,
+                kind: "refund",
+                reference: reference,
+                createdAt: now
+            ),
+            idempotencyKey: "refund:\(step)"
         )
-        if poolClawback > 0 {
-            try await insert(
-                connection,
-                LedgerEntry(
-                    id: newEntryId(),
-                    userId: communityPoolAccount,
-                    amount: -poolClawback,
-                    kind: "refund",
-                    reference: reference,
-                    createdAt: now
-                ),
-                idempotencyKey: "refund:\(step)"
-            )
-        }
-        return outcome
     }
+
+    /// The source of a pack's gift to the community pool.
+    static func giftSource(_ store: String, _ transactionId: String) -> String { "\(store):\(transactionId)#gift" }
 
     /// Revokes the owner's feature unlocks paid after `seq`, newest first, while the owner's balance is below zero;
     /// each gives its keys back against the debt. Returns how many were revoked.
@@ -477,7 +501,8 @@ extension LedgerStore {
         )
         var revoked = 0
         for unlock in unlocks {
-            guard try await balance(connection, owner) < 0 else { break }
+            let before = try await balance(connection, owner)
+            guard before < 0 else { break }
             guard let app = unlock["app"]?.text, let feature = unlock["feature"]?.text,
                 let entryId = unlock["entry_id"]?.text, let cost = unlock["amount"]?.integer.map({ -$0 }), cost > 0
             else { continue }
@@ -499,6 +524,13 @@ extension LedgerStore {
                     createdAt: now
                 ),
                 idempotencyKey: "unlock_revoked:\(entryId)"
+            )
+            try await addLots(
+                connection,
+                userId: owner,
+                [KeyLot(source: nil, keys: cost)],
+                balanceBefore: before,
+                now: now
             )
             revoked += 1
         }

@@ -70,7 +70,8 @@ extension OpenCatServerApplication {
                         purchaser: user.userId,
                         returnURL: URL(string: base + "/portal/return/paypal")!,
                         cancelURL: URL(string: base + "/portal/buy?notice=cancelled")!,
-                        requestId: "opencat-web-" + nonce
+                        requestId: "opencat-web-" + nonce,
+                        quantity: quantity
                     )
                 )
                 guard let page = created.approvalURL else {
@@ -147,6 +148,13 @@ extension OpenCatServerApplication {
             try purchase.requireEnvironment(in: settings.environments(store))
         } catch { throw refused(error, store: store) }
         guard purchase.state == .active else { return nil }
+        // The store's order carries the number of packs (Stripe metadata, PayPal's item): the order's own.
+        guard Int64(purchase.quantity) == order.quantity else {
+            throw refused(
+                StoreAdapterError(.productMismatch, store: store, "the payment is not for the order's quantity"),
+                store: store
+            )
+        }
         // The store charged what the order says (the same check the app path makes with Stripe's price list).
         if let paid = purchase.price, let expected = Money(decimalString: order.amount, currency: order.currency),
             paid.currency.uppercased() != expected.currency.uppercased() || paid.amount != expected.amount

@@ -376,6 +376,17 @@ extension LedgerStore {
                 ),
                 idempotencyKey: "adjustment:\(id)"
             )
+            if amount > 0 {
+                try await Self.addLots(
+                    connection,
+                    userId: userId,
+                    [KeyLot(source: nil, keys: amount)],
+                    balanceBefore: balance,
+                    now: now
+                )
+            } else {
+                _ = try await Self.takeLots(connection, userId: userId, amount: -amount)
+            }
             try await Self.audit(
                 connection,
                 AuditRecord(
