@@ -70,7 +70,11 @@ struct PortalCheckout {
     let relay: WebhookRelay
     let stripe: StripeAdapter
 
-    static func run(_ backend: Backend, _ body: (PortalCheckout) async throws -> Void) async throws {
+    static func run(
+        _ backend: Backend,
+        stripePrices: Bool = true,
+        _ body: (PortalCheckout) async throws -> Void
+    ) async throws {
         let clock = TestClock(ServerFixture.signedDate)
         let relay = WebhookRelay()
         // The server's port is not known yet: the relay puts it in.
@@ -115,7 +119,8 @@ struct PortalCheckout {
                 clock: clock,
                 stores: [stripe, paypal],
                 stripeWebhooks: try StripeWebhookVerifier(secret: webhookSecret, clock: clock.manual),
-                payPalWebhooks: try paypal.webhookVerifier()
+                payPalWebhooks: try paypal.webhookVerifier(),
+                stripePrices: stripePrices
             ) { portal in
                 relay.connect(port: portal.url.port!)
                 try await body(
@@ -128,13 +133,16 @@ struct PortalCheckout {
     /// Buys one pack on the portal with a store and pays (or approves) on the mock's hosted page, following the
     /// redirects by hand; returns the store's reference (Checkout Session or order id) and the path of this server
     /// the store sends the buyer back to.
-    func buyAndPay(_ browser: PortalBrowser, store: String) async throws -> (reference: String, returnPath: String) {
+    func buyAndPay(_ browser: PortalBrowser, store: String, quantity: Int = 1) async throws -> (
+        reference: String, returnPath: String
+    ) {
         let buyPage = try await browser.get("/portal/buy")
         let button = "id=\"buy-\(store)-\(PortalHarness.product)\""
         #expect(buyPage.body.contains(button))
         var fields = buyPage.html.fields(formContaining: button)
         #expect(fields["quantity"] == "1")
         fields["store"] = store
+        fields["quantity"] = String(quantity)
         let started = try await browser.post("/portal/buy", fields)
         #expect(started.status == 303)
         expectPageHeaders(started, "buy")
@@ -143,7 +151,7 @@ struct PortalCheckout {
         #expect(hostedURL.hasPrefix(origin + "/"))
         let hosted = try await browser.get(hostedURL)
         #expect(hosted.status == 200)
-        #expect(hosted.body.contains("4.99"))
+        #expect(hosted.body.contains(quantity == 1 ? "4.99" : "\(Decimal(string: "4.99")! * Decimal(quantity))"))
         let payButton = store == "stripe" ? "id=\"pay\"" : "id=\"approve\""
         let action = try #require(hosted.html.action(formContaining: payButton))
         let paid = try await browser.post(action.hasPrefix("/") ? origin + action : action, [:])
@@ -291,6 +299,34 @@ struct PortalFlowTests {
             #expect(overview.html.contains(id: "keys-chart"))
             #expect(overview.html.text(id: "keys-minted") == "\(bought)")
             #expect(overview.body.contains("\(Decimal(string: "4.99")! * Decimal(Self.rounds)) USD"))
+        }
+    }
+
+    /// Three packs on one order: Stripe's PaymentIntent metadata and PayPal's order item carry the quantity, so the
+    /// credit (3 packs of 10 keys, 3 licences), the price check (with and without Stripe prices configured) and a
+    /// later refund all use it.
+    @Test(arguments: Backend.allCases, [true, false])
+    func threePacksOnOneOrderCreditThreePacksOnStripeAndPayPal(_ backend: Backend, stripePrices: Bool) async throws {
+        try await PortalCheckout.run(backend, stripePrices: stripePrices) { shop in
+            let alice = try await shop.portal.signIn(PortalHarness.alice)
+            var delivered = shop.relay.statuses.count
+            for store in ["stripe", "paypal"] {
+                let before = try await shop.portal.ledger.balance(of: "user-1")
+                let (reference, back) = try await shop.buyAndPay(alice, store: store, quantity: 3)
+                for page in try await shop.returnRacingTheWebhook(back, racers: 1) {
+                    #expect(
+                        page.html.text(id: "return-status")?.contains("keys are in your wallet") == true,
+                        "\(store)"
+                    )
+                }
+                delivered += 1
+                try await shop.waitForWebhooks(delivered)
+                #expect(shop.relay.statuses.last == 200, "\(store): \(shop.relay.statuses)")
+                #expect(try await shop.portal.ledger.balance(of: "user-1") == before + 30, "\(store)")
+                let order = try await shop.portal.ledger.webOrder(store: store, reference: reference)
+                #expect(order?.state == "credited" && order?.quantity == 3, "\(store)")
+            }
+            #expect(try await shop.portal.ledger.licenses(of: "user-1").count == 6)
         }
     }
 

@@ -317,6 +317,7 @@ struct PortalHarness {
         stores: [any StoreAdapter] = [],
         stripeWebhooks: StripeWebhookVerifier? = nil,
         payPalWebhooks: PayPalWebhookVerifier? = nil,
+        stripePrices: Bool = true,
         _ body: (PortalHarness) async throws -> Void
     ) async throws {
         try await backend.withStores(now: { clock.now }) { ledgers in
@@ -329,7 +330,7 @@ struct PortalHarness {
             let mailbox = PortalMailbox()
             var settings = fixture.server.settings
             settings.keyPacks[product] = KeyPack(keys: 10, plan: "L2", licenses: 1)
-            settings.stripePrices[product] = Money(decimalString: "4.99", currency: "USD")
+            if stripePrices { settings.stripePrices[product] = Money(decimalString: "4.99", currency: "USD") }
             settings.portal = PortalSettings(
                 publicURL: publicURL,
                 products: [.init(productId: product, name: "10 keys", amount: "4.99", currency: "USD")],

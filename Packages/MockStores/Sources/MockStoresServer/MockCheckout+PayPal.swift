@@ -24,6 +24,9 @@ struct PayPalOrder: Sendable {
         var value: String
         var merchantId: String
         var captureId: String?
+        /// The unit's `items`, as sent (their total checked against `amount.breakdown.item_total`).
+        var items: JSONValue? = nil
+        var breakdown: JSONValue? = nil
     }
 
     var id: String
@@ -191,6 +194,7 @@ extension MockCheckout {
                 throw invalid("\(path)/amount/value", missing: true)
             }
             guard isAmount(value) else { throw invalid("\(path)/amount/value", value: value) }
+            try checkItems(unit, path: path, currency: currency, value: value)
             parsed.append(
                 PayPalOrder.Unit(
                     referenceId: unit["reference_id"]?.stringValue ?? "default",
@@ -199,7 +203,9 @@ extension MockCheckout {
                     invoiceId: unit["invoice_id"]?.stringValue,
                     currency: currency,
                     value: value,
-                    merchantId: unit["payee"]?["merchant_id"]?.stringValue ?? merchantId
+                    merchantId: unit["payee"]?["merchant_id"]?.stringValue ?? merchantId,
+                    items: unit["items"],
+                    breakdown: unit["amount"]?["breakdown"]
                 )
             )
         }
@@ -214,6 +220,44 @@ extension MockCheckout {
             viaPaymentSource: paypal != nil,
             createTime: time
         )
+    }
+
+    /// A unit's `items` as PayPal checks them: each has a name, a whole `quantity` and a `unit_amount` in the unit's
+    /// currency; with items, `amount.breakdown.item_total` is required and must be the sum of quantity × unit amount
+    /// (422 `ITEM_TOTAL_MISMATCH`), and the amount must equal it (422 `AMOUNT_MISMATCH`; the mock knows no shipping,
+    /// tax or discount).
+    static func checkItems(_ unit: JSONValue, path: String, currency: String, value: String) throws(CheckoutRefusal) {
+        guard let items = unit["items"] else { return }
+        guard let list = items.arrayValue, !list.isEmpty else { throw invalid("\(path)/items", value: nil) }
+        var total = Decimal(0)
+        for (index, item) in list.enumerated() {
+            let itemPath = "\(path)/items/\(index)"
+            guard item["name"]?.stringValue?.isEmpty == false else { throw invalid("\(itemPath)/name", missing: true) }
+            guard let quantity = item["quantity"]?.stringValue, let count = Int(quantity), (1...99_999).contains(count)
+            else { throw invalid("\(itemPath)/quantity", missing: item["quantity"] == nil) }
+            guard item["unit_amount"]?["currency_code"]?.stringValue == currency,
+                let unitValue = item["unit_amount"]?["value"]?.stringValue, isAmount(unitValue),
+                let price = Decimal(string: unitValue, locale: Locale(identifier: "en_US_POSIX"))
+            else { throw invalid("\(itemPath)/unit_amount", missing: item["unit_amount"] == nil) }
+            total += price * Decimal(count)
+        }
+        guard let itemTotal = unit["amount"]?["breakdown"]?["item_total"]?["value"]?.stringValue else {
+            throw invalid("\(path)/amount/breakdown/item_total", missing: true)
+        }
+        let posix = Locale(identifier: "en_US_POSIX")
+        guard Decimal(string: itemTotal, locale: posix) == total else {
+            throw CheckoutRefusal(
+                response: unprocessable(
+                    "ITEM_TOTAL_MISMATCH",
+                    "Should equal sum of (unit_amount * quantity) across all items."
+                )
+            )
+        }
+        guard Decimal(string: value, locale: posix) == total else {
+            throw CheckoutRefusal(
+                response: unprocessable("AMOUNT_MISMATCH", "Should equal item_total + tax_total + shipping + handling.")
+            )
+        }
     }
 
     /// PayPal's amount pattern: up to 10 integer digits, optionally a point and up to 3 decimals.
@@ -271,14 +315,17 @@ extension MockCheckout {
 
     private static func json(_ unit: PayPalOrder.Unit, order: PayPalOrder, base: String) -> JSONValue {
         let amount: JSONValue = ["currency_code": .string(unit.currency), "value": .string(unit.value)]
+        var unitAmount: [String: JSONValue] = ["currency_code": .string(unit.currency), "value": .string(unit.value)]
+        if let breakdown = unit.breakdown { unitAmount["breakdown"] = breakdown }
         var object: [String: JSONValue] = [
             "reference_id": .string(unit.referenceId),
-            "amount": amount,
+            "amount": .object(unitAmount),
             "payee": ["merchant_id": .string(unit.merchantId), "email_address": "merchant@opencat-mock.invalid"],
         ]
         if let customId = unit.customId { object["custom_id"] = .string(customId) }
         if let description = unit.description { object["description"] = .string(description) }
         if let invoiceId = unit.invoiceId { object["invoice_id"] = .string(invoiceId) }
+        if let items = unit.items { object["items"] = items }
         if let captureId = unit.captureId {
             var capture: [String: JSONValue] = [
                 "id": .string(captureId),

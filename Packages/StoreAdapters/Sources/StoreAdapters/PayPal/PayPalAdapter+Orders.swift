@@ -40,8 +40,11 @@ extension PayPalAdapter {
         public var productId: String
         /// The description the approval page shows.
         public var description: String
-        /// The total (exact).
+        /// The total (exact): the unit price × ``quantity``.
         public var amount: Money
+        /// How many units (key packs) the order buys: its one item's `quantity`, which ``verify(_:)`` reads back
+        /// as the purchase's quantity. The total must divide into whole minor units per unit.
+        public var quantity: Int
         /// The buyer (the purchase unit's `custom_id`).
         public var purchaser: String
         /// Where PayPal sends the buyer after approving (`?token=<order id>&PayerID=…` is appended).
@@ -59,8 +62,10 @@ extension PayPalAdapter {
             purchaser: String,
             returnURL: URL,
             cancelURL: URL,
-            requestId: String
+            requestId: String,
+            quantity: Int = 1
         ) {
+            self.quantity = quantity
             self.productId = productId
             self.description = description
             self.amount = amount
@@ -92,6 +97,18 @@ extension PayPalAdapter {
         formatter.minimumIntegerDigits = 1
         formatter.usesGroupingSeparator = false
         let value = formatter.string(from: NSDecimalNumber(decimal: rounded)) ?? "\(rounded)"
+        var unitPrice = rounded / Decimal(max(order.quantity, 1))
+        var unitRounded = Decimal()
+        NSDecimalRound(&unitRounded, &unitPrice, exponent, .plain)
+        guard (1...99_999).contains(order.quantity), unitRounded * Decimal(order.quantity) == rounded else {
+            throw StoreAdapterError(
+                .invalidProof,
+                store: .paypal,
+                "the quantity must be 1…99999 and divide the amount into whole minor units"
+            )
+        }
+        let unitValue = formatter.string(from: NSDecimalNumber(decimal: unitRounded)) ?? "\(unitRounded)"
+        let currency = JSONValue.string(order.amount.currency.uppercased())
         let body: JSONValue = [
             "intent": "CAPTURE",
             "purchase_units": [
@@ -101,7 +118,20 @@ extension PayPalAdapter {
                     "description": .string(order.description),
                     // The merchant verify(_:) requires as the payee.
                     "payee": ["merchant_id": .string(configuration.payeeMerchantId)],
-                    "amount": ["currency_code": .string(order.amount.currency.uppercased()), "value": .string(value)],
+                    "amount": [
+                        "currency_code": currency, "value": .string(value),
+                        "breakdown": ["item_total": ["currency_code": currency, "value": .string(value)]],
+                    ],
+                    // One item: the product and how many were bought, read back by verify(_:).
+                    "items": [
+                        [
+                            "name": .string(String(order.description.prefix(127))),
+                            "quantity": .string(String(order.quantity)),
+                            "sku": .string(order.productId),
+                            "category": "DIGITAL_GOODS",
+                            "unit_amount": ["currency_code": currency, "value": .string(unitValue)],
+                        ]
+                    ],
                 ]
             ],
             "payment_source": [

@@ -7,7 +7,8 @@ extension PayPalAdapter {
     ///
     /// - More or fewer than one purchase unit → ``StoreAdapterError/Code/productMismatch`` (OpenCat orders carry one).
     /// - `purchase_units[0].amount` or any capture's `amount` other than ``Configuration/prices`` for the product
-    ///   (value compared exactly as a decimal, and currency) → ``StoreAdapterError/Code/productMismatch``: the order
+    ///   times the quantity of its item (1 without items), or an item's `unit_amount` other than the price (value
+    ///   compared exactly as a decimal, and currency) → ``StoreAdapterError/Code/productMismatch``: the order
     ///   is not for this product at this price.
     /// - `purchase_units[0].payee.merchant_id` missing or other than ``Configuration/payeeMerchantId`` →
     ///   ``StoreAdapterError/Code/notPaid``: whatever was paid, it was not paid to this merchant.
@@ -46,11 +47,17 @@ extension PayPalAdapter {
                 storeReason: "purchase_units[0].payee.merchant_id"
             )
         }
-        try requireAmount(unit.amount, equals: price, field: "purchase_units[0].amount")
+        // Several units (the item's quantity) cost the unit price each.
+        let quantity = try quantity(of: unit, productId: productId)
+        let total = Money(amount: price.amount * Decimal(quantity), currency: price.currency)
+        if let item = unit.items?.first(where: { $0.sku == productId }) ?? unit.items?.first {
+            try requireAmount(item.unitAmount, equals: price, field: "purchase_units[0].items[].unit_amount")
+        }
+        try requireAmount(unit.amount, equals: total, field: "purchase_units[0].amount")
         for (index, capture) in (unit.payments?.captures ?? []).enumerated() {
             try requireAmount(
                 capture.amount,
-                equals: price,
+                equals: total,
                 field: "purchase_units[0].payments.captures[\(index)].amount"
             )
         }

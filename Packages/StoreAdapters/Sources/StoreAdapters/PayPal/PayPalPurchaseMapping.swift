@@ -103,12 +103,30 @@ extension PayPalAdapter {
             purchaseDate: purchaseDate,
             state: state,
             environment: environment == .sandbox ? .sandbox : .production,
+            quantity: try quantity(of: unit, productId: productId),
             price: try exact(capture?.amount ?? unit?.amount),
             refundedAmount: refundedAmount,
             finalizedByAdapter: finalizedByAdapter,
             storeStatus: capture.map { "\(order.status)/\($0.status)" } ?? order.status.rawValue,
             verifiedAt: verifiedAt
         )
+    }
+
+    /// How many units the purchase unit bought: the `quantity` of its item for the product (its `sku`, else its only
+    /// item); 1 for a unit without items.
+    static func quantity(of unit: PayPal.PurchaseUnit?, productId: String) throws -> Int {
+        guard let items = unit?.items, !items.isEmpty else { return 1 }
+        guard let item = items.first(where: { $0.sku == productId }) ?? (items.count == 1 ? items.first : nil),
+            let quantity = Int(item.quantity), quantity > 0
+        else {
+            throw StoreAdapterError(
+                .invalidProof,
+                store: .paypal,
+                "the order's items do not say how many of the product were bought",
+                storeReason: "purchase_units[0].items"
+            )
+        }
+        return quantity
     }
 
     /// The product of an order's first purchase unit, checked against the expected one.

@@ -142,6 +142,9 @@ extension StripeAdapter {
             ("metadata[\(purchaser)]", checkout.purchaser),
             ("payment_intent_data[metadata][\(product)]", checkout.productId),
             ("payment_intent_data[metadata][\(purchaser)]", checkout.purchaser),
+            // How many units: verify(_:) reads it back from the PaymentIntent as the purchase's quantity.
+            ("metadata[\(configuration.quantityMetadataKey)]", String(checkout.quantity)),
+            ("payment_intent_data[metadata][\(configuration.quantityMetadataKey)]", String(checkout.quantity)),
         ]
         if let email = checkout.email { form.append(("customer_email", email)) }
         var request = APIRequest.make(.post, baseURL: configuration.baseURL, path: "/v1/checkout/sessions")

@@ -22,6 +22,10 @@ extension StripeAdapter {
         public var productMetadataKey: String
         /// The PaymentIntent `metadata` key that holds the app's user id (reported as the purchaser).
         public var purchaserMetadataKey: String
+        /// The PaymentIntent `metadata` key that holds how many units were bought (`quantity`; a whole number from 1;
+        /// 1 when absent). ``createCheckoutSession(_:)`` writes it; a PaymentIntent your backend creates for several
+        /// units should carry it too, or the purchase counts as one.
+        public var quantityMetadataKey: String = "quantity"
         /// The HTTP client. The adapter makes its retry policy honour `Stripe-Should-Retry` unless the policy
         /// already names an override header.
         public var httpClient: HTTPClient

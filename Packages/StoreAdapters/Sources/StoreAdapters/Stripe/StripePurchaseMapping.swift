@@ -37,6 +37,18 @@ extension StripeAdapter {
                 storeReason: "metadata.\(configuration.productMetadataKey)"
             )
         }
+        var quantity = 1
+        if let text = intent.metadata[configuration.quantityMetadataKey] {
+            guard let value = Int(text), (1...99_999).contains(value) else {
+                throw StoreAdapterError(
+                    .invalidProof,
+                    store: .stripe,
+                    "the PaymentIntent's metadata[\(configuration.quantityMetadataKey)] is not a whole number from 1",
+                    storeReason: "metadata.\(configuration.quantityMetadataKey)"
+                )
+            }
+            quantity = value
+        }
         let exponent = Stripe.minorUnitExponent(forCurrency: intent.currency)
         let charge = intent.latestCharge?.expanded
         let state: VerifiedPurchase.State
@@ -86,6 +98,7 @@ extension StripeAdapter {
             purchaseDate: intent.createdDate,
             state: state,
             environment: intent.livemode ? .production : .sandbox,
+            quantity: quantity,
             price: Money(
                 minorUnits: received > 0 ? received : intent.amount,
                 currency: intent.currency,

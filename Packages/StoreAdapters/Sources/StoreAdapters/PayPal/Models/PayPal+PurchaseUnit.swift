@@ -18,6 +18,8 @@ extension PayPal {
         public var payments: PaymentCollection?
         /// The merchant who receives the payment.
         public var payee: Payee?
+        /// The items bought (OpenCat: one, its `sku` the product id and its `quantity` the number of packs).
+        public var items: [Item]?
 
         /// Creates a purchase unit.
         public init(
@@ -27,7 +29,8 @@ extension PayPal {
             description: String? = nil,
             amount: Money? = nil,
             payments: PaymentCollection? = nil,
-            payee: Payee? = nil
+            payee: Payee? = nil,
+            items: [Item]? = nil
         ) {
             self.referenceId = referenceId
             self.customId = customId
@@ -36,13 +39,50 @@ extension PayPal {
             self.amount = amount
             self.payments = payments
             self.payee = payee
+            self.items = items
         }
 
         private enum CodingKeys: String, CodingKey {
-            case description, amount, payments, payee
+            case description, amount, payments, payee, items
             case referenceId = "reference_id"
             case customId = "custom_id"
             case invoiceId = "invoice_id"
+        }
+    }
+
+    /// An item of a purchase unit (`purchase_units[].items[]`).
+    ///
+    /// See <https://developer.paypal.com/docs/api/orders/v2/#definition-item>.
+    public struct Item: Sendable, Hashable, Codable {
+        /// The item's name (up to 127 characters).
+        public var name: String
+        /// How many, as PayPal sends it: a string of digits.
+        public var quantity: String
+        /// The merchant's stock-keeping unit (OpenCat: the product id).
+        public var sku: String?
+        /// The price of one.
+        public var unitAmount: Money?
+        /// `DIGITAL_GOODS`, `PHYSICAL_GOODS` or `DONATION`.
+        public var category: String?
+
+        /// Creates an item.
+        public init(
+            name: String,
+            quantity: String,
+            sku: String? = nil,
+            unitAmount: Money? = nil,
+            category: String? = nil
+        ) {
+            self.name = name
+            self.quantity = quantity
+            self.sku = sku
+            self.unitAmount = unitAmount
+            self.category = category
+        }
+
+        private enum CodingKeys: String, CodingKey {
+            case name, quantity, sku, category
+            case unitAmount = "unit_amount"
         }
     }
 
