@@ -70,6 +70,13 @@ public struct SecretKind: RawRepresentable, Sendable, Hashable, Comparable, Cust
     public static let accountId = SecretKind(rawValue: "accountId")
     /// An e-mail address.
     public static let email = SecretKind(rawValue: "email")
+    /// An LLM provider's API key (OpenAI `sk-…`/`sk-proj-…`, Anthropic `sk-ant-…`, Google `AIza…`).
+    public static let llmProviderKey = SecretKind(rawValue: "llmProviderKey")
+    /// A Steam session ticket (`GetAuthTicketForWebApi`, sent as `ticket`).
+    public static let steamTicket = SecretKind(rawValue: "steamTicket")
+    /// A value of one of the project's own APIs (key server, LLM keys, ChippiPay): their bodies are recorded
+    /// deny-by-default, every value replaced but the few known not to be secret.
+    public static let ownAPIValue = SecretKind(rawValue: "ownAPIValue")
 
     /// What the report calls it (`a Stripe secret key`).
     public var description: String {
@@ -97,6 +104,9 @@ public struct SecretKind: RawRepresentable, Sendable, Hashable, Comparable, Cust
         case .purchaseToken: "a purchase token"
         case .accountId: "an account id"
         case .email: "an e-mail address"
+        case .llmProviderKey: "an LLM provider key"
+        case .steamTicket: "a Steam session ticket"
+        case .ownAPIValue: "a value of the project's own API"
         default: rawValue
         }
     }

@@ -104,6 +104,9 @@ struct ScrubSession {
             case .clientSecret: candidate = "recorded-client-secret-\(number)"
             case .cookie: candidate = "recorded-cookie-\(number)"
             case .privateKey: candidate = "recorded-private-key-\(number)"
+            case .llmProviderKey: candidate = "recorded-llm-key-\(number)"
+            case .steamTicket: candidate = "recorded-steam-ticket-\(number)"
+            case .ownAPIValue: candidate = "recorded-value-\(number)"
             default: candidate = "recorded-secret-\(number)"
             }
             if candidate != value, positions[candidate] == nil { return candidate }
@@ -264,7 +267,7 @@ extension ScrubSession {
     mutating func learnBody(_ body: Data, contentType: String?) {
         guard !body.isEmpty else { return }
         if let json = try? JSONValue(parsing: body) {
-            learnJSON(json, key: nil)
+            learnJSON(json, key: nil, inBody: true)
         } else if contentType?.lowercased().contains("x-www-form-urlencoded") == true {
             for field in FormURLEncoding.decode(String(decoding: body, as: UTF8.self)) {
                 learnNamed(field.name, field.value)
@@ -274,13 +277,16 @@ extension ScrubSession {
         }
     }
 
-    /// JSON: strings by the name of their member (App Store signed data under `signed…` members).
-    mutating func learnJSON(_ value: JSONValue, key: String?) {
+    /// JSON: strings by the name of their member (App Store signed data under `signed…` members); in a body of the
+    /// project's own APIs, every string but the harmless members' (deny-by-default).
+    mutating func learnJSON(_ value: JSONValue, key: String?, inBody: Bool = false) {
         switch value {
         case .object(let members):
-            for (name, member) in members.sorted(by: { $0.key < $1.key }) { learnJSON(member, key: name) }
+            for (name, member) in members.sorted(by: { $0.key < $1.key }) {
+                learnJSON(member, key: name, inBody: inBody)
+            }
         case .array(let elements):
-            for element in elements { learnJSON(element, key: key) }
+            for element in elements { learnJSON(element, key: key, inBody: inBody) }
         case .string(let text):
             if store == .apple, let key, key.hasPrefix("signed"), CompactJWS(text) != nil {
                 learnSigned(text, key: key)
@@ -288,6 +294,12 @@ extension ScrubSession {
                 learnNamed(key, text)
             } else {
                 scan(text)
+            }
+            // The project's own APIs are recorded deny-by-default: every value but the known harmless ones.
+            if inBody, Self.ownAPIStores.contains(store), !Self.harmlessOwnAPIMembers.contains(key ?? ""),
+                !Self.isMasked(text)
+            {
+                learn(text, .ownAPIValue)
             }
         default: break
         }
@@ -314,10 +326,39 @@ extension ScrubSession {
         learnJSON(payload, key: nil)
     }
 
+    /// The project's own APIs, whose bodies are recorded deny-by-default.
+    static let ownAPIStores: Set<Store> = [
+        MockCredentials.keyServerStore, MockCredentials.llmKeysStore, MockCredentials.chippiPayStore,
+    ]
+
+    /// Members of the own APIs' bodies whose values are enumerations or times, never a secret: kept as they are.
+    static let harmlessOwnAPIMembers: Set<String> = [
+        "status", "state", "error", "code", "reason", "message", "currency", "kind", "plan", "planType", "plan_type",
+        "provider", "environment", "store", "type", "object", "tier", "network", "method", "version", "masked",
+        "createdAt", "updatedAt", "expiresAt", "created_at", "updated_at", "expires_at",
+    ]
+
+    /// A key shown masked (`sk-...xyz123`: a public prefix, three dots, at most six characters): not a secret.
+    static func isMasked(_ text: String) -> Bool {
+        guard let dots = text.range(of: "...") else { return false }
+        return text.distance(from: text.startIndex, to: dots.lowerBound) <= 4
+            && text.distance(from: dots.upperBound, to: text.endIndex) <= 6
+    }
+
     /// A named value (a query or form field, a JSON member): secrets by their name, then by their shape.
     mutating func learnNamed(_ name: String, _ value: String) {
         let normalized = name.lowercased().filter { $0 != "_" && $0 != "-" }
         switch normalized {
+        case "ticket", "authticket", "steamauthticket", "sessionticket": learn(value, .steamTicket)
+        case "sessiontoken", "authtoken", "bearertoken", "sessionid", "sessionkey", "csrftoken", "apitoken":
+            learn(value, .accessToken)
+        // PayPal's return URL names the order id `token` (17 upper-case letters and digits): not a secret.
+        case "token"
+        where !(store == .paypal && value.count == 17 && value.allSatisfy { $0.isUppercase || $0.isNumber }):
+            learn(value, .accessToken)
+        case "openai", "anthropic", "openaikey", "anthropickey", "googleaikey",
+            "llmkey":
+            if !Self.isMasked(value) { learn(value, .llmProviderKey) }
         case "accesstoken", "refreshtoken", "idtoken": learn(value, .accessToken)
         case "clientsecret": learn(value, .clientSecret)
         case "secret", "apikey", "password", "privatekey", "webhooksecret", "secretkey", "apisecret":
@@ -339,9 +380,17 @@ extension ScrubSession {
         scan(value)
     }
 
-    /// Secrets recognised by their shape anywhere in a text.
+    /// Secrets recognised by their shape anywhere in a text, and by their name in the query of any URL in it (a
+    /// `Location` or `Link` header, a JSON `href`, a URL-valued string).
     mutating func scan(_ text: String) {
         guard text.count >= Self.minimumLength else { return }
+        for match in text.matches(of: /https?:\/\/[^\s"'<>]+/) {
+            let url = String(text[match.range])
+            for item in URLComponents(string: url)?.queryItems ?? [] {
+                guard let value = item.value, value != url else { continue }
+                learnNamed(item.name, value)
+            }
+        }
         for (pattern, kind) in shapes {
             for match in text.matches(of: pattern) {
                 let value = String(text[match.range])
@@ -364,6 +413,7 @@ extension ScrubSession {
         }
         shapes += [
             (/\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]+/, .stripeSecretKey),
+            (/\bsk-(?:ant-|proj-)?[A-Za-z0-9_-]{16,}/, .llmProviderKey),
             (/\bwhsec_[A-Za-z0-9]+/, .stripeWebhookSecret),
             (/\bocat_[A-Za-z0-9_]+/, .openCatAPIKey),
             (/AIza[0-9A-Za-z_-]{20,}/, .googleAPIKey),

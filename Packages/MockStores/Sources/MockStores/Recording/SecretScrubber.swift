@@ -120,6 +120,15 @@ public struct SecretScrubber: Sendable {
         .init("\\b[0-9A-F]{32}\\b", "a Steam publisher key"),
         .init("ya29\\.[0-9A-Za-z_-]+", "a Google access token"),
         .init("A21AA[0-9A-Za-z_-]{20,}", "a PayPal access token"),
+        // LLM provider keys; made-up keys in committed fixtures say so right after the prefix (`sk-proj-FAKE…`).
+        .init("sk-ant-(?!api03-FAKE)[A-Za-z0-9_-]{8,}", "an Anthropic API key"),
+        .init("sk-proj-(?!FAKE)[A-Za-z0-9_-]{8,}", "an OpenAI project key"),
+        .init("\\bsk-(?!FAKE|proj-|ant-)[A-Za-z0-9]{20,}", "an OpenAI API key"),
+        .init("\\b[0-9A-Fa-f]{100,}\\b", "a Steam session ticket"),
+        .init(
+            "[?&](?:ticket|session_token|sessionToken|access_token|auth_token|api_token)=(?!\\{\\{|recorded-)[^&\"\\s]{6,}",
+            "a token in a URL's query"
+        ),
     ]
 
     /// The live-looking credentials a text contains: what each pattern it matches looks like.
