@@ -36,6 +36,9 @@ struct ServerBuyerBindingTests {
     static let steamTransId = "374839000000000456"
     static let buyerTicket = "140000000a0b0c0d0e0f1011aaaa0001"
     static let strangerTicket = "140000000a0b0c0d0e0f1011bbbb0002"
+    static let strangerSecondTicket = "140000000a0b0c0d0e0f1011bbbb0003"
+    /// A ticket the game minted for another service (another identity): Steam refuses it for this server's identity.
+    static let otherServiceTicket = "140000000a0b0c0d0e0f1011cccc0004"
     static let buyerSteamId = "76561197960434622"
     static let strangerSteamId = "76561197960265731"
 
@@ -58,6 +61,13 @@ struct ServerBuyerBindingTests {
         let clock = TestClock(ServerFixture.signedDate)
         let buyer = Self.player(Self.buyerSteamId)
         let stranger = Self.player(Self.strangerSteamId)
+        let otherService = ScriptedTransport()
+        otherService.on(
+            .get,
+            Self.steamAuthPath,
+            exact: true,
+            json: #"{"response":{"error":{"errorcode":101,"errordesc":"Invalid ticket"}}}"#
+        )
         let microTxn = ScriptedTransport()
         microTxn.on(
             .get,
@@ -79,7 +89,11 @@ struct ServerBuyerBindingTests {
                     // AuthenticateUserTicket answered per `ticket` (an unknown one by `microTxn`, which fails it).
                     transport: QueryRoutedTransport(
                         routingBy: "ticket",
-                        routes: [Self.buyerTicket: buyer, Self.strangerTicket: stranger],
+                        routes: [
+                            Self.buyerTicket: buyer, Self.strangerTicket: stranger,
+                            Self.strangerSecondTicket: stranger, Self.otherServiceTicket: otherService,
+                            Self.strangerTicket.uppercased(): stranger,
+                        ],
                         others: microTxn
                     ),
                     clock: clock.manual
@@ -141,13 +155,24 @@ struct ServerBuyerBindingTests {
                 #expect(owned.first?["store"] as? String == "steam")
                 #expect(owned.first?["productId"] as? String == "1001")
 
-                // Now that it is the buyer's, the stranger's ticket still cannot take it.
+                // Now that it is the buyer's, the stranger's new ticket still cannot take it; a ticket is accepted
+                // once (in any letter case), one made for another service is refused by Steam, and naming another
+                // identity is refused before Steam is asked.
                 let (lateStatus, lateAnswer) = try await claim(
                     "stranger",
-                    context: ["steamAuthTicket": Self.strangerTicket]
+                    context: ["steamAuthTicket": Self.strangerSecondTicket]
                 )
                 #expect(lateStatus == .unprocessableContent)
                 #expect(Self.reason(lateAnswer) == "purchaserMismatch")
+                for (context, reason) in [
+                    (["steamAuthTicket": Self.strangerTicket.uppercased()], "ticketAlreadyUsed"),
+                    (["steamAuthTicket": Self.otherServiceTicket], "invalidProof"),
+                    (["steamAuthTicket": Self.buyerTicket, "steamIdentity": "another-service"], "ticketIdentity"),
+                ] {
+                    let (status, answer) = try await claim("stranger", context: context)
+                    #expect(status == .unprocessableContent)
+                    #expect(Self.reason(answer) == reason, "\(context)")
+                }
                 let (_, stillEmpty) = try await api.get(
                     client,
                     "/v1/subscribers/stranger",
@@ -159,8 +184,11 @@ struct ServerBuyerBindingTests {
         // Each ticket went to Steam as it was sent (with its identity), and only the order was looked up otherwise;
         // a claim without a ticket never reached Steam.
         #expect(buyer.requests.count == 1)
-        #expect(stranger.requests.count == 2)
-        #expect(buyer.requests.allSatisfy { $0.path.contains("identity=opencat-server") })
+        #expect(stranger.requests.count == 3)
+        #expect(otherService.requests.count == 1)
+        for player in [buyer, stranger, otherService] {
+            #expect(player.requests.allSatisfy { $0.path.contains("identity=opencat-server") })
+        }
         #expect(microTxn.requests.allSatisfy { $0.path.hasPrefix("/ISteamMicroTxn/QueryTxn/v3/?") })
         #expect(microTxn.requests.count == 3)
     }

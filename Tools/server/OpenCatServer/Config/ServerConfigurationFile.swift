@@ -45,7 +45,8 @@ public struct ServerConfigurationFile: Sendable, Decodable {
     public var openCat: OpenCatAPI?
     /// Store (`Store.known` raw value) → its adapter's settings (``StoreAdapterConfiguration``: the keys each
     /// adapter documents; secrets by `…Env` or `…File`, never inline), with the server's own keys beside them:
-    /// `google.pushTokenEnv`, `stripe.webhookSecretEnv`, `stripe.prices` (key purchases), `steam.refundReportSeconds`.
+    /// `google.pushTokenEnv`, `stripe.webhookSecretEnv`, `stripe.prices` (key purchases), `steam.refundReportSeconds`,
+    /// `steam.ticketIdentity`.
     public var stores: [String: [String: JSONValue]]?
     /// Store (or `*`) → the environments whose purchases credit anything (`production`, `sandbox`); default
     /// production only.
@@ -170,6 +171,12 @@ public struct ServerConfigurationFile: Sendable, Decodable {
                 throw ServerConfigurationError("stores.steam.refundReportSeconds: 0 (never) or 60 or more")
             }
             settings.steamReconciliationSeconds = seconds == 0 ? nil : seconds
+        }
+        if let identity = try storeSettings(.steam).optionalString("ticketIdentity") {
+            guard (1...256).contains(identity.count) else {
+                throw ServerConfigurationError("stores.steam.ticketIdentity: 1 to 256 characters")
+            }
+            settings.steamTicketIdentity = identity
         }
         settings.stripePrices = try storeSettings(.stripe).prices("prices")
         settings.portal = try portalSettings(keyPacks: settings.keyPacks)

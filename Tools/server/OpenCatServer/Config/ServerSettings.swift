@@ -198,6 +198,10 @@ public struct ServerSettings: Sendable {
     public var stripePrices: [String: Money] = [:]
     /// How long a connection may stay idle, or a request half-sent, before the server closes it.
     public var idleTimeoutSeconds: Int = 30
+    /// The identity the game passes to `ISteamUser::GetAuthTicketForWebApi` for this server (`stores.steam.ticketIdentity`,
+    /// default `opencat-server`): the server asks Steam to accept only tickets made for it, so a ticket minted for
+    /// another service of the game proves nothing here. A client naming another `steamIdentity` is refused.
+    public var steamTicketIdentity = "opencat-server"
     /// How often the Steam refund report is read (seconds); nil: never (Steam refunds then never reach the server).
     public var steamReconciliationSeconds: Int? = 3_600
     /// Where the OpenCat API binds an Apple purchase to its app user (docs/SECURITY.md, "Receipts belong to their

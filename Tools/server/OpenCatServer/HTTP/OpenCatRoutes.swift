@@ -164,12 +164,7 @@ extension OpenCatServerApplication {
             }
         case .steam:
             if let ticket = proof.context["steamAuthTicket"], let steam = adapter as? SteamAdapter {
-                do {
-                    proof.expectedPurchaser = try await steam.authenticateUserTicket(
-                        Secret(ticket),
-                        identity: proof.context["steamIdentity"]
-                    ).steamId
-                } catch { throw refused(error, store: .steam) }
+                proof.expectedPurchaser = try await steamPlayer(ticket, named: proof.context["steamIdentity"], steam)
             } else if caller.isSecret, let steamId = proof.context["steamId"], !steamId.isEmpty {
                 proof.expectedPurchaser = steamId
             } else {
@@ -183,6 +178,40 @@ extension OpenCatServerApplication {
         default:
             break
         }
+    }
+
+    /// The Steam account a session ticket proves, checked by Steam for this server's identity
+    /// (``ServerSettings/steamTicketIdentity``) and accepted once: a ticket made for another identity, or for none,
+    /// and a ticket used before (here or on another instance) are refused.
+    func steamPlayer(_ ticket: String, named identity: String?, _ steam: SteamAdapter) async throws -> String {
+        let expected = settings.steamTicketIdentity
+        guard identity == nil || identity == expected else {
+            throw Refusal(
+                .unprocessableContent,
+                "invalid_receipt",
+                "the Steam ticket must be made for this server's identity",
+                reason: "ticketIdentity"
+            )
+        }
+        let player: String
+        do {
+            player = try await steam.authenticateUserTicket(Secret(ticket), identity: expected).steamId
+        } catch { throw refused(error, store: .steam) }
+        guard
+            try await ledger.useOnce(
+                kind: "steam_ticket",
+                digest: Fingerprint.hex(of: ticket.lowercased()),
+                subject: player
+            )
+        else {
+            throw Refusal(
+                .unprocessableContent,
+                "invalid_receipt",
+                "this Steam ticket was used before: get a new one for each request",
+                reason: "ticketAlreadyUsed"
+            )
+        }
+        return player
     }
 
     /// Where the store reports a buyer the app set (an Apple `appAccountToken`, a Google

@@ -274,6 +274,17 @@ package enum LedgerSchema {
                     """,
                 ]
             ),
+            (
+                "v7",
+                [
+                    // Proofs a server accepts once (a Steam session ticket), by SHA-256 of the proof, never the proof.
+                    """
+                    CREATE TABLE single_use_proofs (
+                        kind TEXT NOT NULL, digest TEXT NOT NULL, subject TEXT NOT NULL, used_at \(real) NOT NULL,
+                        PRIMARY KEY (kind, digest))
+                    """
+                ]
+            ),
         ]
     }
 }

@@ -301,6 +301,24 @@ extension LedgerStore {
         }
     }
 
+    /// Records the one use of a proof the server accepts once (a Steam session ticket), by its SHA-256: true the first
+    /// time, false for every later use, on every instance.
+    public func useOnce(kind: String, digest: String, subject: String) async throws(LedgerError) -> Bool {
+        let now = now
+        return try await transaction(locking: []) { connection in
+            try await !connection.rows(
+                """
+                INSERT INTO single_use_proofs (kind, digest, subject, used_at) VALUES (?, ?, ?, ?)
+                ON CONFLICT (kind, digest) DO NOTHING RETURNING digest
+                """,
+                kind.sql,
+                digest.sql,
+                subject.sql,
+                now.sql
+            ).isEmpty
+        }
+    }
+
     /// Where a reconciliation job (Steam's refund report) stopped, if it ran before.
     public func reconciliationCursor(_ source: String) async throws(LedgerError) -> Date? {
         try await transaction(locking: []) { connection in
