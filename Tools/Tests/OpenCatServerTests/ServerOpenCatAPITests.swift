@@ -179,4 +179,59 @@ struct ServerOpenCatAPITests {
             }
         }
     }
+
+    /// App Store notifications are applied in Apple's order (`signedDate`), not in arrival order: a `DID_RENEW`
+    /// retried after `EXPIRED` leaves the subscription expired, though it is a new event and is marked applied.
+    @Test(arguments: Backend.allCases)
+    func anAppleDidRenewReplayedAfterExpiredLeavesTheSubscriptionExpired(_ backend: Backend) async throws {
+        let clock = TestClock(ServerFixture.signedDate)
+        try await backend.withStores(now: { clock.now }) { stores in
+            let fixture = try ServerFixture(ledger: stores[0], clock: clock)
+            let app = Application(router: fixture.server.router())
+            try await app.test(.router) { client in
+                let month = ServerFixture.signedDate.addingTimeInterval(30 * 86_400)
+                let id = "5000000000000101"
+                let first = fixture.appleTransaction(id: id, productId: ServerFixture.proProduct, expires: month)
+                let receipt: [String: Any] = [
+                    "appUserId": "app-user-1", "store": "apple", "kind": "appleSignedTransaction", "proof": first,
+                ]
+                #expect(try await post(client, "/v1/receipts", receipt).0 == .ok)
+                clock.advance(30 * 86_400 + 3_600)
+                func deliver(_ type: String, _ uuid: String, expires: Date, signed: Date) async throws {
+                    let transaction = fixture.appleTransaction(
+                        id: id,
+                        productId: ServerFixture.proProduct,
+                        expires: expires,
+                        signed: signed
+                    )
+                    let body = try fixture.appleNotification(
+                        type: type,
+                        uuid: uuid,
+                        transaction: transaction,
+                        signed: signed
+                    )
+                    try await client.execute(
+                        uri: "/v1/notifications/apple",
+                        method: .post,
+                        headers: [.contentType: "application/json"],
+                        body: ByteBuffer(bytes: body)
+                    ) { response in #expect(response.status == .ok, "\(type)") }
+                }
+                func status() async throws -> String? {
+                    let (_, answer) = try await get(client, "/v1/subscribers/app-user-1", key: ServerFixture.secretKey)
+                    return transactions(answer).first?["status"] as? String
+                }
+                try await deliver("EXPIRED", "uuid-expired", expires: month, signed: month.addingTimeInterval(3_600))
+                #expect(try await status() == "expired")
+                // Signed a day before the expiry (when Apple still reported it renewing), delivered after.
+                try await deliver(
+                    "DID_RENEW",
+                    "uuid-renew-late",
+                    expires: month.addingTimeInterval(30 * 86_400),
+                    signed: month.addingTimeInterval(-86_400)
+                )
+                #expect(try await status() == "expired")
+            }
+        }
+    }
 }

@@ -62,7 +62,13 @@ extension OpenCatServerApplication {
                 guard let eventId = notification.payload.notificationUUID else {
                     throw Refusal(.badRequest, "invalid_notification", "the notification has no notificationUUID")
                 }
-                return try await apply(source: "apple", eventId: eventId, notification.purchase)
+                // Apple's own clock orders the notifications: an older one retried late never overwrites a newer.
+                return try await apply(
+                    source: "apple",
+                    eventId: eventId,
+                    notification.purchase,
+                    storeTime: notification.payload.signedDate
+                )
             }
         }
         router.post("/v1/notifications/stripe") { request, _ in
@@ -218,24 +224,34 @@ extension OpenCatServerApplication {
         return try await apply(source: "google", eventId: eventId, update)
     }
 
-    func apply(source: String, eventId: String, _ purchase: VerifiedPurchase?) async throws -> Response {
+    /// Applies a verified notification's purchase; `storeTime` (default: when the store answered the re-read)
+    /// orders it against what the server holds.
+    func apply(source: String, eventId: String, _ purchase: VerifiedPurchase?, storeTime: Date? = nil) async throws
+        -> Response
+    {
         let outcome = try await applyInfo(
             source,
             eventId,
             purchase?.transactionInfo,
-            refundShare: purchase.flatMap(Self.refundShare)
+            refundShare: purchase.flatMap(Self.refundShare),
+            storeTime: storeTime ?? purchase?.verifiedAt
         )
         return Self.json(.ok, EventAnswer(applied: outcome.applied))
     }
 
-    func applyInfo(_ source: String, _ eventId: String, _ info: TransactionInfo?, refundShare: RefundShare? = nil)
-        async throws -> StoreEventOutcome
-    {
+    func applyInfo(
+        _ source: String,
+        _ eventId: String,
+        _ info: TransactionInfo?,
+        refundShare: RefundShare? = nil,
+        storeTime: Date? = nil
+    ) async throws -> StoreEventOutcome {
         let outcome = try await ledger.applyStoreEvent(
             source: source,
             eventId: eventId,
             update: info,
-            refundShare: refundShare
+            refundShare: refundShare,
+            storeTime: storeTime
         )
         if outcome.applied {
             logger.info(

@@ -55,7 +55,11 @@ extension OpenCatServerApplication {
                         reason: StoreAdapterError.Code.productMismatch.rawValue
                     )
                 }
-                try await ledger.record(purchase.transactionInfo, appUserId: body.appUserId)
+                try await ledger.record(
+                    purchase.transactionInfo,
+                    appUserId: body.appUserId,
+                    storeTime: purchase.verifiedAt
+                )
                 return try await subscriber(appUserId: body.appUserId, caller)
             }
         }

@@ -285,6 +285,14 @@ package enum LedgerSchema {
                     """
                 ]
             ),
+            (
+                "v8",
+                [
+                    // The store's own time of the state a transaction row holds (Apple's signedDate, the HTTP Date of
+                    // a re-read): an older notification never overwrites a newer state.
+                    "ALTER TABLE subscriber_transactions ADD COLUMN state_at \(real)"
+                ]
+            ),
         ]
     }
 }

@@ -35,8 +35,8 @@ extension LedgerStore {
 
     /// Records a verified transaction for a user: a transaction (or its subscription) belongs to the first user
     /// that posted it, and posting it again updates it — but never out of `refunded`, so an old proof cannot revive
-    /// a refunded purchase.
-    public func record(_ info: TransactionInfo, appUserId: String) async throws(LedgerError) {
+    /// a refunded purchase, and never with a state older (by the store's clock, `storeTime`) than the one it holds.
+    public func record(_ info: TransactionInfo, appUserId: String, storeTime: Date? = nil) async throws(LedgerError) {
         let now = now
         try await transaction(locking: [Self.subscriptionLock(info)]) { connection in
             _ = try await Self.ensureSubscriber(connection, appUserId, now: now)
@@ -54,19 +54,21 @@ extension LedgerStore {
                     now: now
                 )
             }
-            try await Self.upsert(connection, info, appUserId: appUserId, now: now)
+            try await Self.upsert(connection, info, appUserId: appUserId, storeTime: storeTime, now: now)
         }
     }
 
     /// Applies a verified store notification once: the transaction it reports is updated for the user who owns it
     /// (a renewal adds the new transaction, a refund marks it refunded), a refund is remembered even for a
     /// transaction nobody redeemed yet (so it never can be), and a refunded key pack is clawed back — in one
-    /// transaction with the record that the event was applied.
+    /// transaction with the record that the event was applied. `storeTime` is when the store says the reported
+    /// state held (Apple's `signedDate`, the time of a re-read): a state older than the one recorded is not applied.
     public func applyStoreEvent(
         source: String,
         eventId: String,
         update: TransactionInfo?,
-        refundShare: RefundShare? = nil
+        refundShare: RefundShare? = nil,
+        storeTime: Date? = nil
     ) async throws(LedgerError) -> StoreEventOutcome {
         guard !source.isEmpty, !eventId.isEmpty else { throw LedgerError(.invalidInput, "an event needs an id") }
         // The accounts a claw-back may lower are locked too (the key pack's owner, whom they shared with, the pool);
@@ -104,7 +106,7 @@ extension LedgerStore {
                 let owner = try await Self.owner(connection, of: update)
                 let refunded = try await Self.isRefunded(connection, update)
                 if let owner, !refunded || update.status == .refunded {
-                    try await Self.upsert(connection, update, appUserId: owner, now: now)
+                    try await Self.upsert(connection, update, appUserId: owner, storeTime: storeTime, now: now)
                 }
                 var refund: RefundOutcome?
                 if update.status == .refunded {
@@ -195,22 +197,33 @@ extension LedgerStore {
         ).first?["app_user_id"]?.text
     }
 
-    static func upsert(_ connection: any LedgerConnection, _ info: TransactionInfo, appUserId: String, now: Date)
-        async throws
-    {
+    /// Writes a transaction's state, unless the row holds a newer one by the store's clock (a refund always lands).
+    static func upsert(
+        _ connection: any LedgerConnection,
+        _ info: TransactionInfo,
+        appUserId: String,
+        storeTime: Date?,
+        now: Date
+    ) async throws {
         try await connection.execute(
             """
             INSERT INTO subscriber_transactions (store, transaction_id, app_user_id, original_transaction_id, info,
-                updated_at)
-            VALUES (?, ?, ?, ?, ?, ?)
-            ON CONFLICT (store, transaction_id) DO UPDATE SET info = excluded.info, updated_at = excluded.updated_at
+                updated_at, state_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT (store, transaction_id) DO UPDATE
+            SET info = excluded.info, updated_at = excluded.updated_at,
+                state_at = COALESCE(excluded.state_at, subscriber_transactions.state_at)
+            WHERE ? = 1 OR subscriber_transactions.state_at IS NULL OR excluded.state_at IS NULL
+                OR excluded.state_at >= subscriber_transactions.state_at
             """,
             info.store.rawValue.sql,
             info.transactionId.sql,
             appUserId.sql,
             (info.originalTransactionId ?? info.transactionId).sql,
             try encodeInfo(info).sql,
-            now.sql
+            now.sql,
+            storeTime.map(\.sql) ?? .null,
+            Int64(info.status == .refunded ? 1 : 0).sql
         )
     }
 
