@@ -14,7 +14,7 @@ public import StoreAdapters
 /// - Apple's test notification: `transactionId` the test token, `storeStatus` the last send attempt's result (or
 ///   `pending`).
 ///
-/// Context keys: `proofKind`, `proofToken`, `amount` + `currency`, `idempotencyKey`, `atPeriodEnd`, `days`,
+/// Context keys: `proofKind`, `proofToken`, `amount` + `currency`, `idempotencyKey`, `atPeriodEnd`, `requestId`, `days`,
 /// `reason`, `requestIdentifier`, `cursor`, `limit`, `suspendReason`, `appAccountToken`, `startDate`/`endDate`
 /// (milliseconds), `notificationType`, `notificationSubtype`, `onlyFailures`, `storefronts`; consumption
 /// information takes Apple's field names.
@@ -68,7 +68,15 @@ public struct OperationsConformanceAdapter: StoreAdapter {
         case .refundHistory:
             return page(try await operations.refundHistory(transactionId: token, cursor: context["cursor"]), token)
         case .cancelSubscription:
-            return try await operations.cancelSubscription(id: token, atPeriodEnd: context["atPeriodEnd"] == "true")
+            let atPeriodEnd = context["atPeriodEnd"] == "true"
+            if let requestId = context["requestId"] {
+                return try await operations.cancelSubscription(
+                    id: token,
+                    atPeriodEnd: atPeriodEnd,
+                    requestId: requestId
+                )
+            }
+            return try await operations.cancelSubscription(id: token, atPeriodEnd: atPeriodEnd)
         case .extendSubscription:
             return try await operations.extendSubscription(try target(proof), by: try change(context))
         case .consume:

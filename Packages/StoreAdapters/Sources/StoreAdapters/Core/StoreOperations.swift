@@ -159,6 +159,10 @@ public protocol StoreOperations: StoreAdapter {
     func refund(_ request: StoreRefundRequest) async throws -> VerifiedPurchase
     /// Cancels a subscription, at once or at the end of its period, and returns it as the store now reports it.
     func cancelSubscription(id: String, atPeriodEnd: Bool) async throws -> VerifiedPurchase
+    /// Cancels a subscription as ``cancelSubscription(id:atPeriodEnd:)`` does, for one request of the caller's:
+    /// where the store takes an idempotency key, it is made of `requestId` (1 to 100 visible ASCII characters), so a
+    /// retry of this request is applied once while a new request (cancel, reactivate, cancel again) is a new call.
+    func cancelSubscription(id: String, atPeriodEnd: Bool, requestId: String) async throws -> VerifiedPurchase
     /// The refunded purchases of the customer a transaction belongs to, newest first, from `cursor` on.
     func refundHistory(transactionId: String, cursor: String?) async throws -> PurchasePage
     /// Moves a subscription's renewal later and returns it as the store now reports it.
@@ -192,6 +196,11 @@ extension StoreOperations {
     /// Throws ``StoreAdapterError/Code/unsupported``.
     public func cancelSubscription(id: String, atPeriodEnd: Bool) async throws -> VerifiedPurchase {
         throw unsupported(.cancelSubscription)
+    }
+
+    /// The store takes no idempotency key for a cancellation: ``cancelSubscription(id:atPeriodEnd:)``.
+    public func cancelSubscription(id: String, atPeriodEnd: Bool, requestId: String) async throws -> VerifiedPurchase {
+        try await cancelSubscription(id: id, atPeriodEnd: atPeriodEnd)
     }
 
     /// Throws ``StoreAdapterError/Code/unsupported``.

@@ -88,19 +88,33 @@ extension StripeAdapter: StoreOperations {
         return PurchasePage(purchases: purchases, nextCursor: list.hasMore ? list.data.last?.id : nil)
     }
 
+    /// Cancels a subscription as a new request (a fresh request id): see
+    /// ``cancelSubscription(id:atPeriodEnd:requestId:)``.
+    public func cancelSubscription(id: String, atPeriodEnd: Bool) async throws -> VerifiedPurchase {
+        try await cancelSubscription(id: id, atPeriodEnd: atPeriodEnd, requestId: UUID().uuidString.lowercased())
+    }
+
     /// Cancels a subscription: at once (`DELETE /v1/subscriptions/{id}`) or at the end of its period
     /// (`cancel_at_period_end=true`), then reads it again. An already cancelled one is
     /// ``StoreAdapterError/Code/alreadyDone``.
-    public func cancelSubscription(id: String, atPeriodEnd: Bool) async throws -> VerifiedPurchase {
+    ///
+    /// The `Idempotency-Key` is `opencat-cancel-<id>-<atPeriodEnd>-<requestId>`: the HTTP client's retries of this
+    /// request share it, and a later request (after the subscription was reactivated) has its own, so Stripe never
+    /// replays an earlier cancellation's answer instead of cancelling again.
+    public func cancelSubscription(id: String, atPeriodEnd: Bool, requestId: String) async throws -> VerifiedPurchase {
         guard id.hasPrefix("sub_"), id.count <= 255, !id.contains("/") else {
             throw StoreAdapterError(.invalidProof, store: .stripe, "a Stripe subscription id starts with sub_")
+        }
+        guard (1...100).contains(requestId.utf8.count), requestId.utf8.allSatisfy({ (0x21...0x7E).contains($0) })
+        else {
+            throw StoreAdapterError(.invalidProof, store: .stripe, "a request id is 1 to 100 visible ASCII characters")
         }
         var request = APIRequest.make(
             atPeriodEnd ? .post : .delete,
             baseURL: configuration.baseURL,
             path: "/v1/subscriptions/\(id)"
         )
-        request.headerFields[HTTPField.Name("Idempotency-Key")!] = "opencat-cancel-\(id)-\(atPeriodEnd)"
+        request.headerFields[HTTPField.Name("Idempotency-Key")!] = "opencat-cancel-\(id)-\(atPeriodEnd)-\(requestId)"
         let body = atPeriodEnd ? Data("cancel_at_period_end=true".utf8) : nil
         let response = try await http.send(authorizedRequest(request, form: atPeriodEnd), body: body, idempotent: true)
         let proof = PurchaseProof(store: .stripe, kind: .stripeSubscription, token: Secret(id))

@@ -142,4 +142,31 @@ struct StripeSubscriptionEventTests {
         }
         #expect(error.code == .notFound)
     }
+
+    /// Cancel, reactivate, cancel again within a day: each cancellation is its own request, with its own
+    /// `Idempotency-Key` (the caller's request id, or a fresh one), so Stripe cancels again instead of replaying the
+    /// first answer; the HTTP client's retries of one request keep its key.
+    @Test func cancellingAgainAfterAReactivationSendsANewIdempotencyKey() async throws {
+        let transport = ScriptedTransport()
+        transport.on(.post, Self.path, json: Self.subscription(status: "active"))
+        transport.on(.get, Self.path, json: Self.subscription(status: "active"))
+        let adapter = Fixtures.adapter(transport)
+        _ = try await adapter.cancelSubscription(id: Self.subscriptionId, atPeriodEnd: true, requestId: "req-1")
+        _ = try await adapter.cancelSubscription(id: Self.subscriptionId, atPeriodEnd: true, requestId: "req-2")
+        _ = try await adapter.cancelSubscription(id: Self.subscriptionId, atPeriodEnd: true)
+        _ = try await adapter.cancelSubscription(id: Self.subscriptionId, atPeriodEnd: true)
+        let keys = transport.requests.filter { $0.request.method == .post }.compactMap {
+            $0.request.headerFields[HTTPField.Name("Idempotency-Key")!]
+        }
+        #expect(keys.count == 4 && Set(keys).count == 4, "\(keys)")
+        #expect(
+            keys.prefix(2) == [
+                "opencat-cancel-\(Self.subscriptionId)-true-req-1", "opencat-cancel-\(Self.subscriptionId)-true-req-2",
+            ]
+        )
+        let bad = try await #require(throws: StoreAdapterError.self) {
+            try await adapter.cancelSubscription(id: Self.subscriptionId, atPeriodEnd: true, requestId: "has space")
+        }
+        #expect(bad.code == .invalidProof)
+    }
 }
