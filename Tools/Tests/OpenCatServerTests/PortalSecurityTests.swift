@@ -86,6 +86,17 @@ struct PortalSecurityTests {
             // A cross-site post carries the right-looking token but no form cookie.
             let crossSite = try await portal.browser().post("/portal/sign-in", signInFields)
             #expect(crossSite.status == 403)
+            // A form cookie the client chose (planted by a neighbouring site), with the same value in the form: the
+            // server did not issue it, so it is refused; a page served with it issues a signed one instead.
+            let planted = portal.browser()
+            let chosen = String(repeating: "a", count: 43)
+            planted.setCookie("opencat_form", chosen)
+            var plantedFields = signInFields
+            plantedFields["csrf"] = chosen
+            #expect(try await planted.post("/portal/sign-in", plantedFields).status == 403)
+            let reissued = try await planted.get("/portal")
+            #expect(planted.cookie("opencat_form") != chosen)
+            #expect(reissued.html.fields(form: "sign-in")["csrf"] == planted.cookie("opencat_form"))
             #expect(portal.mailbox.count == mails)
             let token = try await portal.requestLink("carol@example.com", in: visitor)
 

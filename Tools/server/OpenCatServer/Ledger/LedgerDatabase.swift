@@ -293,6 +293,15 @@ package enum LedgerSchema {
                     "ALTER TABLE subscriber_transactions ADD COLUMN state_at \(real)"
                 ]
             ),
+            (
+                "v9",
+                [
+                    // Secrets every instance of one server shares, made once (the anonymous forms' CSRF key).
+                    """
+                    CREATE TABLE server_secrets (name TEXT PRIMARY KEY, secret TEXT NOT NULL, created_at \(real) NOT NULL)
+                    """
+                ]
+            ),
         ]
     }
 }

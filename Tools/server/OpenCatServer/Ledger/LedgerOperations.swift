@@ -319,6 +319,23 @@ extension LedgerStore {
         }
     }
 
+    /// A secret every instance of this server shares (by name), made from `make` the first time it is asked for and
+    /// kept in the database from then on.
+    public func serverSecret(_ name: String, make: @Sendable () -> String) async throws(LedgerError) -> String {
+        let now = now
+        let candidate = make()
+        return try await transaction(locking: []) { connection in
+            try await connection.execute(
+                "INSERT INTO server_secrets (name, secret, created_at) VALUES (?, ?, ?) ON CONFLICT (name) DO NOTHING",
+                name.sql,
+                candidate.sql,
+                now.sql
+            )
+            return try await connection.rows("SELECT secret FROM server_secrets WHERE name = ?", name.sql)
+                .first?["secret"]?.text ?? candidate
+        }
+    }
+
     /// Where a reconciliation job (Steam's refund report) stopped, if it ran before.
     public func reconciliationCursor(_ source: String) async throws(LedgerError) -> Date? {
         try await transaction(locking: []) { connection in

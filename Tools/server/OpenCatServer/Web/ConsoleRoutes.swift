@@ -22,7 +22,7 @@ extension OpenCatServerApplication {
         guard portalSettings != nil else { return }
         router.get("/console/sign-in") { request, _ in
             await console {
-                let (token, cookie) = formToken(request)
+                let (token, cookie) = try await formToken(request)
                 return render(
                     "console-sign-in",
                     consoleContext("Operator sign-in", csrf: token),
@@ -79,7 +79,7 @@ extension OpenCatServerApplication {
     func operatorSignIn(_ request: Request) async throws -> Response {
         guard let portal = portalSettings else { throw WebRefusal(.notFound, "Not found.") }
         let fields = try await form(request)
-        try checkCSRF(fields, expected: request.cookies[Self.formCookie]?.value)
+        try await checkFormCSRF(fields, request)
         let name = fields["operator"] ?? ""
         if let wait = await storeLimiter.take("console:" + name) {
             throw WebRefusal(.tooManyRequests, "Too many attempts. Try again in \(wait) seconds.")

@@ -21,7 +21,7 @@ extension OpenCatServerApplication {
         router.get("/portal") { request, _ in
             await web {
                 if try await portalUser(request) != nil { return redirect("/portal/wallet") }
-                let (token, cookie) = formToken(request)
+                let (token, cookie) = try await formToken(request)
                 return render(
                     "portal-sign-in",
                     portalContext("Sign in", csrf: token, notice: notice(request)),
@@ -38,7 +38,7 @@ extension OpenCatServerApplication {
                 guard try await ledger.signInLinkIsUsable(tokenSHA256: Fingerprint.hex(of: token)) else {
                     throw WebRefusal(.gone, "This sign-in link was used or has expired. Ask for a new one.")
                 }
-                let (form, cookie) = formToken(request)
+                let (form, cookie) = try await formToken(request)
                 var context = portalContext("Sign in", csrf: form)
                 context["action"] = "/portal/sign-in/" + token
                 return render("portal-confirm", context, cookies: cookie.map { [$0] } ?? [])
@@ -171,7 +171,7 @@ extension OpenCatServerApplication {
     func requestSignInLink(_ request: Request) async throws -> Response {
         guard let portal = portalSettings else { throw WebRefusal(.notFound, "Not found.") }
         let fields = try await form(request)
-        try checkCSRF(fields, expected: request.cookies[Self.formCookie]?.value)
+        try await checkFormCSRF(fields, request)
         let email = (fields["email"] ?? "").trimmingCharacters(in: .whitespaces).lowercased()
         guard email.utf8.count <= 254, let at = email.firstIndex(of: "@"), at != email.startIndex,
             email[email.index(after: at)...].contains("."), !email.contains(where: \.isWhitespace)
@@ -207,7 +207,7 @@ extension OpenCatServerApplication {
 
     func signIn(_ request: Request, token: String) async throws -> Response {
         guard let portal = portalSettings else { throw WebRefusal(.notFound, "Not found.") }
-        try checkCSRF(try await form(request), expected: request.cookies[Self.formCookie]?.value)
+        try await checkFormCSRF(try await form(request), request)
         guard let email = try await ledger.useSignInLink(tokenSHA256: Fingerprint.hex(of: token)) else {
             throw WebRefusal(.gone, "This sign-in link was used or has expired. Ask for a new one.")
         }

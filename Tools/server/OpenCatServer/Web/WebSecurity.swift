@@ -159,11 +159,47 @@ extension OpenCatServerApplication {
         else { throw WebRefusal(.forbidden, "This form has expired. Go back, reload the page and try again.") }
     }
 
-    /// The anonymous forms' token: the request's form cookie, or a new one to set.
-    func formToken(_ request: Request) -> (token: String, cookie: Cookie?) {
-        if let existing = request.cookies[Self.formCookie]?.value, existing.count >= 32 { return (existing, nil) }
-        let token = Self.randomSecret()
-        return (token, sessionCookie(Self.formCookie, token, path: "/", lifetime: 3600))
+    /// How long an anonymous form's token is accepted.
+    static let formTokenLifetime: TimeInterval = 3_600
+
+    /// The anonymous forms' token (sign-in pages): the request's form cookie when this server issued it and it has
+    /// not expired, or a new one to set. A token is `<issued>.<nonce>.<HMAC-SHA256>` under a key every instance
+    /// shares, so a value the client chose (a planted cookie) is never accepted.
+    func formToken(_ request: Request) async throws -> (token: String, cookie: Cookie?) {
+        let key = try await formKey()
+        if let existing = request.cookies[Self.formCookie]?.value, isIssuedFormToken(existing, key: key) {
+            return (existing, nil)
+        }
+        let body = "\(Int64(clock().timeIntervalSince1970)).\(Self.randomSecret())"
+        let token = body + "." + Self.formMAC(body, key: key)
+        return (token, sessionCookie(Self.formCookie, token, path: "/", lifetime: Self.formTokenLifetime))
+    }
+
+    /// Refuses an anonymous form unless its `csrf` field is the form cookie and this server issued that cookie.
+    func checkFormCSRF(_ fields: [String: String], _ request: Request) async throws {
+        let cookie = request.cookies[Self.formCookie]?.value
+        guard let cookie, isIssuedFormToken(cookie, key: try await formKey()) else {
+            throw WebRefusal(.forbidden, "This form has expired. Go back, reload the page and try again.")
+        }
+        try checkCSRF(fields, expected: cookie)
+    }
+
+    func formKey() async throws -> SymmetricKey {
+        let secret = try await ledger.serverSecret("form-csrf") { Self.randomSecret() }
+        return SymmetricKey(data: Data(secret.utf8))
+    }
+
+    func isIssuedFormToken(_ token: String, key: SymmetricKey) -> Bool {
+        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3, let issued = Int64(parts[0]) else { return false }
+        let age = clock().timeIntervalSince1970 - TimeInterval(issued)
+        guard age >= -60, age <= Self.formTokenLifetime else { return false }
+        let expected = Self.formMAC("\(parts[0]).\(parts[1])", key: key)
+        return ConstantTime.equals(Data(parts[2].utf8), Data(expected.utf8))
+    }
+
+    static func formMAC(_ body: String, key: SymmetricKey) -> String {
+        Fingerprint.lowercaseHex(HMAC<SHA256>.authenticationCode(for: Data(body.utf8), using: key))
     }
 }
 
