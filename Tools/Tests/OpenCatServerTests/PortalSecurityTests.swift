@@ -157,6 +157,32 @@ struct PortalSecurityTests {
         }
     }
 
+    /// Sign-in limits no stranger can turn against a user: requests for one email from one address run out there,
+    /// the owner asking from another address still gets a link, and wrong operator tokens from one address never
+    /// lock the operator out from another.
+    @Test(arguments: Backend.allCases)
+    func aStrangersSignInAttemptsNeverLockTheOwnerOut(_ backend: Backend) async throws {
+        try await PortalHarness.run(backend) { portal in
+            let stranger = portal.browser(from: "203.0.113.7")
+            let fields = try await stranger.get("/portal").html.fields(form: "sign-in")
+                .merging(["email": PortalHarness.alice]) { $1 }
+            var statuses: [Int] = []
+            for _ in 0..<31 { statuses.append(try await stranger.post("/portal/sign-in", fields).status) }
+            #expect(statuses.contains(429) && statuses.allSatisfy { $0 == 200 || $0 == 429 })
+            #expect(portal.mailbox.count <= 5)
+            _ = try await portal.requestLink(PortalHarness.alice, in: portal.browser(from: "198.51.100.20"))
+
+            let guesser = portal.browser(from: "203.0.113.8")
+            var wrong = try await guesser.get("/console/sign-in").html.fields(form: "operator-sign-in")
+            wrong["operator"] = PortalHarness.operatorName
+            wrong["token"] = "not-the-operator-token"
+            var answers: [Int] = []
+            for _ in 0..<31 { answers.append(try await guesser.post("/console/sign-in", wrong).status) }
+            #expect(answers.last == 429 && answers.allSatisfy { $0 == 401 || $0 == 429 })
+            _ = try await portal.operatorSignIn(in: portal.browser(from: "198.51.100.21"))
+        }
+    }
+
     @Test(arguments: Backend.allCases)
     func signInLinksWorkOnceAndFor15Minutes(_ backend: Backend) async throws {
         try await PortalHarness.run(backend) { portal in

@@ -184,9 +184,14 @@ final class PortalBrowser: Sendable {
 
     /// The server (its loopback origin).
     let base: URL
+    /// The client address a proxy in front of the server reports for this browser (`X-Forwarded-For`), if any.
+    let forwardedFor: String?
     private let jar = Mutex<[String: StoredCookie]>([:])
 
-    init(base: URL) { self.base = base }
+    init(base: URL, forwardedFor: String? = nil) {
+        self.base = base
+        self.forwardedFor = forwardedFor
+    }
 
     /// A cookie's value, as the jar holds it.
     func cookie(_ name: String) -> String? { jar.withLock { $0[name]?.value } }
@@ -235,6 +240,7 @@ final class PortalBrowser: Sendable {
             if !cookies.isEmpty { request.headerFields[.cookie] = cookies.joined(separator: "; ") }
         }
         if body != nil { request.headerFields[.contentType] = "application/x-www-form-urlencoded" }
+        if ownOrigin, let forwardedFor { request.headerFields[HTTPField.Name("X-Forwarded-For")!] = forwardedFor }
         let response = try await ServerKeyServerTests.transport.send(request, body: body)
         let page = PortalPage(head: response.head, body: String(decoding: response.body, as: UTF8.self))
         if ownOrigin {
@@ -331,6 +337,8 @@ struct PortalHarness {
             var settings = fixture.server.settings
             settings.keyPacks[product] = KeyPack(keys: 10, plan: "L2", licenses: 1)
             if stripePrices { settings.stripePrices[product] = Money(decimalString: "4.99", currency: "USD") }
+            // As behind a reverse proxy: a browser made with `browser(from:)` says where it comes from.
+            settings.clientAddressHeader = "X-Forwarded-For"
             settings.portal = PortalSettings(
                 publicURL: publicURL,
                 products: [.init(productId: product, name: "10 keys", amount: "4.99", currency: "USD")],
@@ -376,6 +384,9 @@ struct PortalHarness {
 
     func browser() -> PortalBrowser { PortalBrowser(base: url) }
 
+    /// A browser whose requests the proxy in front of the server reports as coming from `address`.
+    func browser(from address: String) -> PortalBrowser { PortalBrowser(base: url, forwardedFor: address) }
+
     /// A store's redirect back to the public URL, as a path of this server.
     func local(_ location: String?) -> String {
         let location = location ?? ""
@@ -410,9 +421,9 @@ struct PortalHarness {
         return browser
     }
 
-    /// Signs the operator in to the console.
-    func operatorSignIn() async throws -> PortalBrowser {
-        let browser = browser()
+    /// Signs the operator in to the console (in a new browser, or `browser`).
+    func operatorSignIn(in browser: PortalBrowser? = nil) async throws -> PortalBrowser {
+        let browser = browser ?? self.browser()
         let page = try await browser.get("/console/sign-in")
         #expect(page.status == 200)
         var fields = page.html.fields(form: "operator-sign-in")

@@ -234,4 +234,70 @@ struct ServerOpenCatAPITests {
             }
         }
     }
+
+    /// Receipt limits no stranger can turn against a buyer: per app user and per client address, under a per-key
+    /// ceiling that 1,000 installs posting at once never reach. The public key is in every copy of the app.
+    @Test(arguments: Backend.allCases)
+    func receiptLimitsArePerAppUserAndClientUnderAKeyCeilingNoAppReaches(_ backend: Backend) async throws {
+        let clock = TestClock(ServerFixture.signedDate)
+        try await backend.withStores(now: { clock.now }) { stores in
+            let fixture = try ServerFixture(
+                ledger: stores[0],
+                clock: clock,
+                storeRateLimit: RateLimit(requests: 30, seconds: 60)
+            ) { settings in settings.clientAddressHeader = "X-Forwarded-For" }
+            let app = Application(router: fixture.server.router())
+            try await app.test(.router) { client in
+                let expires = ServerFixture.signedDate.addingTimeInterval(30 * 86_400)
+                @Sendable func post(_ user: String, _ number: Int, from address: String) async throws
+                    -> HTTPResponse.Status
+                {
+                    let receipt: [String: Any] = [
+                        "appUserId": user, "store": "apple", "kind": "appleSignedTransaction",
+                        "proof": fixture.appleTransaction(
+                            id: String(6_000_000_000_000_000 + number),
+                            productId: ServerFixture.proProduct,
+                            expires: expires
+                        ),
+                    ]
+                    return try await client.execute(
+                        uri: "/v1/receipts",
+                        method: .post,
+                        headers: [
+                            .authorization: "Bearer \(ServerFixture.apiKey)", .contentType: "application/json",
+                            HTTPField.Name("X-Forwarded-For")!: "\(address), 10.0.0.1",
+                        ],
+                        body: ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: receipt))
+                    ) { $0.status }
+                }
+                // Forty app users from one address, then another user's receipt: none refused by a limit.
+                for number in 0..<40 { #expect(try await post("office-\(number)", number, from: "203.0.113.9") == .ok) }
+                #expect(try await post("buyer", 40, from: "198.51.100.1") == .ok)
+                #expect(try await post("buyer-2", 41, from: "203.0.113.9") == .ok)
+                // One app user past its own limit is refused alone.
+                var statuses: [HTTPResponse.Status] = []
+                for number in 42..<77 { statuses.append(try await post("busy", number, from: "198.51.100.2")) }
+                #expect(statuses.filter { $0 == .ok }.count == 30 && statuses.last == .tooManyRequests)
+                #expect(try await post("calm", 77, from: "198.51.100.2") == .ok)
+                // A thousand installs at once, each from its own address: no 429.
+                let codes = try await withThrowingTaskGroup(of: HTTPResponse.Status.self) { group in
+                    var codes: [HTTPResponse.Status] = []
+                    for install in 0..<1_000 {
+                        group.addTask {
+                            try await post(
+                                "install-\(install)",
+                                1_000 + install,
+                                from: "10.1.\(install / 250).\(install % 250)"
+                            )
+                        }
+                        if install >= 8, let code = try await group.next() { codes.append(code) }
+                    }
+                    for try await code in group { codes.append(code) }
+                    return codes
+                }
+                #expect(codes.count == 1_000 && codes.allSatisfy { $0 == .ok })
+                #expect(!codes.contains(.tooManyRequests))
+            }
+        }
+    }
 }

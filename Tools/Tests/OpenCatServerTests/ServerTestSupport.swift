@@ -88,7 +88,8 @@ struct ServerFixture {
         storeRateLimit: RateLimit? = nil,
         idleTimeoutSeconds: Int? = nil,
         acceptedEnvironments: [Store: Set<VerifiedPurchase.Environment>] = [:],
-        logger: Logger = Logger(label: "tests.server", factory: { _ in SwiftLogNoOpLogHandler() })
+        logger: Logger = Logger(label: "tests.server", factory: { _ in SwiftLogNoOpLogHandler() }),
+        adjust: (inout ServerSettings) -> Void = { _ in }
     ) throws {
         self.ca = Self.ca
         self.otherCA = Self.otherCA
@@ -128,6 +129,7 @@ struct ServerFixture {
         settings.storeRateLimit = storeRateLimit ?? RateLimit(requests: 1_000, seconds: 1)
         if let idleTimeoutSeconds { settings.idleTimeoutSeconds = idleTimeoutSeconds }
         settings.acceptedEnvironments = acceptedEnvironments
+        adjust(&settings)
         server = OpenCatServerApplication(
             ledger: ledger,
             settings: settings,

@@ -1,4 +1,5 @@
 public import Foundation
+import HTTPTypes
 public import Logging
 public import OpenCatCore
 public import StoreAdapters
@@ -55,6 +56,14 @@ public struct ServerConfigurationFile: Sendable, Decodable {
     public var storeRateLimit: RateLimit?
     /// How long a connection may stay idle, or a request half-sent, before it is closed (default 30).
     public var idleTimeoutSeconds: Int?
+    /// Receipts one client address may post with the public app key, per instance (default 120 a minute).
+    public var clientRateLimit: RateLimit?
+    /// The ceiling on receipts per API key, per instance (default 10,000 a minute).
+    public var apiKeyRateLimit: RateLimit?
+    /// The header a trusted reverse proxy writes the client's address to (`X-Forwarded-For`); absent: the peer.
+    public var clientAddressHeader: String?
+    /// Sign-in links and operator sign-ins: `perClientAndEmail`, `perClient`, `perEmail`.
+    public var signInRateLimit: SignInRateLimit?
 
     /// The web portal and the operator console (`portal`); absent, neither is served.
     public struct Portal: Sendable, Decodable {
@@ -83,7 +92,8 @@ public struct ServerConfigurationFile: Sendable, Decodable {
 
     enum CodingKeys: String, CodingKey {
         case usersFile, signingKeys, keyPacks, apps, syncRateLimit, openCat, stores, acceptedEnvironments
-        case storeRateLimit, idleTimeoutSeconds, portal
+        case storeRateLimit, idleTimeoutSeconds, portal, clientRateLimit, apiKeyRateLimit, clientAddressHeader
+        case signInRateLimit
     }
 
     /// Reads a configuration file.
@@ -158,6 +168,26 @@ public struct ServerConfigurationFile: Sendable, Decodable {
                 throw ServerConfigurationError("storeRateLimit: requests and seconds are 1 or more")
             }
             settings.storeRateLimit = storeRateLimit
+        }
+        for (name, limit) in [("clientRateLimit", clientRateLimit), ("apiKeyRateLimit", apiKeyRateLimit)] {
+            guard let limit else { continue }
+            guard limit.requests > 0, limit.seconds > 0 else {
+                throw ServerConfigurationError("\(name): requests and seconds are 1 or more")
+            }
+        }
+        settings.clientRateLimit = clientRateLimit ?? settings.clientRateLimit
+        settings.apiKeyRateLimit = apiKeyRateLimit ?? settings.apiKeyRateLimit
+        if let signInRateLimit {
+            guard signInRateLimit.isValid else {
+                throw ServerConfigurationError("signInRateLimit: requests and seconds are 1 or more")
+            }
+            settings.signInRateLimit = signInRateLimit
+        }
+        if let clientAddressHeader {
+            guard HTTPField.Name(clientAddressHeader) != nil else {
+                throw ServerConfigurationError("clientAddressHeader: a header name such as X-Forwarded-For")
+            }
+            settings.clientAddressHeader = clientAddressHeader
         }
         if let idleTimeoutSeconds {
             guard (1...3_600).contains(idleTimeoutSeconds) else {

@@ -147,6 +147,33 @@ public struct RateLimit: Sendable, Hashable, Codable {
     }
 }
 
+/// The limits on sign-in links and operator sign-ins, each per instance.
+public struct SignInRateLimit: Sendable, Hashable, Codable {
+    /// Per client address and target (an email, an operator name).
+    public var perClientAndEmail = RateLimit(requests: 5, seconds: 900)
+    /// Per client address, whatever the target.
+    public var perClient = RateLimit(requests: 30, seconds: 3_600)
+    /// Mails sent to one email address.
+    public var perEmail = RateLimit(requests: 20, seconds: 3_600)
+
+    /// The defaults.
+    public init() {}
+
+    /// Reads the limits a configuration names; the others keep their defaults.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        perClientAndEmail =
+            try container.decodeIfPresent(RateLimit.self, forKey: .perClientAndEmail) ?? perClientAndEmail
+        perClient = try container.decodeIfPresent(RateLimit.self, forKey: .perClient) ?? perClient
+        perEmail = try container.decodeIfPresent(RateLimit.self, forKey: .perEmail) ?? perEmail
+    }
+
+    /// Whether every limit allows at least one call per window of at least a second.
+    var isValid: Bool {
+        [perClientAndEmail, perClient, perEmail].allSatisfy { $0.requests > 0 && $0.seconds > 0 }
+    }
+}
+
 /// The OpenCat API's settings: the app's API keys (by SHA-256), which products unlock which entitlements, and the
 /// offerings.
 public struct OpenCatAPISettings: Sendable {
@@ -194,6 +221,18 @@ public struct ServerSettings: Sendable {
     /// How often one user (or one app user of the OpenCat API, or one API key) may call an endpoint that reaches a
     /// store's API, per instance.
     public var storeRateLimit = RateLimit(requests: 30, seconds: 60)
+    /// How many receipts one client address may post with the public app key, per instance (`clientRateLimit`).
+    public var clientRateLimit = RateLimit(requests: 120, seconds: 60)
+    /// The safety ceiling on receipts per API key, per instance (`apiKeyRateLimit`): high enough that every install
+    /// of a popular app posting at once never reaches it.
+    public var apiKeyRateLimit = RateLimit(requests: 10_000, seconds: 60)
+    /// The request header a trusted reverse proxy puts the client's address in (`clientAddressHeader`, such as
+    /// `X-Forwarded-For`: its first address is taken); nil: the connection's peer is the client.
+    public var clientAddressHeader: String?
+    /// Sign-in links: per client address and email (`signInRateLimit.perClientAndEmail`, default 5 per 15 minutes),
+    /// per client address (`perClient`, 30 an hour) and mails per email (`perEmail`, 20 an hour); one client's
+    /// requests never stop another client's.
+    public var signInRateLimit = SignInRateLimit()
     /// Stripe product id → its price per unit: a PaymentIntent must charge exactly price × quantity.
     public var stripePrices: [String: Money] = [:]
     /// How long a connection may stay idle, or a request half-sent, before the server closes it.

@@ -11,7 +11,7 @@ import StoreAdapters
 /// answers are KeyServerAPI's types, the ones KeyServerClient sends and reads (keyserver.openapi.yaml); the ledger
 /// counts keys in `Int64`, the wire in `Int` (64-bit on every platform the server runs on).
 extension OpenCatServerApplication {
-    func addKeyServerRoutes(to router: Router<BasicRequestContext>) {
+    func addKeyServerRoutes(to router: Router<OpenCatRequestContext>) {
         for platform in Platform.allCases {
             router.post("/api/v1/keys/purchase/\(platform.rawValue)") { request, _ in
                 await answer { try await purchase(platform: platform, request) }

@@ -48,7 +48,7 @@ extension OpenCatServerApplication {
         var voidedPurchaseNotification: Voided?
     }
 
-    func addNotificationRoutes(to router: Router<BasicRequestContext>) {
+    func addNotificationRoutes(to router: Router<OpenCatRequestContext>) {
         router.post("/v1/notifications/apple") { request, _ in
             await answer {
                 guard let apple = adapters[.apple] as? AppleStoreAdapter else {

@@ -8,27 +8,33 @@ import StoreAdapters
 /// The OpenCat API (docs/api/opencat-server.md): what the SDK speaks in server mode, in OpenCatServerAPI's types (the
 /// SDK's server connector sends and reads the same).
 extension OpenCatServerApplication {
-    func addOpenCatRoutes(to router: Router<BasicRequestContext>) {
+    func addOpenCatRoutes(to router: Router<OpenCatRequestContext>) {
         router.get("/v1/subscribers/:appUserId") { request, context in
             await answer {
                 let caller = try openCatAPI(request)
                 return try await subscriber(appUserId: context.decoded("appUserId") ?? "", caller)
             }
         }
-        router.post("/v1/receipts") { request, _ in
+        router.post("/v1/receipts") { request, context in
             await answer {
                 let caller = try openCatAPI(request)
                 let body = try await decode(ServerAPI.ReceiptPost.self, request)
                 guard !body.appUserId.isEmpty, body.appUserId.utf8.count <= 256 else {
                     throw Refusal(.badRequest, "invalid_input", "an app user id is required")
                 }
-                // Every receipt may reach a store's API: limited per app user and per API key.
-                try await limitStoreCalls("receipt-user:\(body.appUserId)", "receipt-key:\(caller.keyHash)")
                 guard StoreAdapterConfiguration.acceptedProofKinds(for: body.store).contains(body.kind),
                     let adapter = adapters[body.store]
                 else {
                     throw Refusal(.unprocessableContent, "invalid_receipt", "this server does not verify that proof")
                 }
+                // A receipt that may reach a store's API counts: per app user, per client address (the public key
+                // is in every copy of the app, so no stranger can use up a buyer's limit), under the key's ceiling.
+                var buckets = [("receipt-user:\(body.appUserId)", settings.storeRateLimit)]
+                if !caller.isSecret {
+                    buckets.append(("receipt-client:\(clientAddress(request, context))", settings.clientRateLimit))
+                }
+                buckets.append(("receipt-key:\(caller.keyHash)", settings.apiKeyRateLimit))
+                try await limit(buckets)
                 var proof = PurchaseProof(
                     store: body.store,
                     kind: body.kind,

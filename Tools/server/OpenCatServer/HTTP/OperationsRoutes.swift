@@ -113,7 +113,7 @@ extension OpenCatServerApplication {
 
     /// `GET /health` (the process is up), `GET /ready` (the database answers: 200, else 503 with the reason and
     /// `Retry-After`), `GET /openapi.yaml` (the key server's API document).
-    func addOperationsRoutes(to router: Router<BasicRequestContext>) {
+    func addOperationsRoutes(to router: Router<OpenCatRequestContext>) {
         router.get("/health") { _, _ in
             Self.json(.ok, ["status": "ok", "database": databaseKind])
         }

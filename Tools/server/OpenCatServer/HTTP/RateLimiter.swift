@@ -12,8 +12,10 @@ actor RateLimiter {
         self.clock = clock
     }
 
-    /// Takes one call for `key`: nil when allowed, else the whole seconds until the next call is.
-    func take(_ key: String) -> Int? {
+    /// Takes one call for `key` under the limiter's limit, or `limit` for this key: nil when allowed, else the whole
+    /// seconds until the next call is. Each key keeps the limit it is taken with.
+    func take(_ key: String, limit: RateLimit? = nil) -> Int? {
+        let limit = limit.map { RateLimit(requests: max($0.requests, 1), seconds: max($0.seconds, 1)) } ?? self.limit
         let now = clock()
         let rate = Double(limit.requests) / Double(limit.seconds)
         var bucket = buckets[key] ?? (Double(limit.requests), now)
@@ -22,6 +24,7 @@ actor RateLimiter {
         bucket.updated = now
         defer {
             buckets[key] = bucket
+            // Full buckets are forgotten first (a key at its limit's start is the same as a new one).
             if buckets.count > 100_000 { buckets = buckets.filter { $0.value.tokens < Double(limit.requests) } }
         }
         guard bucket.tokens >= 1 else { return max(1, Int(((1 - bucket.tokens) / rate).rounded(.up))) }

@@ -67,8 +67,8 @@ public struct OpenCatServerApplication: Sendable {
     static let maximumBodyBytes = 256 * 1024
 
     /// The routes.
-    public func router() -> Router<BasicRequestContext> {
-        let router = Router()
+    public func router() -> Router<OpenCatRequestContext> {
+        let router = Router(context: OpenCatRequestContext.self)
         router.add(middleware: RequestLogMiddleware(logger: logger))
         addOperationsRoutes(to: router)
         addKeyServerRoutes(to: router)
@@ -166,13 +166,30 @@ public struct OpenCatServerApplication: Sendable {
 
     /// 429 with `Retry-After` when `key` (a user, an app user, an API key) called a store-backed endpoint too often.
     func limitStoreCalls(_ keys: String...) async throws {
-        for key in keys {
-            if let wait = await storeLimiter.take(key) {
+        try await limit(keys.map { ($0, settings.storeRateLimit) })
+    }
+
+    /// Takes one call from each bucket, in order: a 429 with `Retry-After` at the first that is empty.
+    func limit(_ buckets: [(key: String, limit: RateLimit)]) async throws {
+        for bucket in buckets {
+            if let wait = await storeLimiter.take(bucket.key, limit: bucket.limit) {
                 var response = Self.error(.tooManyRequests, "rate_limited", "too many requests; retry later")
                 response.headers[.retryAfter] = String(wait)
                 throw Refusal(response)
             }
         }
+    }
+
+    /// The client's address: the first address of ``ServerSettings/clientAddressHeader`` when a trusted proxy sets
+    /// one, else the connection's peer (`unknown` when neither says).
+    func clientAddress(_ request: Request, _ context: OpenCatRequestContext) -> String {
+        if let header = settings.clientAddressHeader, let name = HTTPField.Name(header),
+            let first = request.headers[name]?.split(separator: ",").first?.trimmingCharacters(in: .whitespaces),
+            !first.isEmpty
+        {
+            return String(first.prefix(64))
+        }
+        return context.remoteAddress?.ipAddress ?? "unknown"
     }
 
     /// The raw body (webhooks verify the exact bytes).
@@ -254,12 +271,5 @@ public struct OpenCatServerApplication: Sendable {
                 reason: error.code.rawValue
             )
         }
-    }
-}
-
-extension BasicRequestContext {
-    /// A path parameter, percent-decoded (clients encode `@`, `:`, `|`, … in path segments).
-    func decoded(_ name: String) -> String? {
-        parameters.get(name).flatMap { $0.removingPercentEncoding }
     }
 }

@@ -18,7 +18,7 @@ extension OpenCatServerApplication {
         var csrf: String
     }
 
-    func addConsoleRoutes(to router: Router<BasicRequestContext>) {
+    func addConsoleRoutes(to router: Router<OpenCatRequestContext>) {
         guard portalSettings != nil else { return }
         router.get("/console/sign-in") { request, _ in
             await console {
@@ -30,7 +30,9 @@ extension OpenCatServerApplication {
                 )
             }
         }
-        router.post("/console/sign-in") { request, _ in await console { try await operatorSignIn(request) } }
+        router.post("/console/sign-in") { request, context in
+            await console { try await operatorSignIn(request, client: clientAddress(request, context)) }
+        }
         router.post("/console/sign-out") { request, _ in
             await console {
                 let signedIn = try await requireOperator(request)
@@ -76,13 +78,20 @@ extension OpenCatServerApplication {
 
     // MARK: Sign-in
 
-    func operatorSignIn(_ request: Request) async throws -> Response {
+    /// Signs an operator in; attempts are limited per client and operator name, and per client, so wrong tokens from
+    /// one address never lock the operator out from another.
+    func operatorSignIn(_ request: Request, client: String) async throws -> Response {
         guard let portal = portalSettings else { throw WebRefusal(.notFound, "Not found.") }
         let fields = try await form(request)
         try await checkFormCSRF(fields, request)
         let name = fields["operator"] ?? ""
-        if let wait = await storeLimiter.take("console:" + name) {
-            throw WebRefusal(.tooManyRequests, "Too many attempts. Try again in \(wait) seconds.")
+        for (key, limit) in [
+            ("console:\(client):\(name)", settings.storeRateLimit),
+            ("console-client:\(client)", settings.signInRateLimit.perClient),
+        ] {
+            if let wait = await storeLimiter.take(key, limit: limit) {
+                throw WebRefusal(.tooManyRequests, "Too many attempts. Try again in \(wait) seconds.")
+            }
         }
         let hash = Fingerprint.hex(of: fields["token"] ?? "")
         guard let match = portal.operators.first(where: { $0.name == name }),

@@ -15,7 +15,7 @@ extension OpenCatServerApplication {
         var csrf: String
     }
 
-    func addPortalRoutes(to router: Router<BasicRequestContext>) {
+    func addPortalRoutes(to router: Router<OpenCatRequestContext>) {
         guard portalSettings != nil else { return }
         addWebAssets(to: router)
         router.get("/portal") { request, _ in
@@ -29,8 +29,8 @@ extension OpenCatServerApplication {
                 )
             }
         }
-        router.post("/portal/sign-in") { request, _ in
-            await web { try await requestSignInLink(request) }
+        router.post("/portal/sign-in") { request, context in
+            await web { try await requestSignInLink(request, client: clientAddress(request, context)) }
         }
         router.get("/portal/sign-in/:token") { request, context in
             await web {
@@ -168,7 +168,9 @@ extension OpenCatServerApplication {
 
     // MARK: Actions
 
-    func requestSignInLink(_ request: Request) async throws -> Response {
+    /// Sends a sign-in link, limited per client and email, per client, and in mails per email (one client's
+    /// requests never stop the owner of the email asking from elsewhere).
+    func requestSignInLink(_ request: Request, client: String) async throws -> Response {
         guard let portal = portalSettings else { throw WebRefusal(.notFound, "Not found.") }
         let fields = try await form(request)
         try await checkFormCSRF(fields, request)
@@ -176,8 +178,14 @@ extension OpenCatServerApplication {
         guard email.utf8.count <= 254, let at = email.firstIndex(of: "@"), at != email.startIndex,
             email[email.index(after: at)...].contains("."), !email.contains(where: \.isWhitespace)
         else { throw WebRefusal(.badRequest, "Enter an email address.") }
-        if let wait = await storeLimiter.take("signin:" + email) {
-            throw WebRefusal(.tooManyRequests, "Too many links asked for. Try again in \(wait) seconds.")
+        let limits = settings.signInRateLimit
+        for (key, limit) in [
+            ("signin:\(client):\(email)", limits.perClientAndEmail), ("signin-client:\(client)", limits.perClient),
+            ("signin-mail:\(email)", limits.perEmail),
+        ] {
+            if let wait = await storeLimiter.take(key, limit: limit) {
+                throw WebRefusal(.tooManyRequests, "Too many links asked for. Try again in \(wait) seconds.")
+            }
         }
         let token = Self.randomSecret()
         try await ledger.createSignInLink(
