@@ -50,23 +50,46 @@ extension LedgerStore {
 
     /// One page of the user's entries, oldest first, after the entry a cursor names (nil: from the first); the
     /// cursor of the next page is nil when this page is the last.
+    ///
+    /// A reader following the cursors while writes continue never skips an entry: every write of a user's entries
+    /// holds that user's lock, and a page is read under the same lock, shared (PostgreSQL: an advisory lock; SQLite
+    /// has one writer), so an entry whose transaction took a lower `seq` but commits later is never passed over.
     public func history(of userId: String, after cursor: Int64?, limit: Int) async throws(LedgerError) -> (
         entries: [LedgerEntry], nextCursor: Int64?
     ) {
-        let bounded = Int64(max(1, min(limit, 1_000)))
+        let bounded = max(1, min(limit, 1_000))
+        let rows = try await page(of: userId, after: cursor, limit: bounded + 1)
+        let page = rows.prefix(bounded)
+        return (page.map(\.entry), rows.count > bounded ? page.last?.seq : nil)
+    }
+
+    /// The entries after a cursor, oldest first, and the cursor after the last of them (the same cursor when there
+    /// are none): what a reader following a wallet as it changes asks for again and again.
+    public func follow(_ userId: String, after cursor: Int64?, limit: Int) async throws(LedgerError) -> (
+        entries: [LedgerEntry], cursor: Int64?
+    ) {
+        let rows = try await page(of: userId, after: cursor, limit: max(1, min(limit, 1_000)))
+        return (rows.map(\.entry), rows.last?.seq ?? cursor)
+    }
+
+    private func page(of userId: String, after cursor: Int64?, limit: Int) async throws(LedgerError) -> [(
+        seq: Int64, entry: LedgerEntry
+    )] {
+        let dialect = dialect
         return try await transaction(locking: []) { connection in
-            let rows = try await connection.rows(
+            if dialect == .postgresql {
+                // Waits for the transactions writing this user's entries (they hold the lock exclusively).
+                try await connection.execute("SELECT pg_advisory_xact_lock_shared(hashtextextended(?, 0))", userId.sql)
+            }
+            return try await connection.rows(
                 """
                 SELECT seq, id, user_id, amount, kind, reference, app, created_at FROM ledger_entries
                 WHERE user_id = ? AND seq > ? ORDER BY seq LIMIT ?
                 """,
                 userId.sql,
                 (cursor ?? 0).sql,
-                (bounded + 1).sql
-            )
-            let page = rows.prefix(Int(bounded))
-            let next = rows.count > Int(bounded) ? page.last?["seq"]?.integer : nil
-            return (page.map(Self.entry), next)
+                Int64(limit).sql
+            ).map { (seq: $0["seq"]?.integer ?? 0, entry: Self.entry($0)) }
         }
     }
 

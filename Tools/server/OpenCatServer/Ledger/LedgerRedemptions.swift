@@ -162,6 +162,13 @@ extension LedgerStore {
             if try await Self.isRefunded(connection, store: store, transactionId: transactionId) {
                 throw LedgerError(.refunded, "the store refunded this transaction")
             }
+            // One proof, one redemption: a transaction the OpenCat API recorded never credits keys too.
+            if try await Self.isRecordedByOpenCatAPI(connection, store: store, transactionId: transactionId) {
+                throw LedgerError(
+                    .alreadyRedeemed,
+                    "this store transaction was already redeemed through the OpenCat API"
+                )
+            }
             let entry = LedgerEntry(
                 id: Self.newEntryId(),
                 userId: userId,

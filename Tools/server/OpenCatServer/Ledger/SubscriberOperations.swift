@@ -38,10 +38,19 @@ extension LedgerStore {
     /// a refunded purchase, and never with a state older (by the store's clock, `storeTime`) than the one it holds.
     public func record(_ info: TransactionInfo, appUserId: String, storeTime: Date? = nil) async throws(LedgerError) {
         let now = now
-        try await transaction(locking: [Self.subscriptionLock(info)]) { connection in
+        let locks = [Self.subscriptionLock(info), Self.transactionLock(info.store.rawValue, info.transactionId)]
+        try await transaction(locking: locks) { connection in
             _ = try await Self.ensureSubscriber(connection, appUserId, now: now)
             if let owner = try await Self.owner(connection, of: info), owner != appUserId {
                 throw LedgerError(.ownedByAnotherUser, "this store transaction belongs to another user")
+            }
+            // One proof, one redemption: a transaction that credited a key pack never unlocks an entitlement too.
+            if try await !connection.rows(
+                "SELECT 1 AS taken FROM redemptions WHERE store = ? AND transaction_id = ?",
+                info.store.rawValue.sql,
+                info.transactionId.sql
+            ).isEmpty {
+                throw LedgerError(.alreadyRedeemed, "this store transaction was already redeemed for keys")
             }
             if try await Self.isRefunded(connection, info), info.status != .refunded {
                 throw LedgerError(.refunded, "the store refunded this transaction")
@@ -132,6 +141,17 @@ extension LedgerStore {
         return try await transaction(locking: []) { connection in
             try await Self.refundLocks(connection, store: update.store.rawValue, transactionId: update.transactionId)
         }
+    }
+
+    /// Whether the OpenCat API recorded a store transaction (for any app user).
+    static func isRecordedByOpenCatAPI(_ connection: any LedgerConnection, store: String, transactionId: String)
+        async throws -> Bool
+    {
+        try await !connection.rows(
+            "SELECT 1 AS taken FROM subscriber_transactions WHERE store = ? AND transaction_id = ?",
+            store.sql,
+            transactionId.sql
+        ).isEmpty
     }
 
     static func isRefunded(_ connection: any LedgerConnection, _ info: TransactionInfo) async throws -> Bool {
