@@ -80,3 +80,60 @@ struct KeyLotRefundTests {
         }
     }
 }
+
+/// The revocation list's serial is the newest revocation's (milliseconds of its time, or one more than the serial
+/// before), never a count of rows: a database restored from an older backup signs a lower serial, which devices
+/// refuse, and its next revocation a higher one than any list before, never an equal serial with other contents.
+struct RevocationSerialTests {
+    static func license(_ key: String, _ transaction: String) -> LicenseRecord {
+        LicenseRecord(
+            keyValue: key,
+            userId: "alice",
+            plan: "L1",
+            license: "key/\(key)",
+            store: "stripe",
+            transactionId: transaction,
+            createdAt: Date(timeIntervalSince1970: 1_790_000_000)
+        )
+    }
+
+    @Test func aRestoredDatabaseNeverSignsAnEqualSerialWithOtherContents() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("opencat-serial-\(UUID())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let clock = TestClock(Date(timeIntervalSince1970: 1_790_000_000))
+        let live = folder.appendingPathComponent("ledger.sqlite")
+        let backup = folder.appendingPathComponent("backup.sqlite")
+        var serials: [UInt64] = []
+        do {
+            let ledger = try SQLiteLedgerStore(fileURL: live, now: { clock.now })
+            for (number, transaction) in ["pi_1", "pi_2", "pi_3"].enumerated() {
+                var grant = KeyGrant(keys: 10)
+                grant.licenses = [Self.license("KEY-\(number)", transaction)]
+                _ = try await ledger.redeem(store: "stripe", transactionId: transaction, userId: "alice", grant: grant)
+            }
+            _ = try await ledger.refund(store: "stripe", transactionId: "pi_1")
+            serials.append(try await ledger.revocations().serial)
+            // The backup, taken after one revocation (the database and its write-ahead log).
+            for suffix in ["", "-wal"] where FileManager.default.fileExists(atPath: live.path + suffix) {
+                try FileManager.default.copyItem(
+                    at: URL(fileURLWithPath: live.path + suffix),
+                    to: URL(fileURLWithPath: backup.path + suffix)
+                )
+            }
+            clock.advance(1)
+            _ = try await ledger.refund(store: "stripe", transactionId: "pi_2")
+            serials.append(try await ledger.revocations().serial)
+        }
+        // Restored from the backup: one revocation, a lower serial than the list devices already hold.
+        clock.advance(1)
+        let restored = try SQLiteLedgerStore(fileURL: backup, now: { clock.now })
+        let before = try await restored.revocations()
+        #expect(before.keys == ["KEY-0"] && before.serial == serials[0])
+        // Its next revocation: as many rows revoked as the live list had, with other contents, and a higher serial.
+        _ = try await restored.refund(store: "stripe", transactionId: "pi_3")
+        let after = try await restored.revocations()
+        #expect(after.keys == ["KEY-0", "KEY-2"])
+        #expect(serials[0] >= 1_790_000_000_000 && serials[1] > serials[0] && after.serial > serials[1])
+    }
+}

@@ -102,6 +102,7 @@ public final class PostgresLedgerStore: LedgerStore, Sendable {
     }
 
     struct Connection: LedgerConnection {
+        var dialect: SQLDialect { .postgresql }
         let connection: PostgresConnection
         let logger: Logger
 

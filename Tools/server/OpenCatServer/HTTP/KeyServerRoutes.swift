@@ -283,9 +283,10 @@ extension OpenCatServerApplication {
         let keys = try await ledger.licenses(of: user.userId).map(Self.licenseKey)
         var revocations: String?
         if let keyring = settings.keyring {
-            let revoked = try await ledger.revokedLicenseKeys().compactMap { try? HumanKey($0) }
+            let list = try await ledger.revocations()
+            let revoked = list.keys.compactMap { try? HumanKey($0) }
             revocations = try keyring.revocationList(
-                serial: UInt64(revoked.count),
+                serial: list.serial,
                 revoking: revoked,
                 issuedAt: clock()
             ).rawValue

@@ -39,6 +39,9 @@ public typealias SQLRow = [String: SQLValue]
 
 /// A connection inside one ledger transaction. Statements use `?` placeholders; each backend translates them.
 public protocol LedgerConnection: Sendable {
+    /// The SQL dialect the connection speaks.
+    var dialect: SQLDialect { get }
+
     /// Runs a statement and returns its rows (empty for statements without `RETURNING`).
     @discardableResult
     func query(_ sql: String, _ arguments: [SQLValue]) async throws -> [SQLRow]
@@ -84,6 +87,13 @@ extension LedgerStore {
 }
 
 extension LedgerConnection {
+    /// Takes a lock until the transaction ends (PostgreSQL: an advisory lock; SQLite's one writer holds them all):
+    /// for a lock decided inside a transaction, after the ones ``LedgerStore/transaction(locking:_:)`` took.
+    package func lock(_ name: String) async throws {
+        guard dialect == .postgresql else { return }
+        try await execute("SELECT pg_advisory_xact_lock(hashtextextended(?, 0))", name.sql)
+    }
+
     package func rows(_ sql: String, _ arguments: SQLValue...) async throws -> [SQLRow] {
         try await query(sql, arguments)
     }
@@ -300,6 +310,18 @@ package enum LedgerSchema {
                     """
                     CREATE TABLE server_secrets (name TEXT PRIMARY KEY, secret TEXT NOT NULL, created_at \(real) NOT NULL)
                     """
+                ]
+            ),
+            (
+                "v10",
+                [
+                    // Each revocation's serial: the revocation list's serial is the newest, never a count of rows
+                    // (a database restored from a backup would count fewer). Revocations before it take their time.
+                    "ALTER TABLE licenses ADD COLUMN revocation_serial \(integer)",
+                    """
+                    UPDATE licenses SET revocation_serial = CAST(revoked_at * 1000 AS \(integer))
+                    WHERE revoked_at IS NOT NULL
+                    """,
                 ]
             ),
         ]

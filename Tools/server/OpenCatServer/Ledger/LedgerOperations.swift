@@ -413,13 +413,22 @@ extension LedgerStore {
         }
     }
 
-    /// Every license ever revoked (refunds, chargebacks), by human key; revocations are never undone, so the count
-    /// only grows and names the list (its serial).
+    /// Every license ever revoked (refunds, chargebacks), by human key.
     public func revokedLicenseKeys() async throws(LedgerError) -> [String] {
+        try await revocations().keys
+    }
+
+    /// Every license ever revoked, by human key, and the list's serial: the newest revocation's serial (milliseconds
+    /// of its time, or one more than the serial before), never a count of rows, so it only grows as revocations are
+    /// made, a database restored from an older backup signs a lower serial (which devices refuse) until its next
+    /// revocation, and then a higher one than any list before.
+    public func revocations() async throws(LedgerError) -> (keys: [String], serial: UInt64) {
         try await transaction(locking: []) { connection in
-            try await connection.rows(
-                "SELECT key_value FROM licenses WHERE revoked_at IS NOT NULL ORDER BY key_value"
-            ).compactMap { $0["key_value"]?.text }
+            let rows = try await connection.rows(
+                "SELECT key_value, revocation_serial FROM licenses WHERE revoked_at IS NOT NULL ORDER BY key_value"
+            )
+            let serial = rows.compactMap { $0["revocation_serial"]?.integer }.max() ?? 0
+            return (rows.compactMap { $0["key_value"]?.text }, UInt64(max(serial, 0)))
         }
     }
 

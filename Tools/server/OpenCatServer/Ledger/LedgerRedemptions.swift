@@ -354,15 +354,7 @@ extension LedgerStore {
         )
         var revokedLicenses = 0
         if whole {
-            revokedLicenses = try await connection.rows(
-                """
-                UPDATE licenses SET revoked_at = ? WHERE store = ? AND transaction_id = ? AND revoked_at IS NULL
-                RETURNING key_value
-                """,
-                now.sql,
-                store.sql,
-                transactionId.sql
-            ).count
+            revokedLicenses = try await revokeLicenses(connection, store: store, transactionId: transactionId, now: now)
         }
         var outcome = RefundOutcome(
             userId: owner,
@@ -488,6 +480,35 @@ extension LedgerStore {
             ),
             idempotencyKey: "refund:\(step)"
         )
+    }
+
+    /// Revokes a purchase's licenses with the next revocation serial: the current time in milliseconds, or one more
+    /// than the newest serial when that is later. Revocations take a lock of their own, so two never share a serial
+    /// and a list once published with a serial never gains another revocation under it.
+    static func revokeLicenses(_ connection: any LedgerConnection, store: String, transactionId: String, now: Date)
+        async throws -> Int
+    {
+        let pending = try await connection.integer(
+            "SELECT COUNT(*) FROM licenses WHERE store = ? AND transaction_id = ? AND revoked_at IS NULL",
+            store.sql,
+            transactionId.sql
+        )
+        guard pending > 0 else { return 0 }
+        try await connection.lock("opencat:revocations")
+        let newest = try await connection.integer(
+            "SELECT CAST(COALESCE(MAX(revocation_serial), 0) AS BIGINT) FROM licenses WHERE revoked_at IS NOT NULL"
+        )
+        let serial = max(Int64((now.timeIntervalSince1970 * 1000).rounded(.down)), newest + 1)
+        return try await connection.rows(
+            """
+            UPDATE licenses SET revoked_at = ?, revocation_serial = ?
+            WHERE store = ? AND transaction_id = ? AND revoked_at IS NULL RETURNING key_value
+            """,
+            now.sql,
+            serial.sql,
+            store.sql,
+            transactionId.sql
+        ).count
     }
 
     /// The source of a pack's gift to the community pool.

@@ -100,6 +100,7 @@ public final class SQLiteLedgerStore: LedgerStore, Sendable {
     }
 
     struct Connection: LedgerConnection {
+        var dialect: SQLDialect { .sqlite }
         let database: DatabaseQueue
 
         func query(_ sql: String, _ arguments: [SQLValue]) async throws -> [SQLRow] {
