@@ -286,6 +286,14 @@ struct ServerMoneyPathTests {
             let verifier = LicenseVerifier(keys: publicKeys)
             _ = try verifier.verify(license.license, at: fixture.clock.now)
             let before = try await ada.keys(email: "user1@example.com")
+            // Every sync renews the licenses' offline window (30 days by default): a device that never syncs again
+            // stops trusting the license bought, one that syncs keeps a renewed one.
+            let synced = try #require(before.availableKeys.first { $0.keyValue == license.keyValue })
+            let window = try #require(try verifier.verify(synced.license, at: fixture.clock.now).payload.offlineUntil)
+            #expect(abs(window.timeIntervalSince(fixture.clock.now) - 30 * 86_400) < 1)
+            #expect(throws: LicenseError.expired) {
+                try verifier.verify(license.license, at: fixture.clock.now.addingTimeInterval(31 * 86_400))
+            }
             let emptyList = try LicenseRevocationList(try #require(before.revocations), keys: publicKeys)
             #expect(!emptyList.revokes(license.keyValue))
 

@@ -27,6 +27,15 @@ public struct LicenseIssuer: Sendable {
         return try sign(payloadJSON: try LicensePayload.encoder.encode(payload))
     }
 
+    /// Signs a license again with a new offline window (`offlineUntil`): what a key sync sends. The license is the
+    /// server's own (read from its database), so its payload is taken as it is; the new one names this issuer's `kid`.
+    /// - Throws: ``LicenseError`` for a license that does not parse; an error when it cannot be signed.
+    public func renew(_ license: SignedLicense, offlineUntil: Date) throws -> SignedLicense {
+        var payload = try license.unverifiedPayload()
+        payload.offlineUntil = offlineUntil
+        return try sign(payload)
+    }
+
     /// Signs payload JSON as given (a server that adds its own members, or writes dates its own way). The JSON must
     /// still be a ``LicensePayload`` naming this issuer's `kid` for apps to accept it.
     public func sign(payloadJSON: Data) throws -> SignedLicense {

@@ -6,7 +6,8 @@ public import Foundation
 ///
 /// A license is accepted when its signature verifies with the key its `kid` names, its payload is well formed, its
 /// human key is valid and names the payload's plan, no revocation list revokes it, it has not expired (a
-/// subscription's `expiresAt`; a license without one never expires) and it was not bought in the future. Time is
+/// subscription's `expiresAt`; a license without one never expires), its offline window has not closed
+/// (`offlineUntil`, renewed at every key sync) and it was not bought in the future. Time is
 /// the later of the device clock and the last confirmed time (a trusted server time the app saw), so setting the
 /// clock back cannot revive an expired license; a license bought after the device's own "now" but not after the
 /// confirmed time is accepted with ``VerifiedLicense/clockRolledBack`` set.
@@ -66,7 +67,7 @@ public struct LicenseVerifier: Sendable {
     ///   - lastConfirmed: the latest trusted time the app has seen (a server's answer), if any.
     ///   - revocations: a revocation list to check besides the configured ``revocations``.
     /// - Throws: ``LicenseError`` with the reason it is not valid (`.revoked` when a list revokes it, `.expired` past
-    ///   its `expiresAt`).
+    ///   its `expiresAt` or its `offlineUntil`).
     public func verify(
         _ license: SignedLicense,
         at now: Date,
@@ -83,6 +84,8 @@ public struct LicenseVerifier: Sendable {
         }
         let reference = max(now, lastConfirmed ?? now)
         if let expiresAt = payload.expiresAt, expiresAt <= reference { throw .expired }
+        // Not synced within the offline window: the server may have revoked it since.
+        if let offlineUntil = payload.offlineUntil, offlineUntil <= reference { throw .expired }
         guard payload.purchasedAt <= reference.addingTimeInterval(tolerance) else { throw .notYetValid }
         let rolledBack = payload.purchasedAt > now.addingTimeInterval(tolerance)
         return VerifiedLicense(license: license, payload: payload, clockRolledBack: rolledBack)
@@ -136,7 +139,7 @@ public enum LicenseError: Error, Hashable, Sendable, CustomStringConvertible {
     case invalidSignature
     /// The payload's plan differs from its key's.
     case planMismatch
-    /// Past its `expiresAt`.
+    /// Past its `expiresAt`, or its `offlineUntil` (not synced within the offline window).
     case expired
     /// A revocation list the app accepted withdraws it (a refunded purchase).
     case revoked

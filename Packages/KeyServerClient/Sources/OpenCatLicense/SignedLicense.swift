@@ -130,16 +130,28 @@ public struct LicensePayload: Sendable, Hashable, Codable {
     public var purchasedAt: Date
     /// When it stops being valid (nil: never).
     public var expiresAt: Date?
+    /// Until when a device may trust it without syncing (nil: no limit): the server renews it at every key sync,
+    /// so a device that never syncs again stops trusting a license after it (and cannot miss a revocation for good).
+    public var offlineUntil: Date?
     /// Which server signing key signed it.
     public var kid: String
 
     /// Creates a payload.
-    public init(key: HumanKey, plan: PlanLevel, owner: String, purchasedAt: Date, expiresAt: Date? = nil, kid: String) {
+    public init(
+        key: HumanKey,
+        plan: PlanLevel,
+        owner: String,
+        purchasedAt: Date,
+        expiresAt: Date? = nil,
+        offlineUntil: Date? = nil,
+        kid: String
+    ) {
         self.key = key
         self.plan = plan
         self.owner = owner
         self.purchasedAt = purchasedAt
         self.expiresAt = expiresAt
+        self.offlineUntil = offlineUntil
         self.kid = kid
     }
 

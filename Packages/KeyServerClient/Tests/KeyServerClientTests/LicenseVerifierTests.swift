@@ -76,6 +76,24 @@ struct LicenseVerifierTests {
         #expect(lifetime.clockRolledBack)
     }
 
+    /// A key-pack license carries an offline window the server renews at every sync: a device that never syncs
+    /// stops trusting it after the window (and so cannot miss a revocation for good); a renewed one verifies again.
+    @Test func aLicensePastItsOfflineWindowIsRefusedUntilASyncRenewsIt() throws {
+        let window = Self.purchased.addingTimeInterval(30 * 86_400)
+        var offline = payload()
+        offline.offlineUntil = window
+        let minted = try issuer.sign(offline)
+        #expect(try verifier.verify(minted, at: window.addingTimeInterval(-60)).payload.offlineUntil == window)
+        #expect(throws: LicenseError.expired) { try verifier.verify(minted, at: window.addingTimeInterval(60)) }
+        // A clock set back cannot reopen the window once a later time was confirmed.
+        #expect(throws: LicenseError.expired) {
+            try verifier.verify(minted, at: Self.purchased, lastConfirmed: window.addingTimeInterval(60))
+        }
+        let renewed = try issuer.renew(minted, offlineUntil: window.addingTimeInterval(30 * 86_400))
+        let verified = try verifier.verify(renewed, at: window.addingTimeInterval(60))
+        #expect(verified.payload.key == offline.key && verified.payload.purchasedAt == offline.purchasedAt)
+    }
+
     @Test func publicKeysParseFromPEMAndRawBase64() throws {
         let raw = issuer.publicKey.rawRepresentation
         let pem =

@@ -64,6 +64,8 @@ public struct ServerConfigurationFile: Sendable, Decodable {
     public var clientAddressHeader: String?
     /// Sign-in links and operator sign-ins: `perClientAndEmail`, `perClient`, `perEmail`.
     public var signInRateLimit: SignInRateLimit?
+    /// How many days a device may trust a key-pack license without syncing (default 30; renewed at every sync).
+    public var licenseOfflineDays: Int?
 
     /// The web portal and the operator console (`portal`); absent, neither is served.
     public struct Portal: Sendable, Decodable {
@@ -93,7 +95,7 @@ public struct ServerConfigurationFile: Sendable, Decodable {
     enum CodingKeys: String, CodingKey {
         case usersFile, signingKeys, keyPacks, apps, syncRateLimit, openCat, stores, acceptedEnvironments
         case storeRateLimit, idleTimeoutSeconds, portal, clientRateLimit, apiKeyRateLimit, clientAddressHeader
-        case signInRateLimit
+        case signInRateLimit, licenseOfflineDays
     }
 
     /// Reads a configuration file.
@@ -182,6 +184,12 @@ public struct ServerConfigurationFile: Sendable, Decodable {
                 throw ServerConfigurationError("signInRateLimit: requests and seconds are 1 or more")
             }
             settings.signInRateLimit = signInRateLimit
+        }
+        if let licenseOfflineDays {
+            guard (1...3_650).contains(licenseOfflineDays) else {
+                throw ServerConfigurationError("licenseOfflineDays: 1…3650")
+            }
+            settings.licenseOfflineSeconds = TimeInterval(licenseOfflineDays) * 86_400
         }
         if let clientAddressHeader {
             guard HTTPField.Name(clientAddressHeader) != nil else {

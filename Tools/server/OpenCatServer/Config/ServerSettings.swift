@@ -241,6 +241,10 @@ public struct ServerSettings: Sendable {
     /// default `opencat-server`): the server asks Steam to accept only tickets made for it, so a ticket minted for
     /// another service of the game proves nothing here. A client naming another `steamIdentity` is refused.
     public var steamTicketIdentity = "opencat-server"
+    /// How long a device may trust a key-pack license without syncing (`licenseOfflineDays`, default 30): licenses
+    /// carry `offlineUntil`, set when they are minted and renewed at every key sync, so a device that never syncs
+    /// stops trusting them after it and cannot miss a revocation for good.
+    public var licenseOfflineSeconds: TimeInterval = 30 * 86_400
     /// How often the Steam refund report is read (seconds); nil: never (Steam refunds then never reach the server).
     public var steamReconciliationSeconds: Int? = 3_600
     /// Where the OpenCat API binds an Apple purchase to its app user (docs/SECURITY.md, "Receipts belong to their

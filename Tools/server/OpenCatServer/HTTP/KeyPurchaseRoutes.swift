@@ -165,7 +165,8 @@ extension OpenCatServerApplication {
                 count: pack.licenses * Int(quantity),
                 plan: plan,
                 owner: user.email ?? user.userId,
-                purchasedAt: purchase.purchaseDate
+                purchasedAt: purchase.purchaseDate,
+                offlineUntil: clock().addingTimeInterval(settings.licenseOfflineSeconds)
             )
             licenses = minted.map { key in
                 LicenseRecord(

@@ -280,9 +280,12 @@ extension OpenCatServerApplication {
     }
 
     func keySync(_ user: ServerUser, email: String) async throws -> Response {
-        let keys = try await ledger.licenses(of: user.userId).map(Self.licenseKey)
+        var keys = try await ledger.licenses(of: user.userId).map(Self.licenseKey)
         var revocations: String?
         if let keyring = settings.keyring {
+            // Every sync renews the licenses' offline window.
+            let until = clock().addingTimeInterval(settings.licenseOfflineSeconds)
+            keys = try keys.map { try keyring.renew($0, offlineUntil: until) }
             let list = try await ledger.revocations()
             let revoked = list.keys.compactMap { try? HumanKey($0) }
             revocations = try keyring.revocationList(

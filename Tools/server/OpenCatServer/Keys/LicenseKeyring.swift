@@ -77,13 +77,16 @@ public struct LicenseKeyring: Sendable {
     }
 
     /// Mints `count` licenses for a plan, signed by the active key: each a fresh human key with 55 random bits.
-    /// - Parameter expiresAt: when a subscription's licenses stop verifying (nil: a purchase, valid for good).
+    /// - Parameters:
+    ///   - expiresAt: when a subscription's licenses stop verifying (nil: a purchase, valid for good).
+    ///   - offlineUntil: until when a device may trust them without syncing (renewed at every key sync).
     public func mint(
         count: Int,
         plan: PlanLevel,
         owner: String,
         purchasedAt: Date,
-        expiresAt: Date? = nil
+        expiresAt: Date? = nil,
+        offlineUntil: Date? = nil
     ) throws -> [VULicenseKey] {
         let issuer = issuers[activeKid]!
         var generator = SystemRandomNumberGenerator()
@@ -98,6 +101,7 @@ public struct LicenseKeyring: Sendable {
                 owner: owner,
                 purchasedAt: purchasedAt,
                 expiresAt: expiresAt,
+                offlineUntil: offlineUntil,
                 kid: issuer.kid
             )
             return VULicenseKey(
@@ -107,6 +111,13 @@ public struct LicenseKeyring: Sendable {
                 license: try issuer.sign(payload)
             )
         }
+    }
+
+    /// A license signed again by the active key with a new offline window (what key sync sends).
+    public func renew(_ key: VULicenseKey, offlineUntil: Date) throws -> VULicenseKey {
+        var renewed = key
+        renewed.license = try issuers[activeKid]!.renew(key.license, offlineUntil: offlineUntil)
+        return renewed
     }
 
     /// Signs the revocation list the server serves (key sync's `revocations`), with the active key: every license

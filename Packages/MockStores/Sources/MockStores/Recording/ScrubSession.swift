@@ -384,7 +384,7 @@ extension ScrubSession {
     /// `Location` or `Link` header, a JSON `href`, a URL-valued string).
     mutating func scan(_ text: String) {
         guard text.count >= Self.minimumLength else { return }
-        for match in text.matches(of: /https?:\/\/[^\s"'<>]+/) {
+        for match in text.matches(of: /https?:\/\/[^\s<>\x22\x27]+/) {
             let url = String(text[match.range])
             for item in URLComponents(string: url)?.queryItems ?? [] {
                 guard let value = item.value, value != url else { continue }
