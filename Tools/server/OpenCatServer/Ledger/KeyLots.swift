@@ -90,13 +90,8 @@ extension LedgerStore {
             )
             guard !rows.isEmpty else { break }
             for row in rows where wanted > 0 {
-                guard let seq = row["seq"]?.integer, let held = row["remaining"]?.integer else { continue }
-                let take = min(wanted, held)
-                try await connection.execute(
-                    "UPDATE key_lots SET remaining = remaining - ? WHERE seq = ?",
-                    take.sql,
-                    seq.sql
-                )
+                let take = try await consume(connection, row, upTo: wanted)
+                guard take > 0 else { continue }
                 wanted -= take
                 let source = row["source"]?.text
                 if let last = taken.last, last.source == source {
@@ -146,14 +141,9 @@ extension LedgerStore {
         var wanted = amount
         var taken: [(userId: String, keys: Int64)] = []
         for row in rows where wanted > 0 {
-            guard let seq = row["seq"]?.integer, let user = row["user_id"]?.text, let held = row["remaining"]?.integer
-            else { continue }
-            let take = min(wanted, held)
-            try await connection.execute(
-                "UPDATE key_lots SET remaining = remaining - ? WHERE seq = ?",
-                take.sql,
-                seq.sql
-            )
+            guard let user = row["user_id"]?.text else { continue }
+            let take = try await consume(connection, row, upTo: wanted)
+            guard take > 0 else { continue }
             wanted -= take
             if let index = taken.firstIndex(where: { $0.userId == user }) {
                 taken[index].keys += take
@@ -162,6 +152,15 @@ extension LedgerStore {
             }
         }
         return taken
+    }
+
+    /// Takes up to `wanted` keys from the lot a row (`seq`, `remaining`) names; returns how many it took.
+    static func consume(_ connection: any LedgerConnection, _ lot: SQLRow, upTo wanted: Int64) async throws -> Int64 {
+        guard let seq = lot["seq"]?.integer, let held = lot["remaining"]?.integer else { return 0 }
+        let take = min(wanted, held)
+        guard take > 0 else { return 0 }
+        try await connection.execute("UPDATE key_lots SET remaining = remaining - ? WHERE seq = ?", take.sql, seq.sql)
+        return take
     }
 
     /// The accounts holding keys of a source.
