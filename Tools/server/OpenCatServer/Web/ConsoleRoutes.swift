@@ -115,11 +115,20 @@ extension OpenCatServerApplication {
         )
     }
 
+    /// The signed-in operator; otherwise the request is sent to the sign-in page.
     func requireOperator(_ request: Request) async throws -> ConsoleOperator {
+        // Written as portalUser/requirePortalUser are: a throw in the `else` of a guard that awaits crashed the
+        // release build's coroutine splitting (Swift 6.3.1, signal 11 in `swift build -c release`).
+        guard let signedIn = try await consoleOperator(request) else { throw WebRedirect(location: "/console/sign-in") }
+        return signedIn
+    }
+
+    /// The operator a console session cookie names, if it is a live session of a configured operator.
+    func consoleOperator(_ request: Request) async throws -> ConsoleOperator? {
         guard let id = request.cookies[Self.consoleCookie]?.value, id.count >= 32,
             let session = try await ledger.webSession(idSHA256: Fingerprint.hex(of: id), kind: "console"),
             portalSettings?.operators.contains(where: { $0.name == session.subject }) == true
-        else { throw WebRedirect(location: "/console/sign-in") }
+        else { return nil }
         return ConsoleOperator(name: session.subject, csrf: session.csrf)
     }
 
