@@ -85,8 +85,11 @@ public final class PostgresLedgerStore: LedgerStore, Sendable {
         do {
             return try await client.withTransaction(logger: logger) { connection in
                 let wrapped = Connection(connection: connection, logger: logger)
-                for user in Set(users).sorted() {
-                    try await wrapped.execute("SELECT pg_advisory_xact_lock(hashtextextended(?, 0))", user.sql)
+                // Every lock in one round trip, in a fixed order (PostgreSQL evaluates the list left to right).
+                let locks = Set(users).sorted()
+                if !locks.isEmpty {
+                    let calls = Array(repeating: "pg_advisory_xact_lock(hashtextextended(?, 0))", count: locks.count)
+                    _ = try await wrapped.query("SELECT " + calls.joined(separator: ", "), locks.map(\.sql))
                 }
                 return try await body(wrapped)
             }

@@ -48,6 +48,16 @@ extension LedgerStore {
         }
     }
 
+    /// The balance a credit to `userId` starts from, as far as its lots need it: only an account a refund charged
+    /// can be in debt, so any other starts from zero or more (and the sum of its entries need not be read).
+    static func balanceBeforeCredit(_ connection: any LedgerConnection, _ userId: String) async throws -> Int64 {
+        let charged = try await !connection.rows(
+            "SELECT 1 AS charged FROM ledger_entries WHERE user_id = ? AND kind = 'refund' LIMIT 1",
+            userId.sql
+        ).isEmpty
+        return charged ? try await balance(connection, userId) : 0
+    }
+
     /// Adds the lots an entry crediting `userId` brings, after that entry is written; `balanceBefore` is the
     /// account's balance before it. A debt is repaid first: those keys are spent on it and make no lot.
     static func addLots(
@@ -73,6 +83,18 @@ extension LedgerStore {
         }
     }
 
+    /// Inserts lots as they are (no debt to repay), in one statement.
+    static func insertLots(_ connection: any LedgerConnection, _ lots: [(userId: String, lot: KeyLot)], now: Date)
+        async throws
+    {
+        guard !lots.isEmpty else { return }
+        let rows = Array(repeating: "(?, ?, ?, ?, ?)", count: lots.count).joined(separator: ", ")
+        try await connection.query(
+            "INSERT INTO key_lots (user_id, source, amount, remaining, created_at) VALUES \(rows)",
+            lots.flatMap { [$0.userId.sql, $0.lot.source.sql, $0.lot.keys.sql, $0.lot.keys.sql, now.sql] }
+        )
+    }
+
     /// Takes `amount` keys from the account's lots, newest first, and returns what they came from (merged by
     /// source, in the order taken). Takes fewer when the lots hold fewer.
     ///
@@ -81,6 +103,21 @@ extension LedgerStore {
     static func takeLots(_ connection: any LedgerConnection, userId: String, amount: Int64) async throws
         -> [KeyLot]
     {
+        guard amount > 0 else { return [] }
+        // The usual case in one statement: the newest lot holds enough.
+        if let row = try await connection.rows(
+            """
+            UPDATE key_lots SET remaining = remaining - ?
+            WHERE seq = (SELECT seq FROM key_lots WHERE user_id = ? AND remaining > 0 ORDER BY seq DESC LIMIT 1)
+                AND remaining >= ?
+            RETURNING source
+            """,
+            amount.sql,
+            userId.sql,
+            amount.sql
+        ).first {
+            return [KeyLot(source: row["source"]?.text, keys: amount)]
+        }
         var wanted = amount
         var taken: [KeyLot] = []
         while wanted > 0 {

@@ -99,7 +99,7 @@ extension LedgerStore {
         async throws(LedgerError)
     {
         let now = now
-        try await transaction(locking: []) { connection in
+        _ = try await transaction(locking: []) { connection in
             try await Self.claim(
                 connection,
                 userId: userId,
@@ -123,7 +123,7 @@ extension LedgerStore {
         try Self.check(amount: amount, userId: userId, idempotencyKey: idempotencyKey)
         let now = now
         return try await transaction(locking: [userId]) { connection in
-            try await Self.claim(
+            let fresh = try await Self.claim(
                 connection,
                 userId: userId,
                 key: idempotencyKey,
@@ -139,6 +139,7 @@ extension LedgerStore {
                 reference: reference,
                 app: app,
                 idempotencyKey: idempotencyKey,
+                fresh: fresh,
                 now: now
             ).outcome
         }
@@ -239,7 +240,7 @@ extension LedgerStore {
         // The recipient is locked too (its lots repay a debt it may be in), except the pool, which is never in debt.
         let locks = recipient == communityPoolAccount ? [userId] : [userId, recipient]
         return try await transaction(locking: locks) { connection in
-            try await Self.claim(
+            let fresh = try await Self.claim(
                 connection,
                 userId: userId,
                 key: idempotencyKey,
@@ -255,10 +256,11 @@ extension LedgerStore {
                 reference: recipient,
                 app: nil,
                 idempotencyKey: idempotencyKey,
+                fresh: fresh,
                 now: now
             )
             if !outcome.replayed {
-                let before = try await Self.balance(connection, recipient)
+                let before = try await Self.balanceBeforeCredit(connection, recipient)
                 try await Self.insert(
                     connection,
                     LedgerEntry(
@@ -293,7 +295,7 @@ extension LedgerStore {
             let held = try await Self.balance(connection, account)
             guard held > 0 else { return 0 }
             let lots = Self.filled(try await Self.takeLots(connection, userId: account, amount: held), to: held)
-            let before = try await Self.balance(connection, userId)
+            let before = try await Self.balanceBeforeCredit(connection, userId)
             let id = Self.newEntryId()
             try await Self.insert(
                 connection,
@@ -440,6 +442,9 @@ extension LedgerStore {
         }
     }
 
+    /// Claims an idempotency key for one operation and body: true when this is its first use (so no entry was
+    /// written under it yet), false for a retry of the same operation; another operation or body is a conflict.
+    @discardableResult
     static func claim(
         _ connection: any LedgerConnection,
         userId: String,
@@ -447,7 +452,7 @@ extension LedgerStore {
         operation: String,
         fingerprint: String,
         now: Date
-    ) async throws {
+    ) async throws -> Bool {
         let claimed = try await connection.rows(
             """
             INSERT INTO idempotency_keys (user_id, idempotency_key, operation, fingerprint, created_at)
@@ -459,7 +464,7 @@ extension LedgerStore {
             fingerprint.sql,
             now.sql
         )
-        guard claimed.isEmpty else { return }
+        guard claimed.isEmpty else { return true }
         let earlier = try await connection.rows(
             "SELECT operation, fingerprint FROM idempotency_keys WHERE user_id = ? AND idempotency_key = ?",
             userId.sql,
@@ -468,6 +473,7 @@ extension LedgerStore {
         guard earlier?["operation"]?.text == operation, earlier?["fingerprint"]?.text == fingerprint else {
             throw LedgerError(.idempotencyConflict, "the idempotency key was used for another operation or body")
         }
+        return false
     }
 
     static func debit(
@@ -478,16 +484,20 @@ extension LedgerStore {
         reference: String?,
         app: String?,
         idempotencyKey: String,
+        fresh: Bool = false,
         now: Date
     ) async throws -> (outcome: SpendOutcome, lots: [KeyLot]) {
-        if let row = try await connection.rows(
-            """
-            SELECT id, user_id, amount, kind, reference, app, created_at FROM ledger_entries
-            WHERE user_id = ? AND idempotency_key = ?
-            """,
-            userId.sql,
-            idempotencyKey.sql
-        ).first {
+        // A key claimed just now has no entry yet: only a retry looks for the first outcome.
+        if !fresh,
+            let row = try await connection.rows(
+                """
+                SELECT id, user_id, amount, kind, reference, app, created_at FROM ledger_entries
+                WHERE user_id = ? AND idempotency_key = ?
+                """,
+                userId.sql,
+                idempotencyKey.sql
+            ).first
+        {
             let earlier = entry(row)
             guard earlier.amount == -amount, earlier.kind == kind, earlier.reference == reference, earlier.app == app
             else {

@@ -159,16 +159,7 @@ extension LedgerStore {
         let now = now
         // The buyer is locked too: the purchase repays a debt the buyer may be in before it makes a lot.
         return try await transaction(locking: [Self.transactionLock(store, transactionId), userId]) { connection in
-            if try await Self.isRefunded(connection, store: store, transactionId: transactionId) {
-                throw LedgerError(.refunded, "the store refunded this transaction")
-            }
-            // One proof, one redemption: a transaction the OpenCat API recorded never credits keys too.
-            if try await Self.isRecordedByOpenCatAPI(connection, store: store, transactionId: transactionId) {
-                throw LedgerError(
-                    .alreadyRedeemed,
-                    "this store transaction was already redeemed through the OpenCat API"
-                )
-            }
+            let charged = try await Self.checkRedeemable(connection, store: store, transactionId: transactionId, userId)
             let entry = LedgerEntry(
                 id: Self.newEntryId(),
                 userId: userId,
@@ -190,15 +181,8 @@ extension LedgerStore {
             guard !claimed.isEmpty else {
                 return try await Self.replayRedemption(connection, store: store, transactionId: transactionId, userId)
             }
-            let before = try await Self.balance(connection, userId)
+            let before = charged ? try await Self.balance(connection, userId) : 0
             try await Self.insert(connection, entry, idempotencyKey: "redeem:\(store):\(transactionId)")
-            try await Self.addLots(
-                connection,
-                userId: userId,
-                [KeyLot(source: entry.reference, keys: entry.amount)],
-                balanceBefore: before,
-                now: now
-            )
             if grant.communityKeys > 0 {
                 try await Self.insert(
                     connection,
@@ -212,27 +196,31 @@ extension LedgerStore {
                     ),
                     idempotencyKey: "redeem:\(store):\(transactionId)"
                 )
-                try await Self.addLots(
-                    connection,
-                    userId: communityPoolAccount,
-                    [KeyLot(source: Self.giftSource(store, transactionId), keys: grant.communityKeys)],
-                    balanceBefore: 0,
-                    now: now
-                )
             }
-            for license in grant.licenses {
-                try await connection.execute(
+            // The buyer's lot (what a debt leaves of the pack) and the pool's gift, in one statement.
+            var lots: [(String, KeyLot)] = []
+            let kept = entry.amount - min(max(-before, 0), entry.amount)
+            if kept > 0 { lots.append((userId, KeyLot(source: entry.reference, keys: kept))) }
+            if grant.communityKeys > 0 {
+                let gift = KeyLot(source: Self.giftSource(store, transactionId), keys: grant.communityKeys)
+                lots.append((communityPoolAccount, gift))
+            }
+            try await Self.insertLots(connection, lots, now: now)
+            if !grant.licenses.isEmpty {
+                let rows = Array(repeating: "(?, ?, ?, ?, ?, ?, ?)", count: grant.licenses.count).joined(
+                    separator: ", "
+                )
+                try await connection.query(
                     """
                     INSERT INTO licenses (key_value, user_id, plan, license, store, transaction_id, created_at)
-                    VALUES (?, ?, ?, ?, ?, ?, ?)
+                    VALUES \(rows)
                     """,
-                    license.keyValue.sql,
-                    userId.sql,
-                    license.plan.sql,
-                    license.license.sql,
-                    store.sql,
-                    transactionId.sql,
-                    now.sql
+                    grant.licenses.flatMap { license in
+                        [
+                            license.keyValue.sql, userId.sql, license.plan.sql, license.license.sql, store.sql,
+                            transactionId.sql, now.sql,
+                        ]
+                    }
                 )
             }
             return RedemptionOutcome(
@@ -242,6 +230,37 @@ extension LedgerStore {
                 replayed: false
             )
         }
+    }
+
+    /// Refuses a transaction the store refunded, or the OpenCat API recorded (one proof, one redemption), and says
+    /// whether a refund ever charged the buyer (only then can the buyer be in debt): one statement for the three.
+    static func checkRedeemable(
+        _ connection: any LedgerConnection,
+        store: String,
+        transactionId: String,
+        _ userId: String
+    ) async throws -> Bool {
+        let row = try await connection.rows(
+            """
+            SELECT
+                CASE WHEN EXISTS (SELECT 1 FROM store_refunds WHERE store = ? AND transaction_id = ?) THEN 1 ELSE 0 END
+                    AS refunded,
+                CASE WHEN EXISTS (SELECT 1 FROM subscriber_transactions WHERE store = ? AND transaction_id = ?)
+                    THEN 1 ELSE 0 END AS recorded,
+                CASE WHEN EXISTS (SELECT 1 FROM ledger_entries WHERE user_id = ? AND kind = 'refund') THEN 1 ELSE 0 END
+                    AS charged
+            """,
+            store.sql,
+            transactionId.sql,
+            store.sql,
+            transactionId.sql,
+            userId.sql
+        ).first
+        if row?["refunded"]?.integer == 1 { throw LedgerError(.refunded, "the store refunded this transaction") }
+        if row?["recorded"]?.integer == 1 {
+            throw LedgerError(.alreadyRedeemed, "this store transaction was already redeemed through the OpenCat API")
+        }
+        return row?["charged"]?.integer == 1
     }
 
     /// Credits `amount` keys for a store transaction (no licenses, no community share).

@@ -143,17 +143,6 @@ extension LedgerStore {
         }
     }
 
-    /// Whether the OpenCat API recorded a store transaction (for any app user).
-    static func isRecordedByOpenCatAPI(_ connection: any LedgerConnection, store: String, transactionId: String)
-        async throws -> Bool
-    {
-        try await !connection.rows(
-            "SELECT 1 AS taken FROM subscriber_transactions WHERE store = ? AND transaction_id = ?",
-            store.sql,
-            transactionId.sql
-        ).isEmpty
-    }
-
     static func isRefunded(_ connection: any LedgerConnection, _ info: TransactionInfo) async throws -> Bool {
         try await isRefunded(connection, store: info.store.rawValue, transactionId: info.transactionId)
     }
