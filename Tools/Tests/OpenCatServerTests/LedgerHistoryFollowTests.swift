@@ -8,6 +8,8 @@ struct LedgerHistoryFollowTests {
     /// How long the writers run while the follower pages: 30 s on PostgreSQL (where commits can come out of order),
     /// 10 s on SQLite (one writer).
     static func seconds(_ backend: Backend) -> Double { backend == .postgresql ? 30 : 10 }
+    /// The fewest changes each writer makes (each adds one entry to the followed wallet).
+    static let minimumSteps = 10
 
     /// Eight writers spend from and share into one wallet on two PostgreSQL instances (and on SQLite) for 30 s while
     /// a follower pages through its history from cursor to cursor: the follower sees every entry exactly once, in
@@ -37,7 +39,8 @@ struct LedgerHistoryFollowTests {
                 for (index, writer) in writers.enumerated() {
                     group.addTask {
                         var step = 0
-                        while ContinuousClock.now < deadline {
+                        // For the time given, and at least `minimumSteps` each however slow the machine is.
+                        while ContinuousClock.now < deadline || step < Self.minimumSteps {
                             step += 1
                             let ledger = ledgers[(index + step) % 2]
                             if step.isMultiple(of: 2) {
@@ -89,7 +92,7 @@ struct LedgerHistoryFollowTests {
             let missed = Set(all).subtracting(seen).count
             let seenTwice = seen.count - Set(seen).count
             let inOrder = seen == all
-            #expect(all.count > 100)
+            #expect(all.count > writers.count * Self.minimumSteps)
             #expect(missed == 0 && seenTwice == 0, "of \(all.count) entries the follower missed \(missed)")
             #expect(inOrder, "the follower saw the entries in another order than the history")
         }
