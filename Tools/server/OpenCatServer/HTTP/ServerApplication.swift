@@ -171,13 +171,20 @@ public struct OpenCatServerApplication: Sendable {
 
     /// Takes one call from each bucket, in order: a 429 with `Retry-After` at the first that is empty.
     func limit(_ buckets: [(key: String, limit: RateLimit)]) async throws {
-        for bucket in buckets {
-            if let wait = await storeLimiter.take(bucket.key, limit: bucket.limit) {
-                var response = Self.error(.tooManyRequests, "rate_limited", "too many requests; retry later")
-                response.headers[.retryAfter] = String(wait)
-                throw Refusal(response)
-            }
+        if let wait = await wait(buckets) {
+            var response = Self.error(.tooManyRequests, "rate_limited", "too many requests; retry later")
+            response.headers[.retryAfter] = String(wait)
+            throw Refusal(response)
         }
+    }
+
+    /// Takes one call from each bucket, in order, up to the first that is empty: nil when every bucket allowed it,
+    /// else the seconds until that one does.
+    func wait(_ buckets: [(key: String, limit: RateLimit)]) async -> Int? {
+        for bucket in buckets {
+            if let wait = await storeLimiter.take(bucket.key, limit: bucket.limit) { return wait }
+        }
+        return nil
     }
 
     /// The client's address: the first address of ``ServerSettings/clientAddressHeader`` when a trusted proxy sets

@@ -89,9 +89,11 @@ extension LedgerStore {
 extension LedgerConnection {
     /// Takes a lock until the transaction ends (PostgreSQL: an advisory lock; SQLite's one writer holds them all):
     /// for a lock decided inside a transaction, after the ones ``LedgerStore/transaction(locking:_:)`` took.
-    package func lock(_ name: String) async throws {
+    /// `shared`: readers share it, and wait only for a transaction that holds it alone.
+    package func lock(_ name: String, shared: Bool = false) async throws {
         guard dialect == .postgresql else { return }
-        try await execute("SELECT pg_advisory_xact_lock(hashtextextended(?, 0))", name.sql)
+        let function = shared ? "pg_advisory_xact_lock_shared" : "pg_advisory_xact_lock"
+        try await execute("SELECT \(function)(hashtextextended(?, 0))", name.sql)
     }
 
     package func rows(_ sql: String, _ arguments: SQLValue...) async throws -> [SQLRow] {

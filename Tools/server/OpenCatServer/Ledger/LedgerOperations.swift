@@ -75,12 +75,9 @@ extension LedgerStore {
     private func page(of userId: String, after cursor: Int64?, limit: Int) async throws(LedgerError) -> [(
         seq: Int64, entry: LedgerEntry
     )] {
-        let dialect = dialect
-        return try await transaction(locking: []) { connection in
-            if dialect == .postgresql {
-                // Waits for the transactions writing this user's entries (they hold the lock exclusively).
-                try await connection.execute("SELECT pg_advisory_xact_lock_shared(hashtextextended(?, 0))", userId.sql)
-            }
+        try await transaction(locking: []) { connection in
+            // Waits for the transactions writing this user's entries (they hold the lock alone).
+            try await connection.lock(userId, shared: true)
             return try await connection.rows(
                 """
                 SELECT seq, id, user_id, amount, kind, reference, app, created_at FROM ledger_entries

@@ -85,13 +85,11 @@ extension OpenCatServerApplication {
         let fields = try await form(request)
         try await checkFormCSRF(fields, request)
         let name = fields["operator"] ?? ""
-        for (key, limit) in [
+        if let wait = await wait([
             ("console:\(client):\(name)", settings.storeRateLimit),
             ("console-client:\(client)", settings.signInRateLimit.perClient),
-        ] {
-            if let wait = await storeLimiter.take(key, limit: limit) {
-                throw WebRefusal(.tooManyRequests, "Too many attempts. Try again in \(wait) seconds.")
-            }
+        ]) {
+            throw WebRefusal(.tooManyRequests, "Too many attempts. Try again in \(wait) seconds.")
         }
         let hash = Fingerprint.hex(of: fields["token"] ?? "")
         guard let match = portal.operators.first(where: { $0.name == name }),

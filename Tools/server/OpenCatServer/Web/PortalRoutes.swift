@@ -179,13 +179,11 @@ extension OpenCatServerApplication {
             email[email.index(after: at)...].contains("."), !email.contains(where: \.isWhitespace)
         else { throw WebRefusal(.badRequest, "Enter an email address.") }
         let limits = settings.signInRateLimit
-        for (key, limit) in [
+        if let wait = await wait([
             ("signin:\(client):\(email)", limits.perClientAndEmail), ("signin-client:\(client)", limits.perClient),
             ("signin-mail:\(email)", limits.perEmail),
-        ] {
-            if let wait = await storeLimiter.take(key, limit: limit) {
-                throw WebRefusal(.tooManyRequests, "Too many links asked for. Try again in \(wait) seconds.")
-            }
+        ]) {
+            throw WebRefusal(.tooManyRequests, "Too many links asked for. Try again in \(wait) seconds.")
         }
         let token = Self.randomSecret()
         try await ledger.createSignInLink(
