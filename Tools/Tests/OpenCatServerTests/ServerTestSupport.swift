@@ -84,6 +84,7 @@ struct ServerFixture {
         syncLimit: RateLimit? = nil,
         stores: [any StoreAdapter] = [],
         stripeWebhooks: StripeWebhookVerifier? = nil,
+        payPalWebhooks: PayPalWebhookVerifier? = nil,
         googlePushToken: String? = nil,
         storeRateLimit: RateLimit? = nil,
         idleTimeoutSeconds: Int? = nil,
@@ -135,6 +136,7 @@ struct ServerFixture {
             settings: settings,
             adapters: [apple] + stores,
             stripeWebhooks: stripeWebhooks,
+            payPalWebhooks: payPalWebhooks,
             databaseKind: "test",
             logger: logger,
             now: { clock.now }

@@ -47,7 +47,7 @@ public struct ServerConfigurationFile: Sendable, Decodable {
     /// Store (`Store.known` raw value) → its adapter's settings (``StoreAdapterConfiguration``: the keys each
     /// adapter documents; secrets by `…Env` or `…File`, never inline), with the server's own keys beside them:
     /// `google.pushTokenEnv`, `stripe.webhookSecretEnv`, `stripe.prices` (key purchases), `steam.refundReportSeconds`,
-    /// `steam.ticketIdentity`.
+    /// `steam.ticketIdentity`, `apple.rereadNotifications`.
     public var stores: [String: [String: JSONValue]]?
     /// Store (or `*`) → the environments whose purchases credit anything (`production`, `sandbox`); default
     /// production only.
@@ -216,6 +216,12 @@ public struct ServerConfigurationFile: Sendable, Decodable {
             }
             settings.steamTicketIdentity = identity
         }
+        settings.appleRereadNotifications = try storeSettings(.apple).bool("rereadNotifications", default: false)
+        guard !settings.appleRereadNotifications || stores?["apple"]?["issuerId"] != nil else {
+            throw ServerConfigurationError(
+                "stores.apple.rereadNotifications: needs the App Store Server API credentials (issuerId, keyId, privateKeyFile)"
+            )
+        }
         settings.stripePrices = try storeSettings(.stripe).prices("prices")
         settings.portal = try portalSettings(keyPacks: settings.keyPacks)
         return settings
@@ -264,6 +270,10 @@ public struct ServerConfigurationFile: Sendable, Decodable {
 
         func integer(_ key: String, as type: Int.Type) throws(ServerConfigurationError) -> Int? {
             try named { () throws(StoreAdapterError) in try configuration.integer(key, as: type) }
+        }
+
+        func bool(_ key: String, default fallback: Bool) throws(ServerConfigurationError) -> Bool {
+            try named { () throws(StoreAdapterError) in try configuration.bool(key, default: fallback) }
         }
 
         func prices(_ key: String) throws(ServerConfigurationError) -> [String: Money] {

@@ -241,6 +241,10 @@ public struct ServerSettings: Sendable {
     /// default `opencat-server`): the server asks Steam to accept only tickets made for it, so a ticket minted for
     /// another service of the game proves nothing here. A client naming another `steamIdentity` is refused.
     public var steamTicketIdentity = "opencat-server"
+    /// Whether an App Store notification about a subscription is re-read from the App Store Server API (Get All
+    /// Subscription Statuses) before it is applied (`stores.apple.rereadNotifications`, default false; needs the
+    /// API credentials): the state applied is then Apple's current one, whatever order notifications arrive in.
+    public var appleRereadNotifications = false
     /// How long a device may trust a key-pack license without syncing (`licenseOfflineDays`, default 30): licenses
     /// carry `offlineUntil`, set when they are minted and renewed at every key sync, so a device that never syncs
     /// stops trusting them after it and cannot miss a revocation for good.

@@ -63,12 +63,8 @@ extension OpenCatServerApplication {
                     throw Refusal(.badRequest, "invalid_notification", "the notification has no notificationUUID")
                 }
                 // Apple's own clock orders the notifications: an older one retried late never overwrites a newer.
-                return try await apply(
-                    source: "apple",
-                    eventId: eventId,
-                    notification.purchase,
-                    storeTime: notification.payload.signedDate
-                )
+                let (purchase, storeTime) = try await appleState(apple, notification)
+                return try await apply(source: "apple", eventId: eventId, purchase, storeTime: storeTime)
             }
         }
         router.post("/v1/notifications/stripe") { request, _ in
@@ -148,6 +144,28 @@ extension OpenCatServerApplication {
         router.post("/v1/notifications/google") { request, _ in
             await answer { try await googleNotification(request) }
         }
+    }
+
+    /// The state an App Store notification applies, and when Apple says it held. With
+    /// `stores.apple.rereadNotifications` a subscription's state is read again from the App Store Server API (Get All
+    /// Subscription Statuses) and applied as of the re-read; otherwise the notification's own transaction as of its
+    /// `signedDate`. A refund or revocation is a fact about one transaction and is applied as Apple signed it.
+    func appleState(_ apple: AppleStoreAdapter, _ notification: VerifiedAppStoreNotification) async throws
+        -> (VerifiedPurchase?, Date?)
+    {
+        let signedDate = notification.payload.signedDate
+        let aboutOneTransaction: Set<String> = ["REFUND", "REFUND_REVERSED", "REVOKE"]
+        guard settings.appleRereadNotifications, let transaction = notification.transaction,
+            transaction.rawType == "Auto-Renewable Subscription",
+            let original = transaction.originalTransactionId ?? transaction.transactionId,
+            !aboutOneTransaction.contains(notification.payload.rawNotificationType ?? "")
+        else { return (notification.purchase, signedDate) }
+        do {
+            let current = try await apple.verify(
+                PurchaseProof(store: .apple, kind: .appleSubscriptionStatus, token: Secret(original))
+            )
+            return (current, max(current.verifiedAt ?? clock(), signedDate ?? .distantPast))
+        } catch { throw Self.notificationRefusal(error) }
     }
 
     /// A Pub/Sub push: authenticated by the subscription's shared `token` query parameter, then re-read from Google
