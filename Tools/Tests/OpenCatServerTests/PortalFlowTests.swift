@@ -73,6 +73,7 @@ struct PortalCheckout {
     static func run(
         _ backend: Backend,
         stripePrices: Bool = true,
+        pack: KeyPack = KeyPack(keys: 10, plan: "L2", licenses: 1),
         _ body: (PortalCheckout) async throws -> Void
     ) async throws {
         let clock = TestClock(ServerFixture.signedDate)
@@ -120,7 +121,8 @@ struct PortalCheckout {
                 stores: [stripe, paypal],
                 stripeWebhooks: try StripeWebhookVerifier(secret: webhookSecret, clock: clock.manual),
                 payPalWebhooks: try paypal.webhookVerifier(),
-                stripePrices: stripePrices
+                stripePrices: stripePrices,
+                pack: pack
             ) { portal in
                 relay.connect(port: portal.url.port!)
                 try await body(
@@ -302,31 +304,37 @@ struct PortalFlowTests {
         }
     }
 
-    /// Three packs on one order: Stripe's PaymentIntent metadata and PayPal's order item carry the quantity, so the
-    /// credit (3 packs of 10 keys, 3 licences), the price check (with and without Stripe prices configured) and a
-    /// later refund all use it.
+    /// Three and ten packs on one order: Stripe's PaymentIntent metadata and PayPal's order item carry the quantity,
+    /// so the credit (the demo's pack: 10 keys and 1 bonus key, one licence, so 3 packs are 33 keys and 3 licences),
+    /// the price check (with and without Stripe prices configured) and a later refund all use it.
     @Test(arguments: Backend.allCases, [true, false])
     func threePacksOnOneOrderCreditThreePacksOnStripeAndPayPal(_ backend: Backend, stripePrices: Bool) async throws {
-        try await PortalCheckout.run(backend, stripePrices: stripePrices) { shop in
+        let pack = KeyPack(keys: 10, bonusKeys: 1, plan: "L2", licenses: 1)
+        try await PortalCheckout.run(backend, stripePrices: stripePrices, pack: pack) { shop in
             let alice = try await shop.portal.signIn(PortalHarness.alice)
             var delivered = shop.relay.statuses.count
+            var licenses = 0
             for store in ["stripe", "paypal"] {
-                let before = try await shop.portal.ledger.balance(of: "user-1")
-                let (reference, back) = try await shop.buyAndPay(alice, store: store, quantity: 3)
-                for page in try await shop.returnRacingTheWebhook(back, racers: 1) {
-                    #expect(
-                        page.html.text(id: "return-status")?.contains("keys are in your wallet") == true,
-                        "\(store)"
-                    )
+                for quantity in [3, 10] {
+                    let before = try await shop.portal.ledger.balance(of: "user-1")
+                    let (reference, back) = try await shop.buyAndPay(alice, store: store, quantity: quantity)
+                    for page in try await shop.returnRacingTheWebhook(back, racers: 1) {
+                        #expect(
+                            page.html.text(id: "return-status")?.contains("keys are in your wallet") == true,
+                            "\(store)"
+                        )
+                    }
+                    delivered += 1
+                    try await shop.waitForWebhooks(delivered)
+                    #expect(shop.relay.statuses.last == 200, "\(store): \(shop.relay.statuses)")
+                    let credited = try await shop.portal.ledger.balance(of: "user-1") - before
+                    #expect(credited == Int64(11 * quantity), "\(store) × \(quantity)")
+                    let order = try await shop.portal.ledger.webOrder(store: store, reference: reference)
+                    #expect(order?.state == "credited" && order?.quantity == Int64(quantity), "\(store)")
+                    licenses += quantity
                 }
-                delivered += 1
-                try await shop.waitForWebhooks(delivered)
-                #expect(shop.relay.statuses.last == 200, "\(store): \(shop.relay.statuses)")
-                #expect(try await shop.portal.ledger.balance(of: "user-1") == before + 30, "\(store)")
-                let order = try await shop.portal.ledger.webOrder(store: store, reference: reference)
-                #expect(order?.state == "credited" && order?.quantity == 3, "\(store)")
             }
-            #expect(try await shop.portal.ledger.licenses(of: "user-1").count == 6)
+            #expect(try await shop.portal.ledger.licenses(of: "user-1").count == licenses)
         }
     }
 

@@ -324,6 +324,7 @@ struct PortalHarness {
         stripeWebhooks: StripeWebhookVerifier? = nil,
         payPalWebhooks: PayPalWebhookVerifier? = nil,
         stripePrices: Bool = true,
+        pack: KeyPack = KeyPack(keys: 10, plan: "L2", licenses: 1),
         _ body: (PortalHarness) async throws -> Void
     ) async throws {
         try await backend.withStores(now: { clock.now }) { ledgers in
@@ -335,7 +336,7 @@ struct PortalHarness {
             )
             let mailbox = PortalMailbox()
             var settings = fixture.server.settings
-            settings.keyPacks[product] = KeyPack(keys: 10, plan: "L2", licenses: 1)
+            settings.keyPacks[product] = pack
             if stripePrices { settings.stripePrices[product] = Money(decimalString: "4.99", currency: "USD") }
             // As behind a reverse proxy: a browser made with `browser(from:)` says where it comes from.
             settings.clientAddressHeader = "X-Forwarded-For"

@@ -18,17 +18,17 @@ struct ServerNotificationTests {
     static let stripeSecret = Secret("whsec_servertests0123456789abcdefghij")
     static let pushToken = "push-token-0123456789abcdef"
 
-    static func paymentIntent(refunded: Bool) -> Data {
+    static func paymentIntent(refunded: Bool, id: String = "pi_keys001") -> Data {
         let amountRefunded = refunded ? 500 : 0
         return Data(
             """
-            {"id":"pi_keys001","object":"payment_intent","amount":500,"amount_capturable":0,"amount_received":500,
+            {"id":"\(id)","object":"payment_intent","amount":500,"amount_capturable":0,"amount_received":500,
             "capture_method":"automatic","created":1789990000,"currency":"usd","livemode":true,
             "metadata":{"product_id":"\(ServerFixture.packProduct)","app_user_id":"user-1"},
             "payment_method_types":["card"],"status":"succeeded",
             "latest_charge":{"id":"ch_keys001","object":"charge","amount":500,"amount_captured":500,
             "amount_refunded":\(amountRefunded),"captured":true,"currency":"usd","paid":true,"refunded":\(refunded),
-            "status":"succeeded","payment_intent":"pi_keys001"}}
+            "status":"succeeded","payment_intent":"\(id)"}}
             """.utf8
         )
     }
@@ -124,6 +124,53 @@ struct ServerNotificationTests {
             #expect(try await ada.walletBalance(userId: "user-1").balance == 0)
             #expect(try await ada.keys(email: "user1@example.com").availableKeys.isEmpty)
             #expect(try await ada.communityPool().totalKeys == 0)
+        }
+    }
+
+    /// One proof, one redemption, over HTTP: a PaymentIntent credited as a key pack is refused by `/v1/receipts`,
+    /// and one `/v1/receipts` recorded is refused as a key pack (409 `already_redeemed` both ways).
+    @Test(arguments: Backend.allCases)
+    func aPaymentIntentRedeemedByOneAPIIsRefusedByTheOther(_ backend: Backend) async throws {
+        let clock = TestClock(ServerFixture.signedDate)
+        let stripeAPI = ScriptedTransport()
+        for id in ["pi_keys001", "pi_keys002"] {
+            stripeAPI.on(
+                .get,
+                "/v1/payment_intents/\(id)",
+                reply: .response(status: 200, body: Self.paymentIntent(refunded: false, id: id))
+            )
+        }
+        let stripe = Self.stripe(stripeAPI, clock: clock)
+        try await keys.withServer(
+            backend,
+            clock: clock,
+            configure: { ledger, clock in try ServerFixture(ledger: ledger, clock: clock, stores: [stripe]) }
+        ) { _, urls in
+            let ada = keys.client(urls[0], user: 1)
+            func receipt(_ id: String) async throws -> (Int, String) {
+                let body = try JSONSerialization.data(withJSONObject: [
+                    "appUserId": "user-1", "store": "stripe", "kind": "stripePaymentIntent", "proof": id,
+                ])
+                return try await post(
+                    urls[0],
+                    "/v1/receipts",
+                    body,
+                    headers: ["Authorization": "Bearer \(ServerFixture.apiKey)"]
+                )
+            }
+            let proof = { (id: String) in PurchaseProof(store: .stripe, kind: .stripePaymentIntent, token: Secret(id)) }
+            #expect(try await ada.purchaseKeyPack(proof("pi_keys001"), email: "user1@example.com").keysAdded == 10)
+            let second = try await receipt("pi_keys001")
+            #expect(second.0 == 409, "\(second.1)")
+            #expect(second.1.contains("already_redeemed"))
+
+            let recorded = try await receipt("pi_keys002")
+            #expect(recorded.0 == 200, "\(recorded.1)")
+            let refused = await #expect(throws: KeyServerError.self) {
+                try await ada.purchaseKeyPack(proof("pi_keys002"), email: "user1@example.com")
+            }
+            #expect(refused?.serverCode == "already_redeemed")
+            #expect(try await ada.walletBalance(userId: "user-1").balance == 12)
         }
     }
 
