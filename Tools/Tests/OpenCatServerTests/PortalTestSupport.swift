@@ -8,6 +8,7 @@ import OpenCatAsyncHTTPClient
 import OpenCatCore
 import OpenCatServer
 import OpenCatTesting
+import Prometheus
 import StoreAdapters
 import Synchronization
 import Testing
@@ -325,6 +326,7 @@ struct PortalHarness {
         payPalWebhooks: PayPalWebhookVerifier? = nil,
         stripePrices: Bool = true,
         pack: KeyPack = KeyPack(keys: 10, plan: "L2", licenses: 1),
+        metrics: PrometheusCollectorRegistry? = nil,
         _ body: (PortalHarness) async throws -> Void
     ) async throws {
         try await backend.withStores(now: { clock.now }) { ledgers in
@@ -354,6 +356,7 @@ struct PortalHarness {
                 payPalWebhooks: payPalWebhooks,
                 databaseKind: backend.rawValue,
                 logger: Logger(label: "tests.portal", factory: { _ in SwiftLogNoOpLogHandler() }),
+                metrics: metrics,
                 now: { clock.now }
             )
             try await withThrowingTaskGroup(of: Void.self) { group in

@@ -2,11 +2,13 @@ import ArgumentParser
 import Foundation
 import Hummingbird
 import Logging
+import Metrics
 import OpenCatAsyncHTTPClient
 import OpenCatCore
 import OpenCatServer
 import OpenCatServerPostgres
 import PostgresNIO
+import Prometheus
 import ServiceLifecycle
 import StoreAdapters
 import UnixSignals
@@ -20,6 +22,9 @@ protocol AppArguments: Sendable {
     var database: String { get }
     var config: String? { get }
     var tokens: String? { get }
+    /// A port of its own for `GET /metrics` without a credential (nil: `/metrics` on the main port, for an operator's
+    /// token only).
+    var metricsPort: Int? { get }
     /// TLS, CA bundle, server name and password source for a `postgres://` database.
     func databaseSettings() throws(PostgresConfigurationError) -> PostgresConnectionSettings
 }
@@ -61,6 +66,12 @@ struct ServeCommand: AsyncParsableCommand, AppArguments {
     var config: String?
     @Option(name: .customLong("tokens"), help: "A JSON file of bearer tokens → user ids (wallet only).")
     var tokens: String?
+    @Option(
+        name: .customLong("metrics-port"),
+        help:
+            "Serve GET /metrics (Prometheus) on this port of --host without a credential; without it, /metrics is on the main port for a console operator's token."
+    )
+    var metricsPort: Int?
     @OptionGroup var databaseConnection: DatabaseConnectionOptions
 
     func databaseSettings() throws(PostgresConfigurationError) -> PostgresConnectionSettings {
@@ -244,20 +255,20 @@ func buildApplication(
         stripeWebhooks: stores.stripe,
         payPalWebhooks: stores.payPal,
         databaseKind: kind,
-        logger: logger
+        logger: logger,
+        metrics: ProcessMetrics.registry
     )
     let host = arguments.host
-    var app = Application(
-        router: server.router(),
-        configuration: ApplicationConfiguration(address: .hostname(host, port: arguments.port), serverName: nil),
-        onServerRunning: { channel in
-            let port = channel.localAddress?.port ?? arguments.port
-            onServerRunning("http://\(host):\(port) (\(kind))")
-        },
-        logger: logger
+    if let metricsPort = arguments.metricsPort {
+        services.append(server.metricsApplication(host: host, port: metricsPort))
+    }
+    let app = server.application(
+        host: host,
+        port: arguments.port,
+        services: services,
+        onServerRunning: { port in onServerRunning("http://\(host):\(port) (\(kind))") },
+        beforeServerStarts: migrate
     )
-    app.addServices(services)
-    if let migrate { app.beforeServerStarts(perform: migrate) }
     let storeNames = stores.adapters.map(\.store.rawValue).sorted()
     logger.info(
         "starting",
@@ -267,6 +278,15 @@ func buildApplication(
         ]
     )
     return app
+}
+
+/// The process's Prometheus registry, swift-metrics' backend (bootstrapped once, when the server is built).
+enum ProcessMetrics {
+    static let registry: PrometheusCollectorRegistry = {
+        let registry = PrometheusCollectorRegistry()
+        MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
+        return registry
+    }()
 }
 
 /// Runs the PostgreSQL client as a service and says when its `run()` begins.

@@ -19,11 +19,12 @@ extension OpenCatServerApplication {
     func purchase(platform: Platform, _ request: Request) async throws -> Response {
         let user = try authenticate(request)
         let idempotency = try optionalIdempotencyKey(request)
+        try OpenCatRequestDecoder.checkContentType(request.headers[.contentType])
         let raw = try await rawBody(request)
-        let body = try decode(KeyPurchaseRequest.self, from: raw)
+        let body = try OpenCatRequestDecoder.decode(KeyPurchaseRequest.self, json: raw)
         let store = platform.store
         guard let adapter = adapters[store] else {
-            throw Refusal(.notFound, "not_found", "this server does not sell on \(platform.rawValue)")
+            throw APIError(.notFound, "not_found", "this server does not sell on \(platform.rawValue)")
         }
         if let idempotency {
             // The same key with another body (or for another store) is a conflict, never a second purchase.
@@ -61,10 +62,10 @@ extension OpenCatServerApplication {
         case .steam:
             let steamId = try field(body.steamId)
             guard steamId.count <= 20, steamId.allSatisfy(\.isASCII), UInt64(steamId) != nil else {
-                throw Refusal(.badRequest, "invalid_input", "a Steam id is a 64-bit number")
+                throw APIError(.badRequest, "invalid_input", "a Steam id is a 64-bit number")
             }
             guard user.steamId == steamId else {
-                throw Refusal(.forbidden, "forbidden", "a purchase credits the token's own Steam account")
+                throw APIError(.forbidden, "forbidden", "a purchase credits the token's own Steam account")
             }
             proof = PurchaseProof(
                 store: store,
@@ -76,7 +77,7 @@ extension OpenCatServerApplication {
         }
         if platform != .steam, let email = body.userEmail, let own = user.email, own.lowercased() != email.lowercased()
         {
-            throw Refusal(.forbidden, "forbidden", "a purchase credits the token's own account")
+            throw APIError(.forbidden, "forbidden", "a purchase credits the token's own account")
         }
         // Order and payment ids are not secrets: the store must say the purchase was made for this user.
         if settings.bindPurchases, [.google, .stripe, .paypal].contains(platform) {
@@ -118,7 +119,7 @@ extension OpenCatServerApplication {
         -> KeyPackRedemption
     {
         guard purchase.state == .active else {
-            throw Refusal(
+            throw APIError(
                 .unprocessableContent,
                 "invalid_receipt",
                 "the purchase is \(purchase.state.rawValue), not paid",
@@ -126,7 +127,7 @@ extension OpenCatServerApplication {
             )
         }
         guard let pack = settings.keyPacks[purchase.productId], let plan = PlanLevel(pack.plan) else {
-            throw Refusal(
+            throw APIError(
                 .unprocessableContent,
                 "invalid_receipt",
                 "the product is not a key pack of this server",
@@ -134,7 +135,7 @@ extension OpenCatServerApplication {
             )
         }
         guard (1...Self.maximumQuantity).contains(purchase.quantity) else {
-            throw Refusal(
+            throw APIError(
                 .unprocessableContent,
                 "invalid_receipt",
                 "the purchase's quantity is outside 1…\(Self.maximumQuantity)",
@@ -192,6 +193,7 @@ extension OpenCatServerApplication {
             )
         )
         if !outcome.replayed {
+            ServerMetrics.purchaseAccepted(store: platform.rawValue, api: "keys")
             logger.info(
                 "key pack redeemed",
                 metadata: [
@@ -226,7 +228,7 @@ extension OpenCatServerApplication {
 
     func field(_ value: String?) throws -> String {
         guard let value, !value.isEmpty, value.utf8.count <= 16 * 1024 else {
-            throw Refusal(.badRequest, "invalid_input", "a required field is missing")
+            throw APIError(.badRequest, "invalid_input", "a required field is missing")
         }
         return value
     }

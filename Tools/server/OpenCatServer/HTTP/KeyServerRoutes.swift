@@ -32,12 +32,12 @@ extension OpenCatServerApplication {
                 let query = request.uri.queryParameters
                 let limit = query.get("limit").map { Int($0) ?? -1 } ?? 500
                 guard (1...1_000).contains(limit) else {
-                    throw Refusal(.badRequest, "invalid_input", "limit is 1…1000")
+                    throw APIError(.badRequest, "invalid_input", "limit is 1…1000")
                 }
                 var after: Int64?
                 if let cursor = query.get("cursor") {
                     guard let seq = Self.historyCursor(cursor) else {
-                        throw Refusal(.badRequest, "invalid_input", "the cursor is not one this server gave")
+                        throw APIError(.badRequest, "invalid_input", "the cursor is not one this server gave")
                     }
                     after = seq
                 }
@@ -61,19 +61,19 @@ extension OpenCatServerApplication {
         router.get("/api/v1/wallet/:userId") { request, context in
             await answer { try await wallet(try authorize(request, context.decoded("userId"))) }
         }
-        router.post("/api/v1/wallet/sync") { request, _ in
+        router.post("/api/v1/wallet/sync") { request, context in
             await answer {
                 let user = try authenticate(request)
-                let body = try await decode(WalletSyncRequest.self, request)
+                let body = try await request.decode(as: WalletSyncRequest.self, context: context)
                 try own(user, body.userId)
                 return try await wallet(user)
             }
         }
-        router.post("/api/v1/wallet/spend") { request, _ in
+        router.post("/api/v1/wallet/spend") { request, context in
             await answer {
                 let user = try authenticate(request)
                 let key = try idempotencyKey(request)
-                let body = try await decode(SpendRequest.self, request)
+                let body = try await request.decode(as: SpendRequest.self, context: context)
                 try own(user, body.userId)
                 let outcome = try await ledger.spend(
                     userId: user.userId,
@@ -98,7 +98,7 @@ extension OpenCatServerApplication {
                 _ = try authenticate(request)
                 let appId = context.decoded("appId") ?? ""
                 guard let features = settings.apps[appId] else {
-                    throw Refusal(.notFound, "not_found", "no such app")
+                    throw APIError(.notFound, "not_found", "no such app")
                 }
                 return Self.json(
                     .ok,
@@ -114,11 +114,11 @@ extension OpenCatServerApplication {
             await answer {
                 let user = try authenticate(request)
                 let key = try idempotencyKey(request)
-                let body = try await decode(UnlockRequest.self, request)
+                let body = try await request.decode(as: UnlockRequest.self, context: context)
                 try own(user, body.userId)
                 let appId = context.decoded("appId") ?? ""
                 guard let feature = settings.apps[appId]?.first(where: { $0.id == body.featureId }) else {
-                    throw Refusal(.notFound, "not_found", "no such feature")
+                    throw APIError(.notFound, "not_found", "no such feature")
                 }
                 let outcome = try await ledger.unlock(
                     userId: user.userId,
@@ -146,11 +146,11 @@ extension OpenCatServerApplication {
                 return Self.json(.ok, UnlockedFeatureList(features: features))
             }
         }
-        router.post("/api/v1/community/donate") { request, _ in
+        router.post("/api/v1/community/donate") { request, context in
             await answer {
                 let user = try authenticate(request)
                 let key = try idempotencyKey(request)
-                let body = try await decode(DonationRequest.self, request)
+                let body = try await request.decode(as: DonationRequest.self, context: context)
                 try own(user, body.userId)
                 let outcome = try await ledger.transfer(
                     from: user.userId,
@@ -170,15 +170,15 @@ extension OpenCatServerApplication {
                 )
             }
         }
-        router.post("/api/v1/community/share") { request, _ in
+        router.post("/api/v1/community/share") { request, context in
             await answer {
                 let user = try authenticate(request)
                 let key = try idempotencyKey(request)
-                let body = try await decode(ShareRequest.self, request)
+                let body = try await request.decode(as: ShareRequest.self, context: context)
                 try own(user, body.userId)
                 let email = body.recipientEmail.trimmingCharacters(in: .whitespaces).lowercased()
                 guard email.contains("@"), email.utf8.count <= 254 else {
-                    throw Refusal(.badRequest, "invalid_input", "recipientEmail is an email address")
+                    throw APIError(.badRequest, "invalid_input", "recipientEmail is an email address")
                 }
                 // The answer is the same whether or not the email has an account (it tells nobody who is a
                 // customer): keys for an email without one wait in its pending account until it has one.
@@ -222,7 +222,7 @@ extension OpenCatServerApplication {
                 let email = context.decoded("email") ?? ""
                 try await limitSync(user)
                 guard let own = user.email, own.lowercased() == email.lowercased() else {
-                    throw Refusal(.forbidden, "forbidden", "keys sync for the token's own account only")
+                    throw APIError(.forbidden, "forbidden", "keys sync for the token's own account only")
                 }
                 return try await keySync(user, email: own)
             }
@@ -232,7 +232,7 @@ extension OpenCatServerApplication {
                 let user = try authenticate(request)
                 try await limitSync(user)
                 guard let own = user.steamId, own == context.decoded("steamId") else {
-                    throw Refusal(.forbidden, "forbidden", "keys sync for the token's own account only")
+                    throw APIError(.forbidden, "forbidden", "keys sync for the token's own account only")
                 }
                 return try await keySync(user, email: user.email ?? "")
             }
@@ -302,9 +302,7 @@ extension OpenCatServerApplication {
 
     func limitSync(_ user: ServerUser) async throws {
         if let wait = await syncLimiter.take(user.userId) {
-            var response = Self.error(.tooManyRequests, "rate_limited", "too many key syncs; retry later")
-            response.headers[.retryAfter] = String(wait)
-            throw Refusal(response)
+            throw APIError.retry(.tooManyRequests, "rate_limited", "too many key syncs; retry later", after: wait)
         }
     }
 
@@ -313,7 +311,7 @@ extension OpenCatServerApplication {
     /// The token's user, or 401.
     func authenticate(_ request: Request) throws -> ServerUser {
         guard let user = settings.users.user(for: request) else {
-            throw Refusal(.unauthorized, "unauthorized", "The token is missing, invalid or expired.")
+            throw APIError(.unauthorized, "unauthorized", "The token is missing, invalid or expired.")
         }
         return user
     }
@@ -328,7 +326,7 @@ extension OpenCatServerApplication {
     /// 403 unless the body names the token's own user.
     func own(_ user: ServerUser, _ userId: String?) throws {
         guard let userId, user.userId == userId else {
-            throw Refusal(.forbidden, "forbidden", "a user can only use their own wallet")
+            throw APIError(.forbidden, "forbidden", "a user can only use their own wallet")
         }
     }
 
@@ -336,7 +334,7 @@ extension OpenCatServerApplication {
     /// without case (a retry that changes the case is the same request). A key is bound to one operation and one body.
     func idempotencyKey(_ request: Request) throws -> String {
         guard let key = try optionalIdempotencyKey(request) else {
-            throw Refusal(.badRequest, "invalid_input", "an Idempotency-Key header is required")
+            throw APIError(.badRequest, "invalid_input", "an Idempotency-Key header is required")
         }
         return key
     }
@@ -345,7 +343,7 @@ extension OpenCatServerApplication {
     func optionalIdempotencyKey(_ request: Request) throws -> String? {
         guard let key = request.headers[HTTPField.Name("Idempotency-Key")!] else { return nil }
         guard (1...255).contains(key.utf8.count), key.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
-            throw Refusal(.badRequest, "invalid_input", "an Idempotency-Key is 1 to 255 visible ASCII characters")
+            throw APIError(.badRequest, "invalid_input", "an Idempotency-Key is 1 to 255 visible ASCII characters")
         }
         return key.lowercased()
     }

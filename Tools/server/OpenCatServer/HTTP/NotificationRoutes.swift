@@ -52,7 +52,7 @@ extension OpenCatServerApplication {
         router.post("/v1/notifications/apple") { request, _ in
             await answer {
                 guard let apple = adapters[.apple] as? AppleStoreAdapter else {
-                    throw Refusal(.notFound, "not_found", "App Store notifications are off")
+                    throw APIError(.notFound, "not_found", "App Store notifications are off")
                 }
                 let body = try await rawBody(request)
                 let notification: VerifiedAppStoreNotification
@@ -60,7 +60,7 @@ extension OpenCatServerApplication {
                     throw Self.notificationRefusal(error)
                 }
                 guard let eventId = notification.payload.notificationUUID else {
-                    throw Refusal(.badRequest, "invalid_notification", "the notification has no notificationUUID")
+                    throw APIError(.badRequest, "invalid_notification", "the notification has no notificationUUID")
                 }
                 // Apple's own clock orders the notifications: an older one retried late never overwrites a newer.
                 let (purchase, storeTime) = try await appleState(apple, notification)
@@ -70,7 +70,7 @@ extension OpenCatServerApplication {
         router.post("/v1/notifications/stripe") { request, _ in
             await answer {
                 guard let verifier = stripeWebhooks, let stripe = adapters[.stripe] as? StripeAdapter else {
-                    throw Refusal(.notFound, "not_found", "Stripe webhooks are off")
+                    throw APIError(.notFound, "not_found", "Stripe webhooks are off")
                 }
                 let body = try await rawBody(request)
                 let event: Stripe.Event
@@ -108,7 +108,7 @@ extension OpenCatServerApplication {
         router.post("/v1/notifications/paypal") { request, _ in
             await answer {
                 guard let verifier = payPalWebhooks, let paypal = adapters[.paypal] as? PayPalAdapter else {
-                    throw Refusal(.notFound, "not_found", "PayPal webhooks are off")
+                    throw APIError(.notFound, "not_found", "PayPal webhooks are off")
                 }
                 let body = try await rawBody(request)
                 let event: PayPal.Event
@@ -141,8 +141,8 @@ extension OpenCatServerApplication {
                 return try await apply(source: "paypal", eventId: event.id, purchase)
             }
         }
-        router.post("/v1/notifications/google") { request, _ in
-            await answer { try await googleNotification(request) }
+        router.post("/v1/notifications/google") { request, context in
+            await answer { try await googleNotification(request, context) }
         }
     }
 
@@ -170,21 +170,21 @@ extension OpenCatServerApplication {
 
     /// A Pub/Sub push: authenticated by the subscription's shared `token` query parameter, then re-read from Google
     /// (the notification only says which purchase to look at).
-    func googleNotification(_ request: Request) async throws -> Response {
+    func googleNotification(_ request: Request, _ context: OpenCatRequestContext) async throws -> Response {
         guard let google = adapters[.google] as? GooglePlayAdapter, let expected = settings.googlePushToken,
             !expected.isEmpty
-        else { throw Refusal(.notFound, "not_found", "Google notifications are off") }
+        else { throw APIError(.notFound, "not_found", "Google notifications are off") }
         let presented = request.uri.queryParameters.get("token") ?? ""
         guard ConstantTime.equals(presented, expected) else {
-            throw Refusal(.unauthorized, "unauthorized", "the push token is wrong")
+            throw APIError(.unauthorized, "unauthorized", "the push token is wrong")
         }
-        let push = try await decode(PubSubPush.self, request)
+        let push = try await request.decode(as: PubSubPush.self, context: context)
         guard let eventId = push.message.messageId ?? push.message.message_id, let data = push.message.data,
             let json = Data(base64Encoded: data),
-            let notification = try? JSONDecoder().decode(DeveloperNotification.self, from: json)
-        else { throw Refusal(.badRequest, "invalid_notification", "the push does not carry a notification") }
+            let notification = try? JSONCoding.decoder.decode(DeveloperNotification.self, from: json)
+        else { throw APIError(.badRequest, "invalid_notification", "the push does not carry a notification") }
         if let packageName = notification.packageName, packageName != google.configuration.packageName {
-            throw Refusal(
+            throw APIError(
                 .badRequest,
                 "invalid_notification",
                 "the notification is for another app",
@@ -219,7 +219,7 @@ extension OpenCatServerApplication {
                 )
                 // The order id comes from Google's own list, matched on the purchase token.
                 guard let entry = listed.first(where: { $0.purchaseToken == voided.purchaseToken }) else {
-                    throw Refusal(.badRequest, "invalid_notification", "Google does not list that purchase as voided")
+                    throw APIError(.badRequest, "invalid_notification", "Google does not list that purchase as voided")
                 }
                 let orderId = entry.orderId ?? orderId
                 var info =
@@ -234,7 +234,7 @@ extension OpenCatServerApplication {
                 info.status = .refunded
                 return Self.json(.ok, EventAnswer(applied: try await applyInfo("google", eventId, info).applied))
             }
-        } catch let refusal as Refusal {
+        } catch let refusal as APIError {
             throw refusal
         } catch {
             throw Self.notificationRefusal(error)
@@ -271,6 +271,10 @@ extension OpenCatServerApplication {
             refundShare: refundShare,
             storeTime: storeTime
         )
+        ServerMetrics.notification(source: source, applied: outcome.applied)
+        if let refund = outcome.refund, outcome.applied {
+            ServerMetrics.refund(source: source, clawedBack: refund.clawedBack, debt: refund.debt)
+        }
         if outcome.applied {
             logger.info(
                 "store notification applied",
@@ -288,17 +292,17 @@ extension OpenCatServerApplication {
         do {
             try await creditWebOrder(store: store, reference: reference)
         } catch let refusal as WebRefusal {
-            throw Refusal(refusal.status, "invalid_notification", refusal.message)
+            throw APIError(refusal.status, "invalid_notification", refusal.message)
         }
     }
 
-    static func notificationRefusal(_ error: any Error) -> Refusal {
+    static func notificationRefusal(_ error: any Error) -> APIError {
         if let error = error as? StoreAdapterError {
             switch error.code {
             case .storeUnavailable, .timeout, .network, .rateLimited, .unauthorized, .misconfigured:
                 return refusal(error)
             default:
-                return Refusal(
+                return APIError(
                     .badRequest,
                     "invalid_notification",
                     "the notification failed verification",
@@ -306,7 +310,7 @@ extension OpenCatServerApplication {
                 )
             }
         }
-        return Refusal(.badRequest, "invalid_notification", "the notification failed verification")
+        return APIError(.badRequest, "invalid_notification", "the notification failed verification")
     }
 
     /// A string member of a JSON object, by path.

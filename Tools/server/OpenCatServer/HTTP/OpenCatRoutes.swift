@@ -18,14 +18,14 @@ extension OpenCatServerApplication {
         router.post("/v1/receipts") { request, context in
             await answer {
                 let caller = try openCatAPI(request)
-                let body = try await decode(ServerAPI.ReceiptPost.self, request)
+                let body = try await request.decode(as: ServerAPI.ReceiptPost.self, context: context)
                 guard !body.appUserId.isEmpty, body.appUserId.utf8.count <= 256 else {
-                    throw Refusal(.badRequest, "invalid_input", "an app user id is required")
+                    throw APIError(.badRequest, "invalid_input", "an app user id is required")
                 }
                 guard StoreAdapterConfiguration.acceptedProofKinds(for: body.store).contains(body.kind),
                     let adapter = adapters[body.store]
                 else {
-                    throw Refusal(.unprocessableContent, "invalid_receipt", "this server does not verify that proof")
+                    throw APIError(.unprocessableContent, "invalid_receipt", "this server does not verify that proof")
                 }
                 // A receipt that may reach a store's API counts: per app user, per client address (the public key
                 // is in every copy of the app, so no stranger can use up a buyer's limit), under the key's ceiling.
@@ -54,7 +54,7 @@ extension OpenCatServerApplication {
                     try purchase.requireEnvironment(in: settings.environments(adapter.store))
                 } catch { throw refused(error, store: adapter.store) }
                 if let productId = body.productId, productId != purchase.productId {
-                    throw Refusal(
+                    throw APIError(
                         .unprocessableContent,
                         "invalid_receipt",
                         "the proof is for another product",
@@ -66,6 +66,7 @@ extension OpenCatServerApplication {
                     appUserId: body.appUserId,
                     storeTime: purchase.verifiedAt
                 )
+                ServerMetrics.purchaseAccepted(store: adapter.store.rawValue, api: "receipts")
                 return try await subscriber(appUserId: body.appUserId, caller)
             }
         }
@@ -82,7 +83,7 @@ extension OpenCatServerApplication {
 
     func subscriber(appUserId: String, _ caller: OpenCatCaller) async throws -> Response {
         guard !appUserId.isEmpty, appUserId.utf8.count <= 256 else {
-            throw Refusal(.badRequest, "invalid_input", "an app user id is required")
+            throw APIError(.badRequest, "invalid_input", "an app user id is required")
         }
         let api = caller.settings
         let state = try await ledger.subscriber(appUserId)
@@ -125,14 +126,14 @@ extension OpenCatServerApplication {
 
     /// The caller when the request carries one of the app's API keys; 401 otherwise, 404 when the API is off.
     func openCatAPI(_ request: Request) throws -> OpenCatCaller {
-        guard let api = settings.openCat else { throw Refusal(.notFound, "not_found", "the OpenCat API is off") }
+        guard let api = settings.openCat else { throw APIError(.notFound, "not_found", "the OpenCat API is off") }
         guard let key = HTTPAuthorization.bearerToken(in: request.headers[.authorization]) else {
-            throw Refusal(.unauthorized, "unauthorized", "The API key is missing or wrong.")
+            throw APIError(.unauthorized, "unauthorized", "The API key is missing or wrong.")
         }
         let hash = BearerTokens.hash(key)
         if api.secretKeySHA256.contains(hash) { return OpenCatCaller(settings: api, isSecret: true, keyHash: hash) }
         guard api.apiKeySHA256.contains(hash) else {
-            throw Refusal(.unauthorized, "unauthorized", "The API key is missing or wrong.")
+            throw APIError(.unauthorized, "unauthorized", "The API key is missing or wrong.")
         }
         return OpenCatCaller(settings: api, isSecret: false, keyHash: hash)
     }
@@ -163,7 +164,7 @@ extension OpenCatServerApplication {
             let bare = proof.kind != .appleSignedTransaction
             if (bare && !caller.isSecret) || settings.requireAppleAccountToken {
                 guard let token else {
-                    throw Refusal(
+                    throw APIError(
                         .unprocessableContent,
                         "invalid_receipt",
                         "this proof is bound by appAccountToken: the app user id must be the UUID the app set",
@@ -178,7 +179,7 @@ extension OpenCatServerApplication {
             } else if caller.isSecret, let steamId = proof.context["steamId"], !steamId.isEmpty {
                 proof.expectedPurchaser = steamId
             } else {
-                throw Refusal(
+                throw APIError(
                     .unprocessableContent,
                     "invalid_receipt",
                     "a Steam receipt needs the player's session ticket (context.steamAuthTicket)",
@@ -196,7 +197,7 @@ extension OpenCatServerApplication {
     func steamPlayer(_ ticket: String, named identity: String?, _ steam: SteamAdapter) async throws -> String {
         let expected = settings.steamTicketIdentity
         guard identity == nil || identity == expected else {
-            throw Refusal(
+            throw APIError(
                 .unprocessableContent,
                 "invalid_receipt",
                 "the Steam ticket must be made for this server's identity",
@@ -214,7 +215,7 @@ extension OpenCatServerApplication {
                 subject: player
             )
         else {
-            throw Refusal(
+            throw APIError(
                 .unprocessableContent,
                 "invalid_receipt",
                 "this Steam ticket was used before: get a new one for each request",

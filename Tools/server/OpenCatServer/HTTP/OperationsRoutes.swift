@@ -3,6 +3,8 @@ import HTTPTypes
 public import Hummingbird
 import Logging
 import NIOCore
+import OpenCatCore
+import Prometheus
 import Synchronization
 
 /// Logs every request once it is answered: method, the route's template (never the concrete path, whose segments
@@ -112,7 +114,8 @@ extension OpenCatServerApplication {
     static let readinessTimeout = Duration.seconds(2)
 
     /// `GET /health` (the process is up), `GET /ready` (the database answers: 200, else 503 with the reason and
-    /// `Retry-After`), `GET /openapi.yaml` (the key server's API document).
+    /// `Retry-After`), `GET /openapi.yaml` (the key server's API document), `GET /v1/openapi.yaml` (the OpenCat
+    /// API's and these routes').
     func addOperationsRoutes(to router: Router<OpenCatRequestContext>) {
         router.get("/health") { _, _ in
             Self.json(.ok, ["status": "ok", "database": databaseKind])
@@ -136,14 +139,58 @@ extension OpenCatServerApplication {
             }
             return Self.json(.ok, answer)
         }
-        router.get("/openapi.yaml") { _, _ in
-            guard let document = Self.openAPIDocument else {
-                return Self.error(.notFound, "not_found", "the API document is not installed beside the server")
+        for (path, document) in [
+            ("/openapi.yaml", Self.keyServerDocument), ("/v1/openapi.yaml", Self.openCatDocument),
+        ] {
+            router.get(RouterPath(path)) { _, _ in
+                guard let document else {
+                    throw APIError(.notFound, "not_found", "the API document is not installed beside the server")
+                }
+                var headers = HTTPFields()
+                headers[.contentType] = "application/yaml"
+                return Response(
+                    status: .ok,
+                    headers: headers,
+                    body: ResponseBody(byteBuffer: ByteBuffer(bytes: document))
+                )
             }
-            var headers = HTTPFields()
-            headers[.contentType] = "application/yaml"
-            return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: document)))
         }
+    }
+
+    /// `GET /metrics`: the Prometheus text of ``metrics`` for a console operator's token (`Authorization: Bearer`;
+    /// 401 otherwise, 404 when the server keeps no metrics). `metricsApplication` serves it on a port of its own.
+    func addMetricsRoute(to router: Router<OpenCatRequestContext>) {
+        guard metrics != nil else { return }
+        router.get("/metrics") { request, _ in
+            guard let token = HTTPAuthorization.bearerToken(in: request.headers[.authorization]),
+                let operators = portalSettings?.operators,
+                operators.contains(where: {
+                    ConstantTime.equals(Data($0.tokenSHA256.utf8), Data(Fingerprint.hex(of: token).utf8))
+                })
+            else { throw APIError(.unauthorized, "unauthorized", "the metrics need an operator's token") }
+            return metricsPage()
+        }
+    }
+
+    /// The registry's series in Prometheus' text format.
+    func metricsPage() -> Response {
+        var buffer: [UInt8] = []
+        buffer.reserveCapacity(16 * 1024)
+        metrics?.emit(into: &buffer)
+        var headers = HTTPFields()
+        headers[.contentType] = "text/plain; version=0.0.4; charset=utf-8"
+        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: buffer)))
+    }
+
+    /// `/metrics` alone, without a credential, for a port only the scraper reaches (`--metrics-port`).
+    public func metricsApplication(host: String, port: Int) -> some ApplicationProtocol {
+        let router = Router(context: OpenCatRequestContext.self)
+        router.get("/metrics") { _, _ in metricsPage() }
+        return Application(
+            router: router,
+            configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: nil),
+            logger: logger
+        )
     }
 
     /// Why the server is not ready (the database does not answer in time), or nil when it is. Answers within
@@ -169,10 +216,13 @@ extension OpenCatServerApplication {
         }
     }
 
-    /// The key server's OpenAPI document (`Resources/keyserver.openapi.yaml`), read from the resource bundle
-    /// installed beside the executable; nil when it is not there (never a crash).
-    static let openAPIDocument: Data? = {
-        let name = "keyserver.openapi.yaml"
+    /// The key server's OpenAPI document (`Resources/keyserver.openapi.yaml`, served at `/openapi.yaml`).
+    static let keyServerDocument = openAPIDocument("keyserver.openapi.yaml")
+    /// The OpenCat API's and the server's own routes (`Resources/opencat.openapi.yaml`, at `/v1/openapi.yaml`).
+    static let openCatDocument = openAPIDocument("opencat.openapi.yaml")
+
+    /// A document from the resource bundle installed beside the executable; nil when it is not there (never a crash).
+    static func openAPIDocument(_ name: String) -> Data? {
         var candidates: [URL] = []
         let executable = URL(fileURLWithPath: CommandLine.arguments.first ?? "").resolvingSymlinksInPath()
         for folder in [executable.deletingLastPathComponent(), Bundle.main.bundleURL] {
@@ -181,5 +231,5 @@ extension OpenCatServerApplication {
             }
         }
         return candidates.lazy.compactMap { FileManager.default.contents(atPath: $0.path) }.first
-    }()
+    }
 }

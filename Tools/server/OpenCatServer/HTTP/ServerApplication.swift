@@ -5,7 +5,8 @@ import KeyServerAPI
 public import Logging
 import NIOCore
 public import OpenCatCore
-import ServiceLifecycle
+public import Prometheus
+public import ServiceLifecycle
 public import StoreAdapters
 
 /// The reference server on Hummingbird: the key server API (Tools/server/OpenCatServer/Resources/keyserver.openapi.yaml) and the OpenCat API
@@ -28,6 +29,9 @@ public struct OpenCatServerApplication: Sendable {
     public let databaseKind: String
     /// Where the server logs requests, background jobs and failures.
     public let logger: Logger
+    /// The Prometheus registry the process's metrics go to (bootstrapped as swift-metrics' backend); nil: no
+    /// `/metrics` and no request metrics.
+    public let metrics: PrometheusCollectorRegistry?
     let clock: @Sendable () -> Date
     let syncLimiter: RateLimiter
     let storeLimiter: RateLimiter
@@ -45,8 +49,10 @@ public struct OpenCatServerApplication: Sendable {
         payPalWebhooks: PayPalWebhookVerifier? = nil,
         databaseKind: String,
         logger: Logger,
+        metrics: PrometheusCollectorRegistry? = nil,
         now: @escaping @Sendable () -> Date = { Date() }
     ) {
+        self.metrics = metrics
         self.ledger = ledger
         self.settings = settings
         self.adapters = Dictionary(adapters.map { ($0.store, $0) }, uniquingKeysWith: { _, last in last })
@@ -64,39 +70,76 @@ public struct OpenCatServerApplication: Sendable {
         self.init(ledger: ledger, settings: ServerSettings(users: tokens), databaseKind: databaseKind, logger: logger)
     }
 
-    static let maximumBodyBytes = 256 * 1024
+    static let maximumBodyBytes = OpenCatRequestDecoder.maximumBodyBytes
 
     /// The routes.
     public func router() -> Router<OpenCatRequestContext> {
         let router = Router(context: OpenCatRequestContext.self)
+        let routes = RouteTable()
         router.add(middleware: RequestLogMiddleware(logger: logger))
+        // Metrics see the status the client gets: outside the middleware that turns errors into envelopes.
+        if metrics != nil { router.add(middleware: MetricsMiddleware()) }
+        router.add(middleware: ErrorEnvelopeMiddleware(routes: routes, logger: logger))
+        addMetricsRoute(to: router)
         addOperationsRoutes(to: router)
         addKeyServerRoutes(to: router)
         addOpenCatRoutes(to: router)
         addNotificationRoutes(to: router)
         addPortalRoutes(to: router)
         addConsoleRoutes(to: router)
+        routes.set(router.routes.map { (method: $0.method, path: $0.path) })
         return router
     }
 
-    /// An application on an address.
+    /// An application on an address: the routes, the idle timeout (`idleTimeoutSeconds`), a cap on open connections
+    /// below the process's descriptor limit (``connectionLimit``), and the background jobs after `services`.
+    /// - Parameters:
+    ///   - services: services the caller runs (a database client, an HTTP client's shutdown), started before and
+    ///     stopped after the server.
+    ///   - onServerRunning: called with the bound port.
+    ///   - beforeServerStarts: runs once before the server binds (migrations).
     public func application(
         host: String = "127.0.0.1",
         port: Int,
-        onServerRunning: @escaping @Sendable (Int) -> Void = { _ in }
+        services: [any Service] = [],
+        onServerRunning: @escaping @Sendable (Int) -> Void = { _ in },
+        beforeServerStarts: (@Sendable () async throws -> Void)? = nil
     )
         -> some ApplicationProtocol
     {
-        Application(
+        var app = Application(
             router: router(),
             server: .http1(
                 configuration: .init(idleTimeout: .seconds(Int64(max(settings.idleTimeoutSeconds, 1))))
             ),
-            configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: nil),
-            services: backgroundServices(),
+            configuration: ApplicationConfiguration(
+                address: .hostname(host, port: port),
+                serverName: nil,
+                availableConnectionsDelegate: .maximum(Self.connectionLimit(), logger: logger)
+            ),
+            services: services + backgroundServices(),
             onServerRunning: { channel in onServerRunning(channel.localAddress?.port ?? port) },
             logger: logger
         )
+        if let beforeServerStarts { app.beforeServerStarts(perform: beforeServerStarts) }
+        return app
+    }
+
+    /// The most connections the server holds open at once: the process's descriptor limit less an eighth of it (at
+    /// least 64) for the database, the stores' HTTP client and files. At the cap the server stops accepting until a
+    /// connection closes (idle ones close after `idleTimeoutSeconds`), so silent connections can never take the
+    /// descriptors the rest of the server needs.
+    public static func connectionLimit() -> Int {
+        var limit = rlimit()
+        #if os(Linux)
+            let resource = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
+        #else
+            let resource = RLIMIT_NOFILE
+        #endif
+        guard getrlimit(resource, &limit) == 0 else { return 10_000 }
+        // No limit (RLIM_INFINITY) or a huge one: a million is more than any server here holds.
+        let descriptors = Int(clamping: min(limit.rlim_cur, 1_048_576))
+        return max(descriptors - max(64, descriptors / 8), 16)
     }
 
     /// The jobs that run beside the HTTP server (the Steam refund reconciliation), after a warning for every store
@@ -124,43 +167,17 @@ public struct OpenCatServerApplication: Sendable {
 
     // MARK: Helpers
 
-    /// A refusal, as a response: the routes throw it from deep inside and answer it in one place.
-    struct Refusal: Error {
-        var response: Response
-        init(_ status: HTTPResponse.Status, _ code: String, _ message: String, reason: String? = nil) {
-            response = OpenCatServerApplication.error(status, code, message, reason: reason)
-        }
-        init(_ response: Response) { self.response = response }
-    }
-
-    /// Runs a route, answering a ``Refusal`` or a ``LedgerError`` as its error response.
+    /// Runs a route, answering a ``APIError`` or a ``LedgerError`` as its error response.
     func answer(_ body: () async throws -> Response) async -> Response {
         do {
             return try await body()
-        } catch let refusal as Refusal {
+        } catch let refusal as APIError {
             return refusal.response
         } catch let error as LedgerError {
             return Self.error(error)
         } catch {
             logger.error("request failed", metadata: ["error": "\(String(reflecting: type(of: error)))"])
             return Self.error(.internalServerError, "internal", "the server could not complete the request")
-        }
-    }
-
-    /// The request's JSON body.
-    func decode<Body: Decodable>(_ type: Body.Type, _ request: Request) async throws -> Body {
-        var request = request
-        let buffer: ByteBuffer
-        do { buffer = try await request.collectBody(upTo: Self.maximumBodyBytes) } catch {
-            throw Refusal(.contentTooLarge, "invalid_input", "the body is too large")
-        }
-        return try decode(Body.self, from: Data(buffer.readableBytesView))
-    }
-
-    /// A JSON body already read.
-    func decode<Body: Decodable>(_ type: Body.Type, from data: Data) throws -> Body {
-        do { return try JSONDecoder().decode(Body.self, from: data) } catch {
-            throw Refusal(.badRequest, "invalid_input", "the body is not the expected JSON")
         }
     }
 
@@ -172,9 +189,7 @@ public struct OpenCatServerApplication: Sendable {
     /// Takes one call from each bucket, in order: a 429 with `Retry-After` at the first that is empty.
     func limit(_ buckets: [(key: String, limit: RateLimit)]) async throws {
         if let wait = await wait(buckets) {
-            var response = Self.error(.tooManyRequests, "rate_limited", "too many requests; retry later")
-            response.headers[.retryAfter] = String(wait)
-            throw Refusal(response)
+            throw APIError.retry(.tooManyRequests, "rate_limited", "too many requests; retry later", after: wait)
         }
     }
 
@@ -203,19 +218,11 @@ public struct OpenCatServerApplication: Sendable {
     func rawBody(_ request: Request) async throws -> Data {
         var request = request
         do { return Data(try await request.collectBody(upTo: Self.maximumBodyBytes).readableBytesView) } catch {
-            throw Refusal(.contentTooLarge, "invalid_input", "the body is too large")
+            throw APIError(.contentTooLarge, "invalid_input", "the body is too large")
         }
     }
 
-    static let encoder: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        encoder.dateEncodingStrategy = .custom { date, encoder in
-            var container = encoder.singleValueContainer()
-            try container.encode(date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)))
-        }
-        return encoder
-    }()
+    static let encoder = JSONCoding.encoder
 
     static func json(_ status: HTTPResponse.Status, _ value: some Encodable) -> Response {
         let data = (try? encoder.encode(value)) ?? Data("{}".utf8)
@@ -247,31 +254,31 @@ public struct OpenCatServerApplication: Sendable {
 
     /// Logs a store's verdict on a proof by its shared code (never the proof, nor the store's message, which can
     /// quote it) and returns the refusal to answer.
-    func refused(_ error: any Error, store: Store) -> Refusal {
+    func refused(_ error: any Error, store: Store) -> APIError {
         let code = (error as? StoreAdapterError)?.code.rawValue ?? "unknown"
         logger.notice("proof refused", metadata: ["store": .string(store.rawValue), "reason": .string(code)])
+        ServerMetrics.purchaseRefused(store: store.rawValue, reason: code)
         return Self.refusal(error)
     }
 
     /// The refusal for a store's verdict: 422 `invalid_receipt` with the shared code when the proof is refused,
     /// 503 with `Retry-After` when the store could not answer.
-    static func refusal(_ error: any Error) -> Refusal {
+    static func refusal(_ error: any Error) -> APIError {
         guard let error = error as? StoreAdapterError else {
-            return Refusal(.unprocessableContent, "invalid_receipt", "the proof was refused")
+            return APIError(.unprocessableContent, "invalid_receipt", "the proof was refused")
         }
         switch error.code {
         case .storeUnavailable, .timeout, .network, .rateLimited, .misconfigured, .unauthorized,
             .malformedResponse:
-            var response = Self.error(
+            return APIError.retry(
                 .serviceUnavailable,
                 "store_unavailable",
                 "the store could not verify the proof now",
+                after: 30,
                 reason: error.code.rawValue
             )
-            response.headers[.retryAfter] = "30"
-            return Refusal(response)
         default:
-            return Refusal(
+            return APIError(
                 .unprocessableContent,
                 "invalid_receipt",
                 "the store refused the proof",

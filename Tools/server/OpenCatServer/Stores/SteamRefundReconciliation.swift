@@ -95,9 +95,13 @@ struct SteamReconciliationService: Service {
         let interval = interval
         try? await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
-                do { _ = try await server.reconcileSteamRefunds() } catch {
+                do {
+                    let outcome = try await server.reconcileSteamRefunds()
+                    ServerMetrics.reconciliation(store: "steam", ok: true, refunds: outcome?.applied ?? 0)
+                } catch {
                     let code = (error as? StoreAdapterError)?.code.rawValue ?? String(describing: type(of: error))
                     server.logger.warning("steam refund reconciliation failed", metadata: ["error": "\(code)"])
+                    ServerMetrics.reconciliation(store: "steam", ok: false, refunds: 0)
                 }
                 try await Task.sleep(for: interval)
             }

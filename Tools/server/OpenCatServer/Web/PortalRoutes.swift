@@ -350,10 +350,10 @@ extension OpenCatServerApplication {
             return self.redirect(redirect.location)
         } catch let refusal as WebRefusal {
             return errorPage(refusal.status, refusal.message)
-        } catch let refusal as Refusal {
+        } catch let refusal as APIError {
             return errorPage(
-                refusal.response.status,
-                refusal.response.status == .tooManyRequests
+                refusal.status,
+                refusal.status == .tooManyRequests
                     ? "Too many requests. Try again in a minute." : "The store did not confirm this payment."
             )
         } catch let error as LedgerError {
