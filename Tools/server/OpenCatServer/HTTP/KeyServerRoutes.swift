@@ -14,228 +14,206 @@ extension OpenCatServerApplication {
     func addKeyServerRoutes(to router: Router<OpenCatRequestContext>) {
         for platform in Platform.allCases {
             router.post("/api/v1/keys/purchase/\(platform.rawValue)") { request, _ in
-                await answer { try await purchase(platform: platform, request) }
+                try await purchase(platform: platform, request)
             }
         }
         router.get("/api/v1/keys/signing-keys") { _, _ in
             Self.json(
                 .ok,
-                [
-                    "activeKid": AnyEncodable(settings.keyring?.activeKid ?? ""),
-                    "keys": AnyEncodable(settings.keyring?.publicKeys ?? [:]),
-                ]
+                SigningKeysAnswer(
+                    activeKid: settings.keyring?.activeKid ?? "",
+                    keys: settings.keyring?.publicKeys ?? [:]
+                )
             )
         }
         router.get("/api/v1/wallet/history/:userId") { request, context in
-            await answer {
-                let user = try authorize(request, context.decoded("userId"))
-                let query = request.uri.queryParameters
-                let limit = query.get("limit").map { Int($0) ?? -1 } ?? 500
-                guard (1...1_000).contains(limit) else {
-                    throw APIError(.badRequest, "invalid_input", "limit is 1…1000")
+            let user = try authorize(request, context.decoded("userId"))
+            let query = request.uri.queryParameters
+            let limit = query.get("limit").map { Int($0) ?? -1 } ?? 500
+            guard (1...1_000).contains(limit) else {
+                throw APIError(.badRequest, "invalid_input", "limit is 1…1000")
+            }
+            var after: Int64?
+            if let cursor = query.get("cursor") {
+                guard let seq = Self.historyCursor(cursor) else {
+                    throw APIError(.badRequest, "invalid_input", "the cursor is not one this server gave")
                 }
-                var after: Int64?
-                if let cursor = query.get("cursor") {
-                    guard let seq = Self.historyCursor(cursor) else {
-                        throw APIError(.badRequest, "invalid_input", "the cursor is not one this server gave")
-                    }
-                    after = seq
-                }
-                let page = try await ledger.history(of: user.userId, after: after, limit: limit)
-                let entries = page.entries.map { entry in
-                    WalletTransaction(
-                        kind: entry.kind,
-                        id: entry.id,
-                        amount: Int(entry.amount),
-                        feature: entry.kind == "spend" || entry.kind == "unlock" ? entry.reference : nil,
-                        app: entry.app,
-                        date: entry.createdAt
-                    )
-                }
-                return Self.json(
-                    .ok,
-                    WalletHistoryPage(transactions: entries, nextCursor: page.nextCursor.map(Self.historyCursor))
+                after = seq
+            }
+            let page = try await ledger.history(of: user.userId, after: after, limit: limit)
+            let entries = page.entries.map { entry in
+                WalletTransaction(
+                    kind: entry.kind,
+                    id: entry.id,
+                    amount: Int(entry.amount),
+                    feature: entry.kind == "spend" || entry.kind == "unlock" ? entry.reference : nil,
+                    app: entry.app,
+                    date: entry.createdAt
                 )
             }
+            return Self.json(
+                .ok,
+                WalletHistoryPage(transactions: entries, nextCursor: page.nextCursor.map(Self.historyCursor))
+            )
         }
         router.get("/api/v1/wallet/:userId") { request, context in
-            await answer { try await wallet(try authorize(request, context.decoded("userId"))) }
+            try await wallet(try authorize(request, context.decoded("userId")))
         }
         router.post("/api/v1/wallet/sync") { request, context in
-            await answer {
-                let user = try authenticate(request)
-                let body = try await request.decode(as: WalletSyncRequest.self, context: context)
-                try own(user, body.userId)
-                return try await wallet(user)
-            }
+            let user = try authenticate(request)
+            let body = try await request.decode(as: WalletSyncRequest.self, context: context)
+            try own(user, body.userId)
+            return try await wallet(user)
         }
         router.post("/api/v1/wallet/spend") { request, context in
-            await answer {
-                let user = try authenticate(request)
-                let key = try idempotencyKey(request)
-                let body = try await request.decode(as: SpendRequest.self, context: context)
-                try own(user, body.userId)
-                let outcome = try await ledger.spend(
-                    userId: user.userId,
-                    amount: Int64(body.amount),
-                    kind: "spend",
-                    reference: body.feature,
-                    app: body.app,
-                    idempotencyKey: key
+            let user = try authenticate(request)
+            let key = try idempotencyKey(request)
+            let body = try await request.decode(as: SpendRequest.self, context: context)
+            try own(user, body.userId)
+            let outcome = try await ledger.spend(
+                userId: user.userId,
+                amount: Int64(body.amount),
+                kind: "spend",
+                reference: body.feature,
+                app: body.app,
+                idempotencyKey: key
+            )
+            return Self.json(
+                .ok,
+                SpendResult(
+                    remainingBalance: Int(outcome.balance),
+                    featureUnlocked: true,
+                    transactionId: outcome.entry.id
                 )
-                return Self.json(
-                    .ok,
-                    SpendResult(
-                        remainingBalance: Int(outcome.balance),
-                        featureUnlocked: true,
-                        transactionId: outcome.entry.id
-                    )
-                )
-            }
+            )
         }
         router.get("/api/v1/apps/:appId/features") { request, context in
-            await answer {
-                _ = try authenticate(request)
-                let appId = context.decoded("appId") ?? ""
-                guard let features = settings.apps[appId] else {
-                    throw APIError(.notFound, "not_found", "no such app")
-                }
-                return Self.json(
-                    .ok,
-                    AppFeatureList(
-                        features: features.map {
-                            AppFeature(id: $0.id, appId: appId, name: $0.name, cost: Int($0.cost))
-                        }
-                    )
-                )
+            _ = try authenticate(request)
+            let appId = context.decoded("appId") ?? ""
+            guard let features = settings.apps[appId] else {
+                throw APIError(.notFound, "not_found", "no such app")
             }
+            return Self.json(
+                .ok,
+                AppFeatureList(
+                    features: features.map {
+                        AppFeature(id: $0.id, appId: appId, name: $0.name, cost: Int($0.cost))
+                    }
+                )
+            )
         }
         router.post("/api/v1/apps/:appId/unlock") { request, context in
-            await answer {
-                let user = try authenticate(request)
-                let key = try idempotencyKey(request)
-                let body = try await request.decode(as: UnlockRequest.self, context: context)
-                try own(user, body.userId)
-                let appId = context.decoded("appId") ?? ""
-                guard let feature = settings.apps[appId]?.first(where: { $0.id == body.featureId }) else {
-                    throw APIError(.notFound, "not_found", "no such feature")
-                }
-                let outcome = try await ledger.unlock(
-                    userId: user.userId,
-                    app: appId,
-                    feature: feature.id,
-                    cost: feature.cost,
-                    idempotencyKey: key
-                )
-                return Self.json(
-                    .ok,
-                    UnlockResult(
-                        featureId: feature.id,
-                        unlocked: true,
-                        remainingBalance: Int(outcome.balance),
-                        transactionId: outcome.entryId ?? "unlock:\(appId):\(feature.id)"
-                    )
-                )
+            let user = try authenticate(request)
+            let key = try idempotencyKey(request)
+            let body = try await request.decode(as: UnlockRequest.self, context: context)
+            try own(user, body.userId)
+            let appId = context.decoded("appId") ?? ""
+            guard let feature = settings.apps[appId]?.first(where: { $0.id == body.featureId }) else {
+                throw APIError(.notFound, "not_found", "no such feature")
             }
+            let outcome = try await ledger.unlock(
+                userId: user.userId,
+                app: appId,
+                feature: feature.id,
+                cost: feature.cost,
+                idempotencyKey: key
+            )
+            return Self.json(
+                .ok,
+                UnlockResult(
+                    featureId: feature.id,
+                    unlocked: true,
+                    remainingBalance: Int(outcome.balance),
+                    transactionId: outcome.entryId ?? "unlock:\(appId):\(feature.id)"
+                )
+            )
         }
         router.get("/api/v1/apps/:appId/unlocked/:userId") { request, context in
-            await answer {
-                let user = try authorize(request, context.decoded("userId"))
-                let appId = context.decoded("appId") ?? ""
-                let features = try await ledger.unlockedFeatures(of: user.userId)[appId] ?? []
-                return Self.json(.ok, UnlockedFeatureList(features: features))
-            }
+            let user = try authorize(request, context.decoded("userId"))
+            let appId = context.decoded("appId") ?? ""
+            let features = try await ledger.unlockedFeatures(of: user.userId)[appId] ?? []
+            return Self.json(.ok, UnlockedFeatureList(features: features))
         }
         router.post("/api/v1/community/donate") { request, context in
-            await answer {
-                let user = try authenticate(request)
-                let key = try idempotencyKey(request)
-                let body = try await request.decode(as: DonationRequest.self, context: context)
-                try own(user, body.userId)
-                let outcome = try await ledger.transfer(
-                    from: user.userId,
-                    to: communityPoolAccount,
-                    amount: Int64(body.amount),
-                    kind: "donation",
-                    receivedKind: "donation_received",
-                    idempotencyKey: key
+            let user = try authenticate(request)
+            let key = try idempotencyKey(request)
+            let body = try await request.decode(as: DonationRequest.self, context: context)
+            try own(user, body.userId)
+            let outcome = try await ledger.transfer(
+                from: user.userId,
+                to: communityPoolAccount,
+                amount: Int64(body.amount),
+                kind: "donation",
+                receivedKind: "donation_received",
+                idempotencyKey: key
+            )
+            return Self.json(
+                .ok,
+                DonationResult(
+                    donated: Int(-outcome.entry.amount),
+                    remainingBalance: Int(outcome.balance),
+                    poolTotal: Int(outcome.recipientBalance)
                 )
-                return Self.json(
-                    .ok,
-                    DonationResult(
-                        donated: Int(-outcome.entry.amount),
-                        remainingBalance: Int(outcome.balance),
-                        poolTotal: Int(outcome.recipientBalance)
-                    )
-                )
-            }
+            )
         }
         router.post("/api/v1/community/share") { request, context in
-            await answer {
-                let user = try authenticate(request)
-                let key = try idempotencyKey(request)
-                let body = try await request.decode(as: ShareRequest.self, context: context)
-                try own(user, body.userId)
-                let email = body.recipientEmail.trimmingCharacters(in: .whitespaces).lowercased()
-                guard email.contains("@"), email.utf8.count <= 254 else {
-                    throw APIError(.badRequest, "invalid_input", "recipientEmail is an email address")
-                }
-                // The answer is the same whether or not the email has an account (it tells nobody who is a
-                // customer): keys for an email without one wait in its pending account until it has one.
-                let recipient = settings.users.user(email: email)?.userId ?? Self.pendingAccount(email)
-                let outcome = try await ledger.transfer(
-                    from: user.userId,
-                    to: recipient,
-                    amount: Int64(body.amount),
-                    kind: "share",
-                    receivedKind: "received",
-                    idempotencyKey: key
-                )
-                return Self.json(
-                    .ok,
-                    ShareResult(
-                        shared: Int(-outcome.entry.amount),
-                        recipientEmail: body.recipientEmail,
-                        remainingBalance: Int(outcome.balance),
-                        transactionId: outcome.entry.id
-                    )
-                )
+            let user = try authenticate(request)
+            let key = try idempotencyKey(request)
+            let body = try await request.decode(as: ShareRequest.self, context: context)
+            try own(user, body.userId)
+            let email = body.recipientEmail.trimmingCharacters(in: .whitespaces).lowercased()
+            guard email.contains("@"), email.utf8.count <= 254 else {
+                throw APIError(.badRequest, "invalid_input", "recipientEmail is an email address")
             }
+            // The answer is the same whether or not the email has an account (it tells nobody who is a
+            // customer): keys for an email without one wait in its pending account until it has one.
+            let recipient = settings.users.user(email: email)?.userId ?? Self.pendingAccount(email)
+            let outcome = try await ledger.transfer(
+                from: user.userId,
+                to: recipient,
+                amount: Int64(body.amount),
+                kind: "share",
+                receivedKind: "received",
+                idempotencyKey: key
+            )
+            return Self.json(
+                .ok,
+                ShareResult(
+                    shared: Int(-outcome.entry.amount),
+                    recipientEmail: body.recipientEmail,
+                    remainingBalance: Int(outcome.balance),
+                    transactionId: outcome.entry.id
+                )
+            )
         }
         router.get("/api/v1/community/pool") { request, _ in
-            await answer {
-                _ = try authenticate(request)
-                let pool = try await ledger.communityPool()
-                return Self.json(
-                    .ok,
-                    CommunityPool(
-                        totalKeys: Int(pool.totalKeys),
-                        contributors: Int(pool.contributors),
-                        updatedAt: clock()
-                    )
+            _ = try authenticate(request)
+            let pool = try await ledger.communityPool()
+            return Self.json(
+                .ok,
+                CommunityPool(
+                    totalKeys: Int(pool.totalKeys),
+                    contributors: Int(pool.contributors),
+                    updatedAt: clock()
                 )
-            }
+            )
         }
         router.get("/api/v1/keys/email/:email") { request, context in
-            await answer {
-                let user = try authenticate(request)
-                let email = context.decoded("email") ?? ""
-                try await limitSync(user)
-                guard let own = user.email, own.lowercased() == email.lowercased() else {
-                    throw APIError(.forbidden, "forbidden", "keys sync for the token's own account only")
-                }
-                return try await keySync(user, email: own)
+            let user = try authenticate(request)
+            let email = context.decoded("email") ?? ""
+            try await limitSync(user)
+            guard let own = user.email, own.lowercased() == email.lowercased() else {
+                throw APIError(.forbidden, "forbidden", "keys sync for the token's own account only")
             }
+            return try await keySync(user, email: own)
         }
         router.get("/api/v1/keys/steam/:steamId") { request, context in
-            await answer {
-                let user = try authenticate(request)
-                try await limitSync(user)
-                guard let own = user.steamId, own == context.decoded("steamId") else {
-                    throw APIError(.forbidden, "forbidden", "keys sync for the token's own account only")
-                }
-                return try await keySync(user, email: user.email ?? "")
+            let user = try authenticate(request)
+            try await limitSync(user)
+            guard let own = user.steamId, own == context.decoded("steamId") else {
+                throw APIError(.forbidden, "forbidden", "keys sync for the token's own account only")
             }
+            return try await keySync(user, email: user.email ?? "")
         }
     }
 
@@ -349,16 +327,8 @@ extension OpenCatServerApplication {
     }
 }
 
-/// A value of any encodable type, for answers assembled as dictionaries.
-struct AnyEncodable: Encodable, Sendable {
-    let encodeValue: @Sendable (any Encoder) throws -> Void
-
-    init<Value: Encodable & Sendable>(_ value: Value) {
-        encodeValue = { encoder in
-            var container = encoder.singleValueContainer()
-            try container.encode(value)
-        }
-    }
-
-    func encode(to encoder: any Encoder) throws { try encodeValue(encoder) }
+/// `GET /api/v1/keys/signing-keys`: the licence signing keys' public halves by kid, and the active kid.
+struct SigningKeysAnswer: Encodable {
+    var activeKid: String
+    var keys: [String: String]
 }

@@ -10,74 +10,68 @@ import StoreAdapters
 extension OpenCatServerApplication {
     func addOpenCatRoutes(to router: Router<OpenCatRequestContext>) {
         router.get("/v1/subscribers/:appUserId") { request, context in
-            await answer {
-                let caller = try openCatAPI(request)
-                return try await subscriber(appUserId: context.decoded("appUserId") ?? "", caller)
-            }
+            let caller = try openCatAPI(request)
+            return try await subscriber(appUserId: context.decoded("appUserId") ?? "", caller)
         }
         router.post("/v1/receipts") { request, context in
-            await answer {
-                let caller = try openCatAPI(request)
-                let body = try await request.decode(as: ServerAPI.ReceiptPost.self, context: context)
-                guard !body.appUserId.isEmpty, body.appUserId.utf8.count <= 256 else {
-                    throw APIError(.badRequest, "invalid_input", "an app user id is required")
-                }
-                guard StoreAdapterConfiguration.acceptedProofKinds(for: body.store).contains(body.kind),
-                    let adapter = adapters[body.store]
-                else {
-                    throw APIError(.unprocessableContent, "invalid_receipt", "this server does not verify that proof")
-                }
-                // A receipt that may reach a store's API counts: per app user, per client address (the public key
-                // is in every copy of the app, so no stranger can use up a buyer's limit), under the key's ceiling.
-                var buckets = [("receipt-user:\(body.appUserId)", settings.storeRateLimit)]
-                if !caller.isSecret {
-                    buckets.append(("receipt-client:\(clientAddress(request, context))", settings.clientRateLimit))
-                }
-                buckets.append(("receipt-key:\(caller.keyHash)", settings.apiKeyRateLimit))
-                try await limit(buckets)
-                var proof = PurchaseProof(
-                    store: body.store,
-                    kind: body.kind,
-                    token: Secret(try field(body.proof)),
-                    productId: body.productId,
-                    transactionId: body.transactionId,
-                    context: body.context ?? [:]
-                )
-                if settings.bindPurchases, StoreAdapterConfiguration.carriesAppUserId(body.store) {
-                    proof.expectedPurchaser = body.appUserId
-                }
-                try await bind(&proof, to: body.appUserId, caller: caller, adapter: adapter)
-                let purchase: VerifiedPurchase
-                do {
-                    purchase = try await adapter.verify(proof)
-                    try Self.checkReportedPurchaser(purchase, appUserId: body.appUserId)
-                    try purchase.requireEnvironment(in: settings.environments(adapter.store))
-                } catch { throw refused(error, store: adapter.store) }
-                if let productId = body.productId, productId != purchase.productId {
-                    throw APIError(
-                        .unprocessableContent,
-                        "invalid_receipt",
-                        "the proof is for another product",
-                        reason: StoreAdapterError.Code.productMismatch.rawValue
-                    )
-                }
-                try await ledger.record(
-                    purchase.transactionInfo,
-                    appUserId: body.appUserId,
-                    storeTime: purchase.verifiedAt
-                )
-                ServerMetrics.purchaseAccepted(store: adapter.store.rawValue, api: "receipts")
-                return try await subscriber(appUserId: body.appUserId, caller)
+            let caller = try openCatAPI(request)
+            let body = try await request.decode(as: ServerAPI.ReceiptPost.self, context: context)
+            guard !body.appUserId.isEmpty, body.appUserId.utf8.count <= 256 else {
+                throw APIError(.badRequest, "invalid_input", "an app user id is required")
             }
+            guard StoreAdapterConfiguration.acceptedProofKinds(for: body.store).contains(body.kind),
+                let adapter = adapters[body.store]
+            else {
+                throw APIError(.unprocessableContent, "invalid_receipt", "this server does not verify that proof")
+            }
+            // A receipt that may reach a store's API counts: per app user, per client address (the public key
+            // is in every copy of the app, so no stranger can use up a buyer's limit), under the key's ceiling.
+            var buckets = [("receipt-user:\(body.appUserId)", settings.storeRateLimit)]
+            if !caller.isSecret {
+                buckets.append(("receipt-client:\(clientAddress(request, context))", settings.clientRateLimit))
+            }
+            buckets.append(("receipt-key:\(caller.keyHash)", settings.apiKeyRateLimit))
+            try await limit(buckets)
+            var proof = PurchaseProof(
+                store: body.store,
+                kind: body.kind,
+                token: Secret(try field(body.proof)),
+                productId: body.productId,
+                transactionId: body.transactionId,
+                context: body.context ?? [:]
+            )
+            if settings.bindPurchases, StoreAdapterConfiguration.carriesAppUserId(body.store) {
+                proof.expectedPurchaser = body.appUserId
+            }
+            try await bind(&proof, to: body.appUserId, caller: caller, adapter: adapter)
+            let purchase: VerifiedPurchase
+            do {
+                purchase = try await adapter.verify(proof)
+                try Self.checkReportedPurchaser(purchase, appUserId: body.appUserId)
+                try purchase.requireEnvironment(in: settings.environments(adapter.store))
+            } catch { throw refused(error, store: adapter.store) }
+            if let productId = body.productId, productId != purchase.productId {
+                throw APIError(
+                    .unprocessableContent,
+                    "invalid_receipt",
+                    "the proof is for another product",
+                    reason: StoreAdapterError.Code.productMismatch.rawValue
+                )
+            }
+            try await ledger.record(
+                purchase.transactionInfo,
+                appUserId: body.appUserId,
+                storeTime: purchase.verifiedAt
+            )
+            ServerMetrics.purchaseAccepted(store: adapter.store.rawValue, api: "receipts")
+            return try await subscriber(appUserId: body.appUserId, caller)
         }
         router.get("/v1/offerings") { request, _ in
-            await answer {
-                let caller = try openCatAPI(request)
-                return Self.json(
-                    .ok,
-                    ServerAPI.OfferingsResponse(requestDate: clock(), offerings: caller.settings.offerings)
-                )
-            }
+            let caller = try openCatAPI(request)
+            return Self.json(
+                .ok,
+                ServerAPI.OfferingsResponse(requestDate: clock(), offerings: caller.settings.offerings)
+            )
         }
     }
 

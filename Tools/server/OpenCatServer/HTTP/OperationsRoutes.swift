@@ -23,8 +23,8 @@ public struct RequestLogMiddleware<Context: RequestContext>: RouterMiddleware {
         self.logger = logger
     }
 
-    /// Answers the request through `next`, sets the answer's `X-Request-Id`, and logs the request once it is
-    /// answered or has thrown (status 500 unless the error is an `HTTPResponseError`); rethrows any error of `next`.
+    /// Answers the request through `next`, sets the answer's `X-Request-Id` (an `HTTPResponseError` is answered here,
+    /// with it), and logs the request once it is answered; rethrows any other error of `next` (logged as 500).
     public func handle(
         _ request: Request,
         context: Context,
@@ -45,9 +45,14 @@ public struct RequestLogMiddleware<Context: RequestContext>: RouterMiddleware {
             response.headers[Self.requestIdField] = id
             log(request, context: context, logger: logger, status: response.status.code, started: started, probe: probe)
             return response
+        } catch let error as any HTTPResponseError {
+            // Answered here, so the refusal carries the request id too.
+            var response = try error.response(from: request, context: context)
+            response.headers[Self.requestIdField] = id
+            log(request, context: context, logger: logger, status: response.status.code, started: started, probe: probe)
+            return response
         } catch {
-            let status = (error as? any HTTPResponseError)?.status.code ?? 500
-            log(request, context: context, logger: logger, status: status, started: started, probe: probe)
+            log(request, context: context, logger: logger, status: 500, started: started, probe: probe)
             throw error
         }
     }
@@ -118,24 +123,22 @@ extension OpenCatServerApplication {
     /// API's and these routes').
     func addOperationsRoutes(to router: Router<OpenCatRequestContext>) {
         router.get("/health") { _, _ in
-            Self.json(.ok, ["status": "ok", "database": databaseKind])
+            Self.json(.ok, ReadyAnswer(status: "ok", database: databaseKind))
         }
         router.get("/ready") { _, _ in
             if let problem = await readinessProblem() {
                 var response = Self.json(
                     .serviceUnavailable,
-                    ["status": "unavailable", "database": databaseKind, "reason": problem]
+                    ReadyAnswer(status: "unavailable", database: databaseKind, reason: problem)
                 )
                 response.headers[.retryAfter] = "5"
                 return response
             }
-            var answer = ["status": AnyEncodable("ready"), "database": AnyEncodable(databaseKind)]
+            var answer = ReadyAnswer(status: "ready", database: databaseKind)
             let missing = storesWithoutRefunds
             if !missing.isEmpty {
-                answer["refundsNotReceivedFrom"] = AnyEncodable(missing)
-                answer["detail"] = AnyEncodable(
-                    "refunds from \(missing.joined(separator: ", ")) never reach this server"
-                )
+                answer.refundsNotReceivedFrom = missing
+                answer.detail = "refunds from \(missing.joined(separator: ", ")) never reach this server"
             }
             return Self.json(.ok, answer)
         }
@@ -232,4 +235,14 @@ extension OpenCatServerApplication {
         }
         return candidates.lazy.compactMap { FileManager.default.contents(atPath: $0.path) }.first
     }
+}
+
+/// `GET /health` and `GET /ready`: the status, the database, and why it is not ready or which stores' refunds never
+/// arrive.
+struct ReadyAnswer: Encodable {
+    var status: String
+    var database: String
+    var reason: String?
+    var refundsNotReceivedFrom: [String]?
+    var detail: String?
 }

@@ -167,20 +167,6 @@ public struct OpenCatServerApplication: Sendable {
 
     // MARK: Helpers
 
-    /// Runs a route, answering a ``APIError`` or a ``LedgerError`` as its error response.
-    func answer(_ body: () async throws -> Response) async -> Response {
-        do {
-            return try await body()
-        } catch let refusal as APIError {
-            return refusal.response
-        } catch let error as LedgerError {
-            return Self.error(error)
-        } catch {
-            logger.error("request failed", metadata: ["error": "\(String(reflecting: type(of: error)))"])
-            return Self.error(.internalServerError, "internal", "the server could not complete the request")
-        }
-    }
-
     /// 429 with `Retry-After` when `key` (a user, an app user, an API key) called a store-backed endpoint too often.
     func limitStoreCalls(_ keys: String...) async throws {
         try await limit(keys.map { ($0, settings.storeRateLimit) })
