@@ -16,8 +16,8 @@ extension OpenCatServerApplication {
     // MARK: Purchases
 
     /// Verifies a key-pack purchase with its store, then redeems it once: the pack's keys, its licenses.
-    func purchase(platform: Platform, _ request: Request) async throws -> Response {
-        let user = try authenticate(request)
+    func purchase(platform: Platform, _ request: Request, _ context: ServerRequestContext) async throws -> Response {
+        let user = try context.keyServerUser()
         let idempotency = try optionalIdempotencyKey(request)
         try OpenCatRequestDecoder.checkContentType(request.headers[.contentType])
         let raw = try await rawBody(request)

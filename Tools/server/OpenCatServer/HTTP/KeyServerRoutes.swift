@@ -11,13 +11,14 @@ import StoreAdapters
 /// answers are KeyServerAPI's types, the ones KeyServerClient sends and reads (keyserver.openapi.yaml); the ledger
 /// counts keys in `Int64`, the wire in `Int` (64-bit on every platform the server runs on).
 extension OpenCatServerApplication {
-    func addKeyServerRoutes(to router: Router<OpenCatRequestContext>) {
+    func addKeyServerRoutes(to root: Router<ServerRequestContext>) {
+        let router = root.group("/api/v1").add(middleware: KeyServerAuthenticator(users: settings.users))
         for platform in Platform.allCases {
-            router.post("/api/v1/keys/purchase/\(platform.rawValue)") { request, _ in
-                try await purchase(platform: platform, request)
+            router.post("keys/purchase/\(platform.rawValue)") { request, context in
+                try await purchase(platform: platform, request, context)
             }
         }
-        router.get("/api/v1/keys/signing-keys") { _, _ in
+        router.get("keys/signing-keys") { _, _ in
             Self.json(
                 .ok,
                 SigningKeysAnswer(
@@ -26,8 +27,8 @@ extension OpenCatServerApplication {
                 )
             )
         }
-        router.get("/api/v1/wallet/history/:userId") { request, context in
-            let user = try authorize(request, context.decoded("userId"))
+        router.get("wallet/history/:userId") { request, context in
+            let user = try context.owner()
             let query = request.uri.queryParameters
             let limit = query.get("limit").map { Int($0) ?? -1 } ?? 500
             guard (1...1_000).contains(limit) else {
@@ -56,20 +57,20 @@ extension OpenCatServerApplication {
                 WalletHistoryPage(transactions: entries, nextCursor: page.nextCursor.map(Self.historyCursor))
             )
         }
-        router.get("/api/v1/wallet/:userId") { request, context in
-            try await wallet(try authorize(request, context.decoded("userId")))
+        router.get("wallet/:userId") { request, context in
+            try await wallet(try context.owner())
         }
-        router.post("/api/v1/wallet/sync") { request, context in
-            let user = try authenticate(request)
+        router.post("wallet/sync") { request, context in
+            let user = try context.keyServerUser()
             let body = try await request.decode(as: WalletSyncRequest.self, context: context)
-            try own(user, body.userId)
+            try Self.own(user, body.userId)
             return try await wallet(user)
         }
-        router.post("/api/v1/wallet/spend") { request, context in
-            let user = try authenticate(request)
+        router.post("wallet/spend") { request, context in
+            let user = try context.keyServerUser()
             let key = try idempotencyKey(request)
             let body = try await request.decode(as: SpendRequest.self, context: context)
-            try own(user, body.userId)
+            try Self.own(user, body.userId)
             let outcome = try await ledger.spend(
                 userId: user.userId,
                 amount: Int64(body.amount),
@@ -87,8 +88,8 @@ extension OpenCatServerApplication {
                 )
             )
         }
-        router.get("/api/v1/apps/:appId/features") { request, context in
-            _ = try authenticate(request)
+        router.get("apps/:appId/features") { request, context in
+            _ = try context.keyServerUser()
             let appId = context.decoded("appId") ?? ""
             guard let features = settings.apps[appId] else {
                 throw APIError(.notFound, "not_found", "no such app")
@@ -102,11 +103,11 @@ extension OpenCatServerApplication {
                 )
             )
         }
-        router.post("/api/v1/apps/:appId/unlock") { request, context in
-            let user = try authenticate(request)
+        router.post("apps/:appId/unlock") { request, context in
+            let user = try context.keyServerUser()
             let key = try idempotencyKey(request)
             let body = try await request.decode(as: UnlockRequest.self, context: context)
-            try own(user, body.userId)
+            try Self.own(user, body.userId)
             let appId = context.decoded("appId") ?? ""
             guard let feature = settings.apps[appId]?.first(where: { $0.id == body.featureId }) else {
                 throw APIError(.notFound, "not_found", "no such feature")
@@ -128,17 +129,17 @@ extension OpenCatServerApplication {
                 )
             )
         }
-        router.get("/api/v1/apps/:appId/unlocked/:userId") { request, context in
-            let user = try authorize(request, context.decoded("userId"))
+        router.get("apps/:appId/unlocked/:userId") { request, context in
+            let user = try context.owner()
             let appId = context.decoded("appId") ?? ""
             let features = try await ledger.unlockedFeatures(of: user.userId)[appId] ?? []
             return Self.json(.ok, UnlockedFeatureList(features: features))
         }
-        router.post("/api/v1/community/donate") { request, context in
-            let user = try authenticate(request)
+        router.post("community/donate") { request, context in
+            let user = try context.keyServerUser()
             let key = try idempotencyKey(request)
             let body = try await request.decode(as: DonationRequest.self, context: context)
-            try own(user, body.userId)
+            try Self.own(user, body.userId)
             let outcome = try await ledger.transfer(
                 from: user.userId,
                 to: communityPoolAccount,
@@ -156,11 +157,11 @@ extension OpenCatServerApplication {
                 )
             )
         }
-        router.post("/api/v1/community/share") { request, context in
-            let user = try authenticate(request)
+        router.post("community/share") { request, context in
+            let user = try context.keyServerUser()
             let key = try idempotencyKey(request)
             let body = try await request.decode(as: ShareRequest.self, context: context)
-            try own(user, body.userId)
+            try Self.own(user, body.userId)
             let email = body.recipientEmail.trimmingCharacters(in: .whitespaces).lowercased()
             guard email.contains("@"), email.utf8.count <= 254 else {
                 throw APIError(.badRequest, "invalid_input", "recipientEmail is an email address")
@@ -186,8 +187,8 @@ extension OpenCatServerApplication {
                 )
             )
         }
-        router.get("/api/v1/community/pool") { request, _ in
-            _ = try authenticate(request)
+        router.get("community/pool") { _, context in
+            _ = try context.keyServerUser()
             let pool = try await ledger.communityPool()
             return Self.json(
                 .ok,
@@ -198,8 +199,8 @@ extension OpenCatServerApplication {
                 )
             )
         }
-        router.get("/api/v1/keys/email/:email") { request, context in
-            let user = try authenticate(request)
+        router.get("keys/email/:email") { request, context in
+            let user = try context.keyServerUser()
             let email = context.decoded("email") ?? ""
             try await limitSync(user)
             guard let own = user.email, own.lowercased() == email.lowercased() else {
@@ -207,8 +208,8 @@ extension OpenCatServerApplication {
             }
             return try await keySync(user, email: own)
         }
-        router.get("/api/v1/keys/steam/:steamId") { request, context in
-            let user = try authenticate(request)
+        router.get("keys/steam/:steamId") { request, context in
+            let user = try context.keyServerUser()
             try await limitSync(user)
             guard let own = user.steamId, own == context.decoded("steamId") else {
                 throw APIError(.forbidden, "forbidden", "keys sync for the token's own account only")
@@ -286,23 +287,8 @@ extension OpenCatServerApplication {
 
     // MARK: Authentication
 
-    /// The token's user, or 401.
-    func authenticate(_ request: Request) throws -> ServerUser {
-        guard let user = settings.users.user(for: request) else {
-            throw APIError(.unauthorized, "unauthorized", "The token is missing, invalid or expired.")
-        }
-        return user
-    }
-
-    /// The token's user when it is the one named, else 401 or 403.
-    func authorize(_ request: Request, _ userId: String?) throws -> ServerUser {
-        let user = try authenticate(request)
-        try own(user, userId)
-        return user
-    }
-
     /// 403 unless the body names the token's own user.
-    func own(_ user: ServerUser, _ userId: String?) throws {
+    static func own(_ user: ServerUser, _ userId: String?) throws(APIError) {
         guard let userId, user.userId == userId else {
             throw APIError(.forbidden, "forbidden", "a user can only use their own wallet")
         }

@@ -48,7 +48,7 @@ extension OpenCatServerApplication {
         var voidedPurchaseNotification: Voided?
     }
 
-    func addNotificationRoutes(to router: Router<OpenCatRequestContext>) {
+    func addNotificationRoutes(to router: Router<ServerRequestContext>) {
         router.post("/v1/notifications/apple") { request, _ in
             guard let apple = adapters[.apple] as? AppleStoreAdapter else {
                 throw APIError(.notFound, "not_found", "App Store notifications are off")
@@ -164,7 +164,7 @@ extension OpenCatServerApplication {
 
     /// A Pub/Sub push: authenticated by the subscription's shared `token` query parameter, then re-read from Google
     /// (the notification only says which purchase to look at).
-    func googleNotification(_ request: Request, _ context: OpenCatRequestContext) async throws -> Response {
+    func googleNotification(_ request: Request, _ context: ServerRequestContext) async throws -> Response {
         guard let google = adapters[.google] as? GooglePlayAdapter, let expected = settings.googlePushToken,
             !expected.isEmpty
         else { throw APIError(.notFound, "not_found", "Google notifications are off") }

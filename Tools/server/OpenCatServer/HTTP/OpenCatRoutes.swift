@@ -8,13 +8,14 @@ import StoreAdapters
 /// The OpenCat API (docs/api/opencat-server.md): what the SDK speaks in server mode, in OpenCatServerAPI's types (the
 /// SDK's server connector sends and reads the same).
 extension OpenCatServerApplication {
-    func addOpenCatRoutes(to router: Router<OpenCatRequestContext>) {
-        router.get("/v1/subscribers/:appUserId") { request, context in
-            let caller = try openCatAPI(request)
+    func addOpenCatRoutes(to router: Router<ServerRequestContext>) {
+        let api = router.group("/v1").add(middleware: AppKeyAuthenticator(api: settings.openCat))
+        api.get("subscribers/:appUserId") { _, context in
+            let caller = try context.appCaller()
             return try await subscriber(appUserId: context.decoded("appUserId") ?? "", caller)
         }
-        router.post("/v1/receipts") { request, context in
-            let caller = try openCatAPI(request)
+        api.post("receipts") { request, context in
+            let caller = try context.appCaller()
             let body = try await request.decode(as: ServerAPI.ReceiptPost.self, context: context)
             guard !body.appUserId.isEmpty, body.appUserId.utf8.count <= 256 else {
                 throw APIError(.badRequest, "invalid_input", "an app user id is required")
@@ -66,8 +67,8 @@ extension OpenCatServerApplication {
             ServerMetrics.purchaseAccepted(store: adapter.store.rawValue, api: "receipts")
             return try await subscriber(appUserId: body.appUserId, caller)
         }
-        router.get("/v1/offerings") { request, _ in
-            let caller = try openCatAPI(request)
+        api.get("offerings") { _, context in
+            let caller = try context.appCaller()
             return Self.json(
                 .ok,
                 ServerAPI.OfferingsResponse(requestDate: clock(), offerings: caller.settings.offerings)
@@ -111,25 +112,14 @@ extension OpenCatServerApplication {
     }
 
     /// Who called the OpenCat API: with the app's public key or a secret key.
-    struct OpenCatCaller {
-        var settings: OpenCatAPISettings
-        var isSecret: Bool
+    /// An app's API key, as ``AppKeyAuthenticator`` found it.
+    public struct OpenCatCaller: Sendable {
+        /// The OpenCat API's settings (entitlements, offerings).
+        public var settings: OpenCatAPISettings
+        /// Whether it is a secret key (the app's backend), which reads whole histories.
+        public var isSecret: Bool
         /// The key's SHA-256 (rate limits count per key).
-        var keyHash: String
-    }
-
-    /// The caller when the request carries one of the app's API keys; 401 otherwise, 404 when the API is off.
-    func openCatAPI(_ request: Request) throws -> OpenCatCaller {
-        guard let api = settings.openCat else { throw APIError(.notFound, "not_found", "the OpenCat API is off") }
-        guard let key = HTTPAuthorization.bearerToken(in: request.headers[.authorization]) else {
-            throw APIError(.unauthorized, "unauthorized", "The API key is missing or wrong.")
-        }
-        let hash = BearerTokens.hash(key)
-        if api.secretKeySHA256.contains(hash) { return OpenCatCaller(settings: api, isSecret: true, keyHash: hash) }
-        guard api.apiKeySHA256.contains(hash) else {
-            throw APIError(.unauthorized, "unauthorized", "The API key is missing or wrong.")
-        }
-        return OpenCatCaller(settings: api, isSecret: false, keyHash: hash)
+        public var keyHash: String
     }
 
     /// What a public-key caller sees of a transaction: only one that grants access now (what the SDK needs), without

@@ -121,7 +121,7 @@ extension OpenCatServerApplication {
     /// `GET /health` (the process is up), `GET /ready` (the database answers: 200, else 503 with the reason and
     /// `Retry-After`), `GET /openapi.yaml` (the key server's API document), `GET /v1/openapi.yaml` (the OpenCat
     /// API's and these routes').
-    func addOperationsRoutes(to router: Router<OpenCatRequestContext>) {
+    func addOperationsRoutes(to router: Router<ServerRequestContext>) {
         router.get("/health") { _, _ in
             Self.json(.ok, ReadyAnswer(status: "ok", database: databaseKind))
         }
@@ -162,17 +162,15 @@ extension OpenCatServerApplication {
 
     /// `GET /metrics`: the Prometheus text of ``metrics`` for a console operator's token (`Authorization: Bearer`;
     /// 401 otherwise, 404 when the server keeps no metrics). `metricsApplication` serves it on a port of its own.
-    func addMetricsRoute(to router: Router<OpenCatRequestContext>) {
+    func addMetricsRoute(to router: Router<ServerRequestContext>) {
         guard metrics != nil else { return }
-        router.get("/metrics") { request, _ in
-            guard let token = HTTPAuthorization.bearerToken(in: request.headers[.authorization]),
-                let operators = portalSettings?.operators,
-                operators.contains(where: {
-                    ConstantTime.equals(Data($0.tokenSHA256.utf8), Data(Fingerprint.hex(of: token).utf8))
-                })
-            else { throw APIError(.unauthorized, "unauthorized", "the metrics need an operator's token") }
-            return metricsPage()
-        }
+        router.group("/metrics").add(middleware: OperatorTokenAuthenticator(operators: portalSettings?.operators ?? []))
+            .get { _, context in
+                guard case .operator? = context.identity else {
+                    throw APIError(.unauthorized, "unauthorized", "the metrics need an operator's token")
+                }
+                return metricsPage()
+            }
     }
 
     /// The registry's series in Prometheus' text format.
@@ -187,7 +185,7 @@ extension OpenCatServerApplication {
 
     /// `/metrics` alone, without a credential, for a port only the scraper reaches (`--metrics-port`).
     public func metricsApplication(host: String, port: Int) -> some ApplicationProtocol {
-        let router = Router(context: OpenCatRequestContext.self)
+        let router = Router(context: ServerRequestContext.self)
         router.get("/metrics") { _, _ in metricsPage() }
         return Application(
             router: router,

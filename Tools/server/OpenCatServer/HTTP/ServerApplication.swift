@@ -73,8 +73,8 @@ public struct OpenCatServerApplication: Sendable {
     static let maximumBodyBytes = OpenCatRequestDecoder.maximumBodyBytes
 
     /// The routes.
-    public func router() -> Router<OpenCatRequestContext> {
-        let router = Router(context: OpenCatRequestContext.self)
+    public func router() -> Router<ServerRequestContext> {
+        let router = Router(context: ServerRequestContext.self)
         let routes = RouteTable()
         router.add(middleware: RequestLogMiddleware(logger: logger))
         // Metrics see the status the client gets: outside the middleware that turns errors into envelopes.
@@ -190,7 +190,7 @@ public struct OpenCatServerApplication: Sendable {
 
     /// The client's address: the first address of ``ServerSettings/clientAddressHeader`` when a trusted proxy sets
     /// one, else the connection's peer (`unknown` when neither says).
-    func clientAddress(_ request: Request, _ context: OpenCatRequestContext) -> String {
+    func clientAddress(_ request: Request, _ context: ServerRequestContext) -> String {
         if let header = settings.clientAddressHeader, let name = HTTPField.Name(header),
             let first = request.headers[name]?.split(separator: ",").first?.trimmingCharacters(in: .whitespaces),
             !first.isEmpty

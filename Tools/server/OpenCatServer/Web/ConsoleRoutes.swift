@@ -18,7 +18,7 @@ extension OpenCatServerApplication {
         var csrf: String
     }
 
-    func addConsoleRoutes(to router: Router<OpenCatRequestContext>) {
+    func addConsoleRoutes(to router: Router<ServerRequestContext>) {
         guard portalSettings != nil else { return }
         router.get("/console/sign-in") { request, _ in
             await console {

@@ -15,7 +15,7 @@ extension OpenCatServerApplication {
         var csrf: String
     }
 
-    func addPortalRoutes(to router: Router<OpenCatRequestContext>) {
+    func addPortalRoutes(to router: Router<ServerRequestContext>) {
         guard portalSettings != nil else { return }
         addWebAssets(to: router)
         router.get("/portal") { request, _ in

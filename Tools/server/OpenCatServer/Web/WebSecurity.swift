@@ -109,7 +109,7 @@ extension OpenCatServerApplication {
     }
 
     /// The assets every page links: the stylesheet and the copy-button script.
-    func addWebAssets(to router: Router<OpenCatRequestContext>) {
+    func addWebAssets(to router: Router<ServerRequestContext>) {
         router.get("/assets/site.css") { _, _ in
             var headers = pageHeaders(contentType: "text/css; charset=utf-8")
             headers[.cacheControl] = "public, max-age=3600"

@@ -1,15 +1,29 @@
 import Foundation
 public import Hummingbird
+public import HummingbirdAuth
 public import NIOCore
 import OpenCatCore
 
-/// The request context of every route: Hummingbird's core context and the peer's address (the client, unless a
-/// proxy is in between: see ``ServerSettings/clientAddressHeader``).
-public struct OpenCatRequestContext: RequestContext, RemoteAddressRequestContext {
+/// Who a request comes from, as an authenticator middleware of its route group established it.
+public enum Caller: Sendable {
+    /// A key-server user, by bearer token (`/api/v1`).
+    case user(ServerUser)
+    /// An app's OpenCat API key (`/v1`): the public key in every copy of the app, or a secret key.
+    case app(OpenCatServerApplication.OpenCatCaller)
+    /// A console operator, by name (`/metrics` by token).
+    case `operator`(String)
+}
+
+/// The request context of every route: Hummingbird's core context, the peer's address (the client, unless a proxy
+/// is in between: see ``ServerSettings/clientAddressHeader``) and the caller the route group's authenticator found.
+/// Handlers read the caller from here and never parse a header for it.
+public struct ServerRequestContext: AuthRequestContext, RemoteAddressRequestContext {
     /// Hummingbird's per-request storage.
     public var coreContext: CoreRequestContextStorage
     /// The address the connection came from.
     public let remoteAddress: SocketAddress?
+    /// The authenticated caller, if any (set by the route group's authenticator middleware).
+    public var identity: Caller?
 
     /// A context for a request on a channel.
     public init(source: ApplicationRequestContextSource) {
@@ -21,9 +35,32 @@ public struct OpenCatRequestContext: RequestContext, RemoteAddressRequestContext
     func decoded(_ name: String) -> String? {
         parameters.get(name).flatMap { $0.removingPercentEncoding }
     }
+
+    /// The key-server user the bearer token names, or 401.
+    func keyServerUser() throws(APIError) -> ServerUser {
+        guard case .user(let user)? = identity else {
+            throw APIError(.unauthorized, "unauthorized", "The token is missing, invalid or expired.")
+        }
+        return user
+    }
+
+    /// The key-server user when it is the one the path names (`:userId`), else 401 or 403.
+    func owner(_ parameter: String = "userId") throws(APIError) -> ServerUser {
+        let user = try keyServerUser()
+        try OpenCatServerApplication.own(user, decoded(parameter))
+        return user
+    }
+
+    /// The app key's caller, or 401.
+    func appCaller() throws(APIError) -> OpenCatServerApplication.OpenCatCaller {
+        guard case .app(let caller)? = identity else {
+            throw APIError(.unauthorized, "unauthorized", "The API key is missing or wrong.")
+        }
+        return caller
+    }
 }
 
-extension OpenCatRequestContext {
+extension ServerRequestContext {
     /// Request bodies are read by ``OpenCatRequestDecoder`` (`request.decode(as:context:)`).
     public var requestDecoder: OpenCatRequestDecoder { OpenCatRequestDecoder() }
 }
