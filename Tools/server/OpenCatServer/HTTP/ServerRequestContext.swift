@@ -12,6 +12,10 @@ public enum Caller: Sendable {
     case app(OpenCatServerApplication.OpenCatCaller)
     /// A console operator, by name (`/metrics` by token).
     case `operator`(String)
+    /// A portal user's session (`/portal`).
+    case portal(OpenCatServerApplication.PortalUser)
+    /// A console operator's session (`/console`).
+    case console(OpenCatServerApplication.ConsoleOperator)
 }
 
 /// The request context of every route: Hummingbird's core context, the peer's address (the client, unless a proxy

@@ -8,8 +8,8 @@ import OpenCatCore
 /// The console's overview (revenue per store per day in exact money per currency, active subscriptions, keys minted
 /// and spent, refunds; charts drawn here as SVG) and the ledger export (CSV).
 extension OpenCatServerApplication {
-    func overviewPage(_ request: Request) async throws -> Response {
-        let signedIn = try await requireOperator(request)
+    func overviewPage(_ request: Request, _ session: ServerRequestContext) async throws -> Response {
+        let signedIn = try requireOperator(session)
         let since = clock().addingTimeInterval(-30 * 86_400)
         let sales = try await ledger.sales(since: since)
         var context = consoleContext("Overview", signedIn)
@@ -93,8 +93,8 @@ extension OpenCatServerApplication {
 
     /// The whole ledger as CSV (RFC 4180), oldest first; text cells that a spreadsheet would run as a formula
     /// are prefixed with `'`.
-    func ledgerExport(_ request: Request) async throws -> Response {
-        let signedIn = try await requireOperator(request)
+    func ledgerExport(_ request: Request, _ session: ServerRequestContext) async throws -> Response {
+        let signedIn = try requireOperator(session)
         let rows = try await ledger.transaction(locking: []) { connection in
             try await connection.rows(
                 "SELECT seq, id, user_id, amount, kind, reference, app, created_at FROM ledger_entries ORDER BY seq"

@@ -12,15 +12,18 @@ import StoreAdapters
 /// wallet adjustments as ledger entries, re-verification with the store), an overview with server-drawn SVG
 /// charts, and the ledger as CSV.
 extension OpenCatServerApplication {
-    /// A signed-in operator.
-    struct ConsoleOperator {
-        var name: String
-        var csrf: String
+    /// A signed-in operator (``WebSessionAuthenticator``).
+    public struct ConsoleOperator: Sendable {
+        /// The operator's name in `portal.operators`.
+        public var name: String
+        /// The session's CSRF token, in every form.
+        public var csrf: String
     }
 
-    func addConsoleRoutes(to router: Router<ServerRequestContext>) {
+    func addConsoleRoutes(to root: Router<ServerRequestContext>) {
         guard portalSettings != nil else { return }
-        router.get("/console/sign-in") { request, _ in
+        let router = root.group("/console").add(middleware: WebSessionAuthenticator(server: self, area: .console))
+        router.get("sign-in") { request, _ in
             await console {
                 let (token, cookie) = try await formToken(request)
                 return render(
@@ -30,12 +33,12 @@ extension OpenCatServerApplication {
                 )
             }
         }
-        router.post("/console/sign-in") { request, context in
+        router.post("sign-in") { request, context in
             await console { try await operatorSignIn(request, client: clientAddress(request, context)) }
         }
-        router.post("/console/sign-out") { request, _ in
+        router.post("sign-out") { request, session in
             await console {
-                let signedIn = try await requireOperator(request)
+                let signedIn = try requireOperator(session)
                 return try await signOut(
                     request,
                     csrf: signedIn.csrf,
@@ -45,24 +48,25 @@ extension OpenCatServerApplication {
                 )
             }
         }
-        router.get("/console") { request, _ in await console { try await overviewPage(request) } }
-        router.get("/console/ledger.csv") { request, _ in await console { try await ledgerExport(request) } }
-        router.get("/console/customers") { request, _ in await console { try await customersPage(request) } }
-        router.get("/console/customers/:userId") { request, context in
-            await console { try await customerPage(request, userId: context.decoded("userId") ?? "") }
+        router.get { request, session in await console { try await overviewPage(request, session) } }
+        router.get("ledger.csv") { request, session in await console { try await ledgerExport(request, session) } }
+        router.get("customers") { request, session in await console { try await customersPage(request, session) } }
+        router.get("customers/:userId") { request, session in
+            await console { try await customerPage(request, session, userId: session.decoded("userId") ?? "") }
         }
-        router.post("/console/customers/:userId/:action") { request, context in
+        router.post("customers/:userId/:action") { request, context in
             await console {
                 try await customerAction(
                     request,
+                    context,
                     userId: context.decoded("userId") ?? "",
                     action: context.parameters.get("action") ?? ""
                 )
             }
         }
-        router.get("/console/audit") { request, _ in
+        router.get("audit") { request, session in
             await console {
-                let signedIn = try await requireOperator(request)
+                let signedIn = try requireOperator(session)
                 var context = consoleContext("Audit log", signedIn)
                 context["records"] = try await ledger.auditLog(limit: 500).map { record -> [String: Any] in
                     [
@@ -114,10 +118,8 @@ extension OpenCatServerApplication {
     }
 
     /// The signed-in operator; otherwise the request is sent to the sign-in page.
-    func requireOperator(_ request: Request) async throws -> ConsoleOperator {
-        // Written as portalUser/requirePortalUser are: a throw in the `else` of a guard that awaits crashed the
-        // release build's coroutine splitting (Swift 6.3.1, signal 11 in `swift build -c release`).
-        guard let signedIn = try await consoleOperator(request) else { throw WebRedirect(location: "/console/sign-in") }
+    func requireOperator(_ session: ServerRequestContext) throws -> ConsoleOperator {
+        guard case .console(let signedIn)? = session.identity else { throw WebRedirect(location: "/console/sign-in") }
         return signedIn
     }
 
@@ -155,8 +157,8 @@ extension OpenCatServerApplication {
 
     // MARK: Customers
 
-    func customersPage(_ request: Request) async throws -> Response {
-        let signedIn = try await requireOperator(request)
+    func customersPage(_ request: Request, _ session: ServerRequestContext) async throws -> Response {
+        let signedIn = try requireOperator(session)
         var context = consoleContext("Customers", signedIn)
         let query = (request.uri.queryParameters.get("q") ?? "").trimmingCharacters(in: .whitespaces)
         context["query"] = query
@@ -227,8 +229,8 @@ extension OpenCatServerApplication {
         }
     }
 
-    func customerPage(_ request: Request, userId: String) async throws -> Response {
-        let signedIn = try await requireOperator(request)
+    func customerPage(_ request: Request, _ session: ServerRequestContext, userId: String) async throws -> Response {
+        let signedIn = try requireOperator(session)
         guard !userId.isEmpty, userId.utf8.count <= 256 else { throw WebRefusal(.badRequest, "No such customer.") }
         let now = clock()
         var context = consoleContext("Customer \(userId)", signedIn)
@@ -353,8 +355,10 @@ extension OpenCatServerApplication {
         }
     }
 
-    func customerAction(_ request: Request, userId: String, action: String) async throws -> Response {
-        let signedIn = try await requireOperator(request)
+    func customerAction(_ request: Request, _ session: ServerRequestContext, userId: String, action: String)
+        async throws -> Response
+    {
+        let signedIn = try requireOperator(session)
         let fields = try await form(request)
         try checkCSRF(fields, expected: signedIn.csrf)
         let reason = (fields["reason"] ?? "").trimmingCharacters(in: .whitespacesAndNewlines)

@@ -9,18 +9,21 @@ import StoreAdapters
 /// The key web portal under `/portal`: password-less sign-in by a single-use emailed link, the wallet, licence
 /// keys, buying packs with Stripe Checkout or PayPal, sharing and donating keys.
 extension OpenCatServerApplication {
-    /// A signed-in portal user.
-    struct PortalUser {
-        var user: ServerUser
-        var csrf: String
+    /// A signed-in portal user (``WebSessionAuthenticator``).
+    public struct PortalUser: Sendable {
+        /// The account (a configured user with that email, or the web account `web:<email>`).
+        public var user: ServerUser
+        /// The session's CSRF token, in every form.
+        public var csrf: String
     }
 
-    func addPortalRoutes(to router: Router<ServerRequestContext>) {
+    func addPortalRoutes(to root: Router<ServerRequestContext>) {
         guard portalSettings != nil else { return }
-        addWebAssets(to: router)
-        router.get("/portal") { request, _ in
+        addWebAssets(to: root)
+        let router = root.group("/portal").add(middleware: WebSessionAuthenticator(server: self, area: .portal))
+        router.get { request, session in
             await web {
-                if try await portalUser(request) != nil { return redirect("/portal/wallet") }
+                if portalUser(session) != nil { return redirect("/portal/wallet") }
                 let (token, cookie) = try await formToken(request)
                 return render(
                     "portal-sign-in",
@@ -29,10 +32,10 @@ extension OpenCatServerApplication {
                 )
             }
         }
-        router.post("/portal/sign-in") { request, context in
+        router.post("sign-in") { request, context in
             await web { try await requestSignInLink(request, client: clientAddress(request, context)) }
         }
-        router.get("/portal/sign-in/:token") { request, context in
+        router.get("sign-in/:token") { request, context in
             await web {
                 let token = context.parameters.get("token") ?? ""
                 guard try await ledger.signInLinkIsUsable(tokenSHA256: Fingerprint.hex(of: token)) else {
@@ -44,12 +47,12 @@ extension OpenCatServerApplication {
                 return render("portal-confirm", context, cookies: cookie.map { [$0] } ?? [])
             }
         }
-        router.post("/portal/sign-in/:token") { request, context in
+        router.post("sign-in/:token") { request, context in
             await web { try await signIn(request, token: context.parameters.get("token") ?? "") }
         }
-        router.post("/portal/sign-out") { request, _ in
+        router.post("sign-out") { request, session in
             await web {
-                let signedIn = try await requirePortalUser(request)
+                let signedIn = try requirePortalUser(session)
                 return try await signOut(
                     request,
                     csrf: signedIn.csrf,
@@ -59,12 +62,12 @@ extension OpenCatServerApplication {
                 )
             }
         }
-        router.get("/portal/wallet") { request, _ in await web { try await walletPage(request) } }
-        router.get("/portal/keys") { request, _ in await web { try await keysPage(request) } }
-        router.get("/portal/buy") { request, _ in await web { try await buyPage(request) } }
-        router.post("/portal/buy") { request, _ in
+        router.get("wallet") { request, session in await web { try await walletPage(request, session) } }
+        router.get("keys") { request, session in await web { try await keysPage(request, session) } }
+        router.get("buy") { request, session in await web { try await buyPage(request, session) } }
+        router.post("buy") { request, session in
             await web {
-                let signedIn = try await requirePortalUser(request)
+                let signedIn = try requirePortalUser(session)
                 let fields = try await form(request)
                 try checkCSRF(fields, expected: signedIn.csrf)
                 guard let product = portalSettings?.product(fields["product"] ?? "") else {
@@ -83,18 +86,22 @@ extension OpenCatServerApplication {
                 return redirect(page.absoluteString)
             }
         }
-        router.get("/portal/return/stripe") { request, _ in
+        router.get("return/stripe") { request, _ in
             await web { try await returned(store: .stripe, reference: request.uri.queryParameters.get("session_id")) }
         }
-        router.get("/portal/return/paypal") { request, _ in
+        router.get("return/paypal") { request, _ in
             await web { try await returned(store: .paypal, reference: request.uri.queryParameters.get("token")) }
         }
-        router.get("/portal/share") { request, _ in await web { try await sharePage(request) } }
-        router.post("/portal/share") { request, _ in await web { try await shareOrDonate(request, donate: false) } }
-        router.post("/portal/donate") { request, _ in await web { try await shareOrDonate(request, donate: true) } }
-        router.get("/portal/pool") { request, _ in
+        router.get("share") { request, session in await web { try await sharePage(request, session) } }
+        router.post("share") { request, session in
+            await web { try await shareOrDonate(request, session, donate: false) }
+        }
+        router.post("donate") { request, session in
+            await web { try await shareOrDonate(request, session, donate: true) }
+        }
+        router.get("pool") { request, session in
             await web {
-                let signedIn = try await requirePortalUser(request)
+                let signedIn = try requirePortalUser(session)
                 let pool = try await ledger.communityPool()
                 var context = portalContext("Community pool", signedIn)
                 context["total"] = String(pool.totalKeys)
@@ -106,8 +113,8 @@ extension OpenCatServerApplication {
 
     // MARK: Pages
 
-    func walletPage(_ request: Request) async throws -> Response {
-        let signedIn = try await requirePortalUser(request)
+    func walletPage(_ request: Request, _ session: ServerRequestContext) async throws -> Response {
+        let signedIn = try requirePortalUser(session)
         try await receivePending(signedIn.user)
         let balance = try await ledger.balance(of: signedIn.user.userId)
         let entries = try await ledger.entries(of: signedIn.user.userId, limit: 50)
@@ -124,8 +131,8 @@ extension OpenCatServerApplication {
         return render("portal-wallet", context)
     }
 
-    func keysPage(_ request: Request) async throws -> Response {
-        let signedIn = try await requirePortalUser(request)
+    func keysPage(_ request: Request, _ session: ServerRequestContext) async throws -> Response {
+        let signedIn = try requirePortalUser(session)
         let licences = try await ledger.licenses(of: signedIn.user.userId)
         let unlocks = try await ledger.unlockedFeatures(of: signedIn.user.userId)
         let revoked = Set(try await ledger.revokedLicenseKeys())
@@ -142,8 +149,8 @@ extension OpenCatServerApplication {
         return render("portal-keys", context)
     }
 
-    func buyPage(_ request: Request) async throws -> Response {
-        let signedIn = try await requirePortalUser(request)
+    func buyPage(_ request: Request, _ session: ServerRequestContext) async throws -> Response {
+        let signedIn = try requirePortalUser(session)
         var context = portalContext("Buy keys", signedIn, notice: notice(request))
         context["products"] = (portalSettings?.products ?? []).map { product -> [String: Any] in
             [
@@ -156,8 +163,8 @@ extension OpenCatServerApplication {
         return render("portal-buy", context)
     }
 
-    func sharePage(_ request: Request) async throws -> Response {
-        let signedIn = try await requirePortalUser(request)
+    func sharePage(_ request: Request, _ session: ServerRequestContext) async throws -> Response {
+        let signedIn = try requirePortalUser(session)
         try await receivePending(signedIn.user)
         var context = portalContext("Share keys", signedIn, notice: notice(request))
         context["balance"] = String(max(try await ledger.balance(of: signedIn.user.userId), 0))
@@ -248,8 +255,8 @@ extension OpenCatServerApplication {
         return render("message", context)
     }
 
-    func shareOrDonate(_ request: Request, donate: Bool) async throws -> Response {
-        let signedIn = try await requirePortalUser(request)
+    func shareOrDonate(_ request: Request, _ session: ServerRequestContext, donate: Bool) async throws -> Response {
+        let signedIn = try requirePortalUser(session)
         let fields = try await form(request)
         try checkCSRF(fields, expected: signedIn.csrf)
         guard let amount = Int64(fields["amount"] ?? ""), amount > 0, amount <= 1_000_000 else {
@@ -286,17 +293,23 @@ extension OpenCatServerApplication {
     // MARK: Sessions
 
     /// The signed-in portal user, or `nil`.
-    func portalUser(_ request: Request) async throws -> PortalUser? {
+    func portalUser(_ session: ServerRequestContext) -> PortalUser? {
+        guard case .portal(let user)? = session.identity else { return nil }
+        return user
+    }
+
+    /// The signed-in portal user; otherwise the request is sent to the sign-in page.
+    func requirePortalUser(_ session: ServerRequestContext) throws -> PortalUser {
+        guard let user = portalUser(session) else { throw WebRedirect(location: "/portal") }
+        return user
+    }
+
+    /// The portal user a session cookie names, if the session is live.
+    func portalSession(_ request: Request) async throws -> PortalUser? {
         guard let id = request.cookies[Self.portalCookie]?.value, id.count >= 32,
             let session = try await ledger.webSession(idSHA256: Fingerprint.hex(of: id), kind: "portal")
         else { return nil }
         return PortalUser(user: webUser(email: session.subject), csrf: session.csrf)
-    }
-
-    /// The signed-in portal user; otherwise the request is sent to the sign-in page.
-    func requirePortalUser(_ request: Request) async throws -> PortalUser {
-        guard let user = try await portalUser(request) else { throw WebRedirect(location: "/portal") }
-        return user
     }
 
     func portalContext(_ title: String, _ signedIn: PortalUser? = nil, csrf: String? = nil, notice: String? = nil)
