@@ -20,9 +20,7 @@ extension OpenCatServerApplication {
             guard !body.appUserId.isEmpty, body.appUserId.utf8.count <= 256 else {
                 throw APIError(.badRequest, "invalid_input", "an app user id is required")
             }
-            guard StoreAdapterConfiguration.acceptedProofKinds(for: body.store).contains(body.kind),
-                let adapter = adapters[body.store]
-            else {
+            guard let adapter = adapters[body.store], Self.accepts(body.kind, from: adapter) else {
                 throw APIError(.unprocessableContent, "invalid_receipt", "this server does not verify that proof")
             }
             // A receipt that may reach a store's API counts: per app user, per client address (the public key
@@ -41,7 +39,8 @@ extension OpenCatServerApplication {
                 transactionId: body.transactionId,
                 context: body.context ?? [:]
             )
-            if settings.bindPurchases, StoreAdapterConfiguration.carriesAppUserId(body.store) {
+            // A built-in adapter that reads the buyer from the store, or any adapter the server was given beside them.
+            if settings.bindPurchases, StoreAdapterConfiguration.carriesAppUserId(body.store) || !body.store.isKnown {
                 proof.expectedPurchaser = body.appUserId
             }
             try await bind(&proof, to: body.appUserId, caller: caller, adapter: adapter)
@@ -120,6 +119,14 @@ extension OpenCatServerApplication {
         public var isSecret: Bool
         /// The key's SHA-256 (rate limits count per key).
         public var keyHash: String
+    }
+
+    /// Whether an adapter takes a kind of proof: a built-in adapter's declared kinds, or any kind for an adapter the
+    /// server was built with beside them (a store the conformance suite invites adapter authors to write), which
+    /// refuses a proof it cannot read itself.
+    static func accepts(_ kind: PurchaseProof.Kind, from adapter: any StoreAdapter) -> Bool {
+        guard let builtIn = type(of: adapter) as? any ConfigurableStoreAdapter.Type else { return true }
+        return builtIn.acceptedProofKinds.contains(kind)
     }
 
     /// What a public-key caller sees of a transaction: only one that grants access now (what the SDK needs), without
