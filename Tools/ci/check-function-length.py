@@ -2,7 +2,7 @@
 """The function-length rule of Tools/ci/check-architecture.sh (docs/DECISIONS.md D26).
 
 No function, initialiser, accessor or closure body in the Swift sources under the given folders is longer than
-MAX_BODY_LINES lines (the lines strictly between its braces). Type bodies (struct, class, enum, extension, protocol,
+MAX_BODY_LINES lines (MAX_TEST_BODY_LINES in tests; the lines strictly between its braces). Type bodies (struct, class, enum, extension, protocol,
 actor) are not measured; a control-flow block lies inside a function or closure, so it is measured with it.
 
 A brace counter: comments, string literals (plain, raw, multi-line, with interpolations) and regex literals (#/…/#)
@@ -16,8 +16,17 @@ import os
 import re
 import sys
 
-# The longest body the current tree has is 225 lines (the key-server route table); lower this as bodies shrink.
-MAX_BODY_LINES = 230
+# Sources (not tests): the goal is 80 lines (issue 34); the longest source bodies now are about 116 lines (the fuzz
+# seeds, the customer page). Lower this as bodies shrink.
+MAX_BODY_LINES = 120
+# Tests (any `Tests` folder, and ConformanceTests): the longest is the key-server endpoint suite's table (194 lines).
+MAX_TEST_BODY_LINES = 230
+
+
+def is_test(path):
+    """Whether `path` is a test source (its bodies are held to MAX_TEST_BODY_LINES)."""
+    parts = path.replace(os.sep, "/").split("/")
+    return "Tests" in parts or parts[0] == "ConformanceTests"
 
 TYPE_HEADER = re.compile(
     r"\b(struct|class|enum|extension|protocol|actor)\s+"
@@ -98,6 +107,7 @@ def blank(text):
 
 def long_bodies(path):
     """(first line, body lines) of each measured body in `path` over the limit, or None if its braces do not match."""
+    limit = MAX_TEST_BODY_LINES if is_test(path) else MAX_BODY_LINES
     text = blank(open(path, encoding="utf-8", errors="replace").read())
     stack, found, boundary, line = [], [], 0, 1
     for index, character in enumerate(text):
@@ -110,7 +120,7 @@ def long_bodies(path):
             if not stack:
                 return None
             start, is_type = stack.pop()
-            if not is_type and line - start - 1 > MAX_BODY_LINES:
+            if not is_type and line - start - 1 > limit:
                 found.append((start, line - start - 1))
             boundary = index + 1
         elif character == ";":
@@ -133,7 +143,7 @@ def main(folders):
                 for start, length in found or []:
                     problems.append(f"{path}:{start} ({length} lines)")
     if problems:
-        print(f"architecture: function or closure bodies over {MAX_BODY_LINES} lines:")
+        print(f"architecture: function or closure bodies over {MAX_BODY_LINES} lines ({MAX_TEST_BODY_LINES} in tests):")
         print("\n".join(problems))
     return 1 if problems else 0
 

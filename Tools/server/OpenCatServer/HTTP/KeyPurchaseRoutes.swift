@@ -36,53 +36,7 @@ extension OpenCatServerApplication {
             )
         }
         try await limitStoreCalls("user:\(user.userId)")
-        var proof: PurchaseProof
-        switch platform {
-        case .apple:
-            proof = PurchaseProof(
-                store: store,
-                kind: .appleSignedTransaction,
-                token: Secret(try field(body.transaction))
-            )
-        case .google:
-            proof = PurchaseProof(
-                store: store,
-                kind: .googleProductPurchaseToken,
-                token: Secret(try field(body.purchaseToken)),
-                productId: try field(body.productId)
-            )
-        case .stripe:
-            proof = PurchaseProof(
-                store: store,
-                kind: .stripePaymentIntent,
-                token: Secret(try field(body.paymentIntentId))
-            )
-        case .paypal:
-            proof = PurchaseProof(store: store, kind: .paypalOrder, token: Secret(try field(body.paymentId)))
-        case .steam:
-            let steamId = try field(body.steamId)
-            guard steamId.count <= 20, steamId.allSatisfy(\.isASCII), UInt64(steamId) != nil else {
-                throw APIError(.badRequest, "invalid_input", "a Steam id is a 64-bit number")
-            }
-            guard user.steamId == steamId else {
-                throw APIError(.forbidden, "forbidden", "a purchase credits the token's own Steam account")
-            }
-            proof = PurchaseProof(
-                store: store,
-                kind: .steamTransaction,
-                token: Secret(try field(body.transactionId)),
-                transactionId: body.transactionId
-            )
-            proof.expectedPurchaser = steamId
-        }
-        if platform != .steam, let email = body.userEmail, let own = user.email, own.lowercased() != email.lowercased()
-        {
-            throw APIError(.forbidden, "forbidden", "a purchase credits the token's own account")
-        }
-        // Order and payment ids are not secrets: the store must say the purchase was made for this user.
-        if settings.bindPurchases, [.google, .stripe, .paypal].contains(platform) {
-            proof.expectedPurchaser = user.userId
-        }
+        let proof = try keyPackProof(platform, body, user: user)
         let purchase: VerifiedPurchase
         do {
             purchase = try await adapter.verify(proof)
@@ -104,6 +58,59 @@ extension OpenCatServerApplication {
         )
     }
 
+    /// The store proof a key-pack purchase names, bound to its buyer: the token's own account (email, Steam id) and,
+    /// for stores whose ids are not secrets, the buyer the store must report.
+    func keyPackProof(_ platform: Platform, _ body: KeyPurchaseRequest, user: ServerUser) throws -> PurchaseProof {
+        var proof: PurchaseProof
+        switch platform {
+        case .apple:
+            proof = PurchaseProof(
+                store: platform.store,
+                kind: .appleSignedTransaction,
+                token: Secret(try field(body.transaction))
+            )
+        case .google:
+            proof = PurchaseProof(
+                store: platform.store,
+                kind: .googleProductPurchaseToken,
+                token: Secret(try field(body.purchaseToken)),
+                productId: try field(body.productId)
+            )
+        case .stripe:
+            proof = PurchaseProof(
+                store: platform.store,
+                kind: .stripePaymentIntent,
+                token: Secret(try field(body.paymentIntentId))
+            )
+        case .paypal:
+            proof = PurchaseProof(store: platform.store, kind: .paypalOrder, token: Secret(try field(body.paymentId)))
+        case .steam:
+            let steamId = try field(body.steamId)
+            guard steamId.count <= 20, steamId.allSatisfy(\.isASCII), UInt64(steamId) != nil else {
+                throw APIError(.badRequest, "invalid_input", "a Steam id is a 64-bit number")
+            }
+            guard user.steamId == steamId else {
+                throw APIError(.forbidden, "forbidden", "a purchase credits the token's own Steam account")
+            }
+            proof = PurchaseProof(
+                store: platform.store,
+                kind: .steamTransaction,
+                token: Secret(try field(body.transactionId)),
+                transactionId: body.transactionId
+            )
+            proof.expectedPurchaser = steamId
+        }
+        if platform != .steam, let email = body.userEmail, let own = user.email, own.lowercased() != email.lowercased()
+        {
+            throw APIError(.forbidden, "forbidden", "a purchase credits the token's own account")
+        }
+        // Order and payment ids are not secrets: the store must say the purchase was made for this user.
+        if settings.bindPurchases, [.google, .stripe, .paypal].contains(platform) {
+            proof.expectedPurchaser = user.userId
+        }
+        return proof
+    }
+
     /// What redeeming a verified key-pack purchase did.
     struct KeyPackRedemption {
         var outcome: RedemptionOutcome
@@ -118,6 +125,55 @@ extension OpenCatServerApplication {
     func redeemKeyPack(_ purchase: VerifiedPurchase, platform: Platform, user: ServerUser) async throws
         -> KeyPackRedemption
     {
+        let (pack, plan, quantity) = try acceptedKeyPack(purchase, platform: platform)
+        let licenses = try mintLicenses(
+            pack: pack,
+            plan: plan,
+            quantity: quantity,
+            purchase,
+            platform: platform,
+            user: user
+        )
+        let outcome = try await ledger.redeem(
+            store: platform.rawValue,
+            transactionId: purchase.transactionId,
+            userId: user.userId,
+            grant: KeyGrant(
+                keys: pack.keys * quantity,
+                bonusKeys: pack.bonusKeys * quantity,
+                communityKeys: pack.communityKeys * quantity,
+                licenses: licenses
+            )
+        )
+        if !outcome.replayed {
+            ServerMetrics.purchaseAccepted(store: platform.rawValue, api: "keys")
+            logger.info(
+                "key pack redeemed",
+                metadata: [
+                    "store": "\(platform.rawValue)", "product": "\(purchase.productId)",
+                    "keys": "\(outcome.entry.amount)",
+                ]
+            )
+        }
+        // Recorded on a replay too (once per transaction): a sale lost to a crash after the redemption comes back.
+        if let price = purchase.price {
+            try await ledger.recordSale(
+                store: platform.rawValue,
+                transactionId: purchase.transactionId,
+                userId: user.userId,
+                productId: purchase.productId,
+                price: price,
+                at: purchase.purchaseDate
+            )
+        }
+        return KeyPackRedemption(outcome: outcome, pack: pack, quantity: quantity)
+    }
+
+    /// The rules a verified purchase meets before it credits a key pack: paid, a pack of this server, a quantity in
+    /// 1…``maximumQuantity``, and (Stripe, with `prices`) the price × quantity charged.
+    func acceptedKeyPack(_ purchase: VerifiedPurchase, platform: Platform) throws -> (
+        pack: KeyPack, plan: PlanLevel, quantity: Int64
+    ) {
         guard purchase.state == .active else {
             throw APIError(
                 .unprocessableContent,
@@ -160,6 +216,19 @@ extension OpenCatServerApplication {
                 )
             }
         }
+        return (pack, plan, quantity)
+    }
+
+    /// The pack's licences for this purchase (none without a signing keyring), offline-valid for
+    /// `licenseOfflineDays`.
+    func mintLicenses(
+        pack: KeyPack,
+        plan: PlanLevel,
+        quantity: Int64,
+        _ purchase: VerifiedPurchase,
+        platform: Platform,
+        user: ServerUser
+    ) throws -> [LicenseRecord] {
         var licenses: [LicenseRecord] = []
         if let keyring = settings.keyring, pack.licenses > 0 {
             let minted = try keyring.mint(
@@ -181,39 +250,7 @@ extension OpenCatServerApplication {
                 )
             }
         }
-        let outcome = try await ledger.redeem(
-            store: platform.rawValue,
-            transactionId: purchase.transactionId,
-            userId: user.userId,
-            grant: KeyGrant(
-                keys: pack.keys * quantity,
-                bonusKeys: pack.bonusKeys * quantity,
-                communityKeys: pack.communityKeys * quantity,
-                licenses: licenses
-            )
-        )
-        if !outcome.replayed {
-            ServerMetrics.purchaseAccepted(store: platform.rawValue, api: "keys")
-            logger.info(
-                "key pack redeemed",
-                metadata: [
-                    "store": "\(platform.rawValue)", "product": "\(purchase.productId)",
-                    "keys": "\(outcome.entry.amount)",
-                ]
-            )
-        }
-        // Recorded on a replay too (once per transaction): a sale lost to a crash after the redemption comes back.
-        if let price = purchase.price {
-            try await ledger.recordSale(
-                store: platform.rawValue,
-                transactionId: purchase.transactionId,
-                userId: user.userId,
-                productId: purchase.productId,
-                price: price,
-                at: purchase.purchaseDate
-            )
-        }
-        return KeyPackRedemption(outcome: outcome, pack: pack, quantity: quantity)
+        return licenses
     }
 
     static func licenseKey(_ record: LicenseRecord) throws -> VULicenseKey {

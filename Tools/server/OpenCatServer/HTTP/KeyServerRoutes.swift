@@ -27,6 +27,14 @@ extension OpenCatServerApplication {
                 )
             )
         }
+        addWalletRoutes(to: router)
+        addFeatureRoutes(to: router)
+        addCommunityRoutes(to: router)
+        addKeySyncRoutes(to: router)
+    }
+
+    /// The wallet: history pages, the balance, sync and spends.
+    func addWalletRoutes(to router: RouterGroup<ServerRequestContext>) {
         router.get("wallet/history/:userId") { request, context in
             let user = try context.owner()
             let query = request.uri.queryParameters
@@ -88,6 +96,10 @@ extension OpenCatServerApplication {
                 )
             )
         }
+    }
+
+    /// An app's features: the list, unlocking one, what a user unlocked.
+    func addFeatureRoutes(to router: RouterGroup<ServerRequestContext>) {
         router.get("apps/:appId/features") { request, context in
             _ = try context.keyServerUser()
             let appId = context.decoded("appId") ?? ""
@@ -135,6 +147,10 @@ extension OpenCatServerApplication {
             let features = try await ledger.unlockedFeatures(of: user.userId)[appId] ?? []
             return Self.json(.ok, UnlockedFeatureList(features: features))
         }
+    }
+
+    /// The community pool: donations, shares by email and the pool's total.
+    func addCommunityRoutes(to router: RouterGroup<ServerRequestContext>) {
         router.post("community/donate") { request, context in
             let user = try context.keyServerUser()
             let key = try idempotencyKey(request)
@@ -199,6 +215,10 @@ extension OpenCatServerApplication {
                 )
             )
         }
+    }
+
+    /// Key sync for the token's own account, by email or Steam id.
+    func addKeySyncRoutes(to router: RouterGroup<ServerRequestContext>) {
         router.get("keys/email/:email") { request, context in
             let user = try context.keyServerUser()
             let email = context.decoded("email") ?? ""

@@ -49,97 +49,103 @@ extension OpenCatServerApplication {
     }
 
     func addNotificationRoutes(to router: Router<ServerRequestContext>) {
-        router.post("/v1/notifications/apple") { request, _ in
-            guard let apple = adapters[.apple] as? AppleStoreAdapter else {
-                throw APIError(.notFound, "not_found", "App Store notifications are off")
-            }
-            let body = try await rawBody(request)
-            let notification: VerifiedAppStoreNotification
-            do { notification = try await apple.verifyNotification(body: body) } catch {
-                throw Self.notificationRefusal(error)
-            }
-            guard let eventId = notification.payload.notificationUUID else {
-                throw APIError(.badRequest, "invalid_notification", "the notification has no notificationUUID")
-            }
-            // Apple's own clock orders the notifications: an older one retried late never overwrites a newer.
-            let (purchase, storeTime) = try await appleState(apple, notification)
-            return try await apply(source: "apple", eventId: eventId, purchase, storeTime: storeTime)
-        }
-        router.post("/v1/notifications/stripe") { request, _ in
-            guard let verifier = stripeWebhooks, let stripe = adapters[.stripe] as? StripeAdapter else {
-                throw APIError(.notFound, "not_found", "Stripe webhooks are off")
-            }
-            let body = try await rawBody(request)
-            let event: Stripe.Event
-            do {
-                event = try verifier.verify(
-                    payload: body,
-                    signatureHeader: request.headers[HTTPField.Name("Stripe-Signature")!]
-                )
-            } catch { throw Self.notificationRefusal(error) }
-            // A web portal's Checkout Session was paid: credit its order (once, whether or not the buyer's
-            // return got there first).
-            if ["checkout.session.completed", "checkout.session.async_payment_succeeded"].contains(
-                event.type.rawValue
-            ), let session = Self.string(in: event.data.object, path: ["id"]),
-                try await ledger.webOrder(store: "stripe", reference: session) != nil
-            {
-                try await creditWebOrderFromWebhook(store: .stripe, reference: session)
-                return Self.json(.ok, EventAnswer(applied: true))
-            }
-            var purchase: VerifiedPurchase?
-            do {
-                purchase = try await stripe.purchase(for: event)
-                // A refund or a dispute of a one-time payment: the PaymentIntent is read again (refunded).
-                if purchase == nil, [.chargeRefunded, .chargeDisputeCreated].contains(event.type),
-                    let intent = Self.string(in: event.data.object, path: ["payment_intent"])
-                {
-                    purchase = try await stripe.verify(
-                        PurchaseProof(store: .stripe, kind: .stripePaymentIntent, token: Secret(intent))
-                    )
-                }
-            } catch { throw Self.notificationRefusal(error) }
-            return try await apply(source: "stripe", eventId: event.id, purchase)
-        }
-        router.post("/v1/notifications/paypal") { request, _ in
-            guard let verifier = payPalWebhooks, let paypal = adapters[.paypal] as? PayPalAdapter else {
-                throw APIError(.notFound, "not_found", "PayPal webhooks are off")
-            }
-            let body = try await rawBody(request)
-            let event: PayPal.Event
-            do { event = try await verifier.verify(rawEvent: body, headers: request.headers) } catch {
-                throw Self.notificationRefusal(error)
-            }
-            // A web portal's order was approved (or its capture completed): capture and credit it once.
-            if let resource = event.resource,
-                let order = event.eventType == "CHECKOUT.ORDER.APPROVED"
-                    ? Self.string(in: resource, path: ["id"])
-                    : Self.string(in: resource, path: ["supplementary_data", "related_ids", "order_id"]),
-                ["CHECKOUT.ORDER.APPROVED", "PAYMENT.CAPTURE.COMPLETED"].contains(event.eventType),
-                try await ledger.webOrder(store: "paypal", reference: order) != nil
-            {
-                try await creditWebOrderFromWebhook(store: .paypal, reference: order)
-                return Self.json(.ok, EventAnswer(applied: true))
-            }
-            var purchase: VerifiedPurchase?
-            do {
-                purchase = try await paypal.purchase(for: event)
-                // A refunded or reversed capture of an order: the order is read again.
-                if purchase == nil, event.eventType.hasPrefix("PAYMENT.CAPTURE."), let resource = event.resource,
-                    let order = Self.string(in: resource, path: ["supplementary_data", "related_ids", "order_id"])
-                {
-                    purchase = try await paypal.verify(
-                        PurchaseProof(store: .paypal, kind: .paypalOrder, token: Secret(order))
-                    )
-                }
-            } catch { throw Self.notificationRefusal(error) }
-            return try await apply(source: "paypal", eventId: event.id, purchase)
-        }
-        router.post("/v1/notifications/google") { request, context in
-            try await googleNotification(request, context)
-        }
+        router.post("/v1/notifications/apple") { request, _ in try await appleNotification(request) }
+        router.post("/v1/notifications/stripe") { request, _ in try await stripeNotification(request) }
+        router.post("/v1/notifications/paypal") { request, _ in try await payPalNotification(request) }
+        router.post("/v1/notifications/google") { request, context in try await googleNotification(request, context) }
     }
 
+    /// An App Store Server Notification V2: verified, then applied once by its `notificationUUID`.
+    func appleNotification(_ request: Request) async throws -> Response {
+        guard let apple = adapters[.apple] as? AppleStoreAdapter else {
+            throw APIError(.notFound, "not_found", "App Store notifications are off")
+        }
+        let body = try await rawBody(request)
+        let notification: VerifiedAppStoreNotification
+        do { notification = try await apple.verifyNotification(body: body) } catch {
+            throw Self.notificationRefusal(error)
+        }
+        guard let eventId = notification.payload.notificationUUID else {
+            throw APIError(.badRequest, "invalid_notification", "the notification has no notificationUUID")
+        }
+        // Apple's own clock orders the notifications: an older one retried late never overwrites a newer.
+        let (purchase, storeTime) = try await appleState(apple, notification)
+        return try await apply(source: "apple", eventId: eventId, purchase, storeTime: storeTime)
+    }
+
+    /// A Stripe event: its signature checked, then a paid Checkout Session credited or the purchase read again and applied.
+    func stripeNotification(_ request: Request) async throws -> Response {
+        guard let verifier = stripeWebhooks, let stripe = adapters[.stripe] as? StripeAdapter else {
+            throw APIError(.notFound, "not_found", "Stripe webhooks are off")
+        }
+        let body = try await rawBody(request)
+        let event: Stripe.Event
+        do {
+            event = try verifier.verify(
+                payload: body,
+                signatureHeader: request.headers[HTTPField.Name("Stripe-Signature")!]
+            )
+        } catch { throw Self.notificationRefusal(error) }
+        // A web portal's Checkout Session was paid: credit its order (once, whether or not the buyer's
+        // return got there first).
+        if ["checkout.session.completed", "checkout.session.async_payment_succeeded"].contains(
+            event.type.rawValue
+        ), let session = Self.string(in: event.data.object, path: ["id"]),
+            try await ledger.webOrder(store: "stripe", reference: session) != nil
+        {
+            try await creditWebOrderFromWebhook(store: .stripe, reference: session)
+            return Self.json(.ok, EventAnswer(applied: true))
+        }
+        var purchase: VerifiedPurchase?
+        do {
+            purchase = try await stripe.purchase(for: event)
+            // A refund or a dispute of a one-time payment: the PaymentIntent is read again (refunded).
+            if purchase == nil, [.chargeRefunded, .chargeDisputeCreated].contains(event.type),
+                let intent = Self.string(in: event.data.object, path: ["payment_intent"])
+            {
+                purchase = try await stripe.verify(
+                    PurchaseProof(store: .stripe, kind: .stripePaymentIntent, token: Secret(intent))
+                )
+            }
+        } catch { throw Self.notificationRefusal(error) }
+        return try await apply(source: "stripe", eventId: event.id, purchase)
+    }
+
+    /// A PayPal event: confirmed with PayPal, then an approved order credited or the purchase read again and applied.
+    func payPalNotification(_ request: Request) async throws -> Response {
+        guard let verifier = payPalWebhooks, let paypal = adapters[.paypal] as? PayPalAdapter else {
+            throw APIError(.notFound, "not_found", "PayPal webhooks are off")
+        }
+        let body = try await rawBody(request)
+        let event: PayPal.Event
+        do { event = try await verifier.verify(rawEvent: body, headers: request.headers) } catch {
+            throw Self.notificationRefusal(error)
+        }
+        // A web portal's order was approved (or its capture completed): capture and credit it once.
+        if let resource = event.resource,
+            let order = event.eventType == "CHECKOUT.ORDER.APPROVED"
+                ? Self.string(in: resource, path: ["id"])
+                : Self.string(in: resource, path: ["supplementary_data", "related_ids", "order_id"]),
+            ["CHECKOUT.ORDER.APPROVED", "PAYMENT.CAPTURE.COMPLETED"].contains(event.eventType),
+            try await ledger.webOrder(store: "paypal", reference: order) != nil
+        {
+            try await creditWebOrderFromWebhook(store: .paypal, reference: order)
+            return Self.json(.ok, EventAnswer(applied: true))
+        }
+        var purchase: VerifiedPurchase?
+        do {
+            purchase = try await paypal.purchase(for: event)
+            // A refunded or reversed capture of an order: the order is read again.
+            if purchase == nil, event.eventType.hasPrefix("PAYMENT.CAPTURE."), let resource = event.resource,
+                let order = Self.string(in: resource, path: ["supplementary_data", "related_ids", "order_id"])
+            {
+                purchase = try await paypal.verify(
+                    PurchaseProof(store: .paypal, kind: .paypalOrder, token: Secret(order))
+                )
+            }
+        } catch { throw Self.notificationRefusal(error) }
+        return try await apply(source: "paypal", eventId: event.id, purchase)
+    }
     /// The state an App Store notification applies, and when Apple says it held. With
     /// `stores.apple.rereadNotifications` a subscription's state is read again from the App Store Server API (Get All
     /// Subscription Statuses) and applied as of the re-read; otherwise the notification's own transaction as of its

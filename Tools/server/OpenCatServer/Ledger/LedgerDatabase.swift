@@ -129,6 +129,11 @@ extension Date {
 /// The ledger's schema, one migration list per dialect; both create the same tables and constraints.
 package enum LedgerSchema {
     package static func migrations(_ dialect: SQLDialect) -> [(name: String, sql: [String])] {
+        baseMigrations(dialect) + laterMigrations(dialect)
+    }
+
+    /// v1–v4: entries, redemptions, idempotency, licenses, subscribers, web sessions and orders.
+    static func baseMigrations(_ dialect: SQLDialect) -> [(name: String, sql: [String])] {
         let serial = dialect == .sqlite ? "INTEGER PRIMARY KEY AUTOINCREMENT" : "BIGSERIAL PRIMARY KEY"
         let integer = dialect == .sqlite ? "INTEGER" : "BIGINT"
         let real = dialect == .sqlite ? "REAL" : "DOUBLE PRECISION"
@@ -221,6 +226,15 @@ package enum LedgerSchema {
                     "CREATE INDEX IF NOT EXISTS ledger_entries_reference ON ledger_entries(user_id, kind, reference)",
                 ]
             ),
+        ]
+    }
+
+    /// v5 onwards: what later rounds added (key lots, single-use proofs, store times, server secrets, serials).
+    static func laterMigrations(_ dialect: SQLDialect) -> [(name: String, sql: [String])] {
+        let serial = dialect == .sqlite ? "INTEGER PRIMARY KEY AUTOINCREMENT" : "BIGSERIAL PRIMARY KEY"
+        let integer = dialect == .sqlite ? "INTEGER" : "BIGINT"
+        let real = dialect == .sqlite ? "REAL" : "DOUBLE PRECISION"
+        return [
             (
                 "v5",
                 [

@@ -45,25 +45,16 @@ extension OpenCatServerApplication {
         if byCurrency.isEmpty {
             context["emptyChart"] = SVGChart.stackedBars(id: "revenue-chart", title: "No revenue yet", bars: [])
         }
-        let totals = try await ledger.transaction(locking: []) { connection in
-            let rows = try await connection.rows(
-                """
-                SELECT kind, amount, created_at FROM ledger_entries
-                WHERE created_at >= ? AND kind IN ('purchase', 'spend', 'unlock', 'refund')
-                """,
-                since.sql
-            )
-            return rows
-        }
+        let totals = try await ledger.reportEntries(since: since)
         var minted: [String: Decimal] = [:]
         var spent: [String: Decimal] = [:]
         var mintedTotal: Int64 = 0
         var spentTotal: Int64 = 0
         var refunds = 0
         for row in totals {
-            let amount = row["amount"]?.integer ?? 0
-            let day = LedgerStoreDays.day(Date(timeIntervalSince1970: row["created_at"]?.real ?? 0))
-            switch row["kind"]?.text {
+            let amount = row.amount
+            let day = LedgerStoreDays.day(row.createdAt)
+            switch row.kind {
             case "purchase":
                 minted[day, default: 0] += Decimal(amount)
                 mintedTotal += amount
@@ -95,18 +86,13 @@ extension OpenCatServerApplication {
     /// are prefixed with `'`.
     func ledgerExport(_ request: Request, _ session: ServerRequestContext) async throws -> Response {
         let signedIn = try requireOperator(session)
-        let rows = try await ledger.transaction(locking: []) { connection in
-            try await connection.rows(
-                "SELECT seq, id, user_id, amount, kind, reference, app, created_at FROM ledger_entries ORDER BY seq"
-            )
-        }
+        let rows = try await ledger.exportEntries()
         var csv = "seq,id,user_id,amount,kind,reference,app,created_at\r\n"
         for row in rows {
             let cells: [String] = [
-                String(row["seq"]?.integer ?? 0), Self.csvCell(row["id"]?.text), Self.csvCell(row["user_id"]?.text),
-                String(row["amount"]?.integer ?? 0), Self.csvCell(row["kind"]?.text),
-                Self.csvCell(row["reference"]?.text), Self.csvCell(row["app"]?.text),
-                Date(timeIntervalSince1970: row["created_at"]?.real ?? 0).formatted(.iso8601),
+                String(row.seq), Self.csvCell(row.id), Self.csvCell(row.userId), String(row.amount),
+                Self.csvCell(row.kind), Self.csvCell(row.reference), Self.csvCell(row.app),
+                row.createdAt.formatted(.iso8601),
             ]
             csv += cells.joined(separator: ",") + "\r\n"
         }

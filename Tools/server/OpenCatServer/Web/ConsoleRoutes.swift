@@ -182,41 +182,13 @@ extension OpenCatServerApplication {
         let lowered = query.lowercased()
         if lowered.contains("@") {
             if let user = settings.users.user(email: lowered) { found[user.userId] = (user.email, "email") }
-            for order in try await ledger.webOrders(where: "email = ?", [lowered.sql]) {
+            for order in try await ledger.webOrders(email: lowered) {
                 found[order.userId] = (order.email, "email (web order)")
             }
         }
-        let rows = try await ledger.transaction(locking: []) { connection in
-            var rows: [SQLRow] = []
-            rows += try await connection.rows(
-                "SELECT user_id, 'redemption' AS why FROM redemptions WHERE transaction_id = ?",
-                query.sql
-            )
-            rows += try await connection.rows(
-                "SELECT app_user_id AS user_id, 'store transaction' AS why FROM subscriber_transactions WHERE transaction_id = ? OR original_transaction_id = ?",
-                query.sql,
-                query.sql
-            )
-            rows += try await connection.rows(
-                "SELECT user_id, 'web order' AS why FROM web_orders WHERE reference = ? OR transaction_id = ?",
-                query.sql,
-                query.sql
-            )
-            rows += try await connection.rows(
-                "SELECT user_id, 'ledger user' AS why FROM ledger_entries WHERE user_id = ? LIMIT 1",
-                query.sql
-            )
-            rows += try await connection.rows(
-                "SELECT app_user_id AS user_id, 'app user' AS why FROM subscribers WHERE app_user_id = ?",
-                query.sql
-            )
-            return rows
-        }
-        for row in rows {
-            guard let user = row["user_id"]?.text, !user.hasPrefix("pending:"), user != communityPoolAccount else {
-                continue
-            }
-            if found[user] == nil { found[user] = (nil, row["why"]?.text ?? "") }
+        let rows = try await ledger.customerMatches(query)
+        for (user, reason) in rows where !user.hasPrefix("pending:") && user != communityPoolAccount {
+            if found[user] == nil { found[user] = (nil, reason) }
         }
         if let user = settings.users.userIds.first(where: { $0 == query }), found[user] == nil {
             found[user] = (nil, "user id")
@@ -303,7 +275,7 @@ extension OpenCatServerApplication {
                 )
             )
         }
-        for redemption in try await redemptions(of: userId)
+        for redemption in try await ledger.redemptions(of: userId)
         where !purchases.contains(where: { ($0["transactionId"] as? String) == redemption.transactionId }) {
             purchases.append(
                 row(
@@ -342,17 +314,6 @@ extension OpenCatServerApplication {
             ]
         }
         return render("console-customer", context)
-    }
-
-    func redemptions(of userId: String) async throws -> [(store: String, transactionId: String, refunded: Bool)] {
-        try await ledger.transaction(locking: []) { connection in
-            try await connection.rows(
-                "SELECT store, transaction_id, refunded_at FROM redemptions WHERE user_id = ? LIMIT 500",
-                userId.sql
-            ).map { row in
-                (row["store"]?.text ?? "", row["transaction_id"]?.text ?? "", row["refunded_at"]?.real != nil)
-            }
-        }
     }
 
     func customerAction(_ request: Request, _ session: ServerRequestContext, userId: String, action: String)
@@ -583,10 +544,7 @@ extension OpenCatServerApplication {
             }
             proof = PurchaseProof(store: .stripe, kind: .stripePaymentIntent, token: Secret(transaction))
         case .paypal:
-            let orders = try await ledger.webOrders(
-                where: "store = 'paypal' AND (transaction_id = ? OR reference = ?)",
-                [transaction.sql, transaction.sql]
-            )
+            let orders = try await ledger.webOrders(store: "paypal", referenceOrTransaction: transaction)
             guard let order = orders.first else {
                 throw WebRefusal(.badRequest, "Only PayPal orders made here can be re-read.")
             }

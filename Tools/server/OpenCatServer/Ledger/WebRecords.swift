@@ -223,6 +223,16 @@ extension LedgerStore {
         try await webOrders(where: "user_id = ?", [userId.sql])
     }
 
+    /// A store's web orders whose reference or store transaction id is `id`.
+    func webOrders(store: String, referenceOrTransaction id: String) async throws(LedgerError) -> [WebOrder] {
+        try await webOrders(where: "store = ? AND (transaction_id = ? OR reference = ?)", [store.sql, id.sql, id.sql])
+    }
+
+    /// The web orders placed with an email (lowercased).
+    func webOrders(email: String) async throws(LedgerError) -> [WebOrder] {
+        try await webOrders(where: "email = ?", [email.lowercased().sql])
+    }
+
     /// Marks a web order credited as a store transaction.
     public func markWebOrderCredited(store: String, reference: String, transactionId: String) async throws(LedgerError)
     {
@@ -238,7 +248,7 @@ extension LedgerStore {
         }
     }
 
-    func webOrders(where condition: String, _ arguments: [SQLValue]) async throws(LedgerError) -> [WebOrder] {
+    private func webOrders(where condition: String, _ arguments: [SQLValue]) async throws(LedgerError) -> [WebOrder] {
         try await transaction(locking: []) { connection in
             try await connection.query(
                 "SELECT * FROM web_orders WHERE \(condition) ORDER BY created_at DESC LIMIT 500",

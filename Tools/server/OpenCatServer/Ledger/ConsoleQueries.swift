@@ -1,0 +1,98 @@
+import Foundation
+
+/// One ledger entry as the console's CSV export shows it.
+struct LedgerExportRow {
+    var seq: Int64
+    var id: String
+    var userId: String
+    var amount: Int64
+    var kind: String
+    var reference: String?
+    var app: String?
+    var createdAt: Date
+}
+
+/// What the operator console reads from the ledger: entries for the overview's charts, the whole ledger for export,
+/// the accounts a search term names, a user's redemptions. Reads only; every write goes through the ledger's
+/// operations.
+extension LedgerStore {
+    /// The entries that count in the overview (purchases, spends, unlocks, refunds) since a time.
+    func reportEntries(since: Date) async throws(LedgerError) -> [(kind: String, amount: Int64, createdAt: Date)] {
+        try await transaction(locking: []) { connection in
+            try await connection.rows(
+                """
+                SELECT kind, amount, created_at FROM ledger_entries
+                WHERE created_at >= ? AND kind IN ('purchase', 'spend', 'unlock', 'refund')
+                """,
+                since.sql
+            ).map { row in
+                (
+                    row["kind"]?.text ?? "", row["amount"]?.integer ?? 0,
+                    Date(timeIntervalSince1970: row["created_at"]?.real ?? 0)
+                )
+            }
+        }
+    }
+
+    /// Every entry, oldest first.
+    func exportEntries() async throws(LedgerError) -> [LedgerExportRow] {
+        try await transaction(locking: []) { connection in
+            try await connection.rows(
+                "SELECT seq, id, user_id, amount, kind, reference, app, created_at FROM ledger_entries ORDER BY seq"
+            ).map { row in
+                LedgerExportRow(
+                    seq: row["seq"]?.integer ?? 0,
+                    id: row["id"]?.text ?? "",
+                    userId: row["user_id"]?.text ?? "",
+                    amount: row["amount"]?.integer ?? 0,
+                    kind: row["kind"]?.text ?? "",
+                    reference: row["reference"]?.text,
+                    app: row["app"]?.text,
+                    createdAt: Date(timeIntervalSince1970: row["created_at"]?.real ?? 0)
+                )
+            }
+        }
+    }
+
+    /// The accounts a search term names, and why: a redeemed store transaction, a subscriber's transaction, a web
+    /// order or its transaction, a ledger user, an app user.
+    func customerMatches(_ term: String) async throws(LedgerError) -> [(userId: String, reason: String)] {
+        let queries: [(sql: String, twice: Bool)] = [
+            ("SELECT user_id, 'redemption' AS why FROM redemptions WHERE transaction_id = ?", false),
+            (
+                "SELECT app_user_id AS user_id, 'store transaction' AS why FROM subscriber_transactions "
+                    + "WHERE transaction_id = ? OR original_transaction_id = ?", true
+            ),
+            ("SELECT user_id, 'web order' AS why FROM web_orders WHERE reference = ? OR transaction_id = ?", true),
+            ("SELECT user_id, 'ledger user' AS why FROM ledger_entries WHERE user_id = ? LIMIT 1", false),
+            ("SELECT app_user_id AS user_id, 'app user' AS why FROM subscribers WHERE app_user_id = ?", false),
+        ]
+        return try await transaction(locking: []) { connection in
+            var found: [(userId: String, reason: String)] = []
+            for query in queries {
+                let rows =
+                    query.twice
+                    ? try await connection.rows(query.sql, term.sql, term.sql)
+                    : try await connection.rows(query.sql, term.sql)
+                found += rows.compactMap { row in
+                    row["user_id"]?.text.map { ($0, row["why"]?.text ?? "") }
+                }
+            }
+            return found
+        }
+    }
+
+    /// A user's redeemed store transactions (at most 500), and whether each was refunded.
+    func redemptions(of userId: String) async throws(LedgerError) -> [(
+        store: String, transactionId: String, refunded: Bool
+    )] {
+        try await transaction(locking: []) { connection in
+            try await connection.rows(
+                "SELECT store, transaction_id, refunded_at FROM redemptions WHERE user_id = ? LIMIT 500",
+                userId.sql
+            ).map { row in
+                (row["store"]?.text ?? "", row["transaction_id"]?.text ?? "", row["refunded_at"]?.real != nil)
+            }
+        }
+    }
+}
