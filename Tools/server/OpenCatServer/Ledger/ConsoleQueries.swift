@@ -1,17 +1,5 @@
 import Foundation
 
-/// One ledger entry as the console's CSV export shows it.
-struct LedgerExportRow {
-    var seq: Int64
-    var id: String
-    var userId: String
-    var amount: Int64
-    var kind: String
-    var reference: String?
-    var app: String?
-    var createdAt: Date
-}
-
 /// What the operator console reads from the ledger: entries for the overview's charts, the whole ledger for export,
 /// the accounts a search term names, a user's redemptions. Reads only; every write goes through the ledger's
 /// operations.
@@ -34,23 +22,12 @@ extension LedgerStore {
         }
     }
 
-    /// Every entry, oldest first.
-    func exportEntries() async throws(LedgerError) -> [LedgerExportRow] {
+    /// Every entry with its sequence number, oldest first.
+    func exportEntries() async throws(LedgerError) -> [(seq: Int64, entry: LedgerEntry)] {
         try await transaction(locking: []) { connection in
             try await connection.rows(
                 "SELECT seq, id, user_id, amount, kind, reference, app, created_at FROM ledger_entries ORDER BY seq"
-            ).map { row in
-                LedgerExportRow(
-                    seq: row["seq"]?.integer ?? 0,
-                    id: row["id"]?.text ?? "",
-                    userId: row["user_id"]?.text ?? "",
-                    amount: row["amount"]?.integer ?? 0,
-                    kind: row["kind"]?.text ?? "",
-                    reference: row["reference"]?.text,
-                    app: row["app"]?.text,
-                    createdAt: Date(timeIntervalSince1970: row["created_at"]?.real ?? 0)
-                )
-            }
+            ).map { row in (row["seq"]?.integer ?? 0, Self.entry(row)) }
         }
     }
 

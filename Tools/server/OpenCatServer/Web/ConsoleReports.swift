@@ -88,11 +88,11 @@ extension OpenCatServerApplication {
         let signedIn = try requireOperator(session)
         let rows = try await ledger.exportEntries()
         var csv = "seq,id,user_id,amount,kind,reference,app,created_at\r\n"
-        for row in rows {
+        for (seq, entry) in rows {
             let cells: [String] = [
-                String(row.seq), Self.csvCell(row.id), Self.csvCell(row.userId), String(row.amount),
-                Self.csvCell(row.kind), Self.csvCell(row.reference), Self.csvCell(row.app),
-                row.createdAt.formatted(.iso8601),
+                String(seq), Self.csvCell(entry.id), Self.csvCell(entry.userId), String(entry.amount),
+                Self.csvCell(entry.kind), Self.csvCell(entry.reference), Self.csvCell(entry.app),
+                entry.createdAt.formatted(.iso8601),
             ]
             csv += cells.joined(separator: ",") + "\r\n"
         }
