@@ -8,7 +8,8 @@ public import OpenCatCore
 /// - `GET /api/api-key-status` → `APIKeyStatus`;
 /// - `GET /api/v1/settings/llm-keys` → the stored keys, masked (`{"openai": "sk-...xyz123", …}`);
 /// - `POST /api/v1/settings/llm-keys` `{openai?, anthropic?, google?}`: absent unchanged, null deletes; a key in the
-///   wrong format answers 422 naming the field, never echoing the key.
+///   wrong format answers 422 naming the field, never echoing the key;
+/// - `GET /openapi.yaml` → ``openAPIDocument`` (no token).
 /// Every route needs `Authorization: Bearer <token>` (401 otherwise, with `error.reason` naming the failed check, an
 /// ``LLMAuthenticationError/Code``). Errors are `{"error": {"code", "message"}}`.
 public struct LLMKeysAPI: Sendable {
@@ -41,8 +42,20 @@ public struct LLMKeysAPI: Sendable {
     public func handle(_ request: HTTPRequest, body: Data) async -> (HTTPResponse, Data) {
         let path = String((request.path ?? "").prefix { $0 != "?" })
         let route = (request.method, path)
-        guard ["/api/api-key-status", "/api/v1/settings/llm-keys"].contains(path) else {
-            return Self.error(.notFound, "not_found", "no such route")
+        guard let methods = Self.routes[path] else { return Self.error(.notFound, "not_found", "no such route") }
+        guard methods.contains(request.method.rawValue) else {
+            var (response, data) = Self.error(
+                .methodNotAllowed,
+                "method_not_allowed",
+                "\(request.method) is not allowed here"
+            )
+            response.headerFields[.allow] = methods.joined(separator: ", ")
+            return (response, data)
+        }
+        if path == "/openapi.yaml" {
+            var response = HTTPResponse(status: .ok)
+            response.headerFields[.contentType] = "application/yaml"
+            return (response, Data(Self.openAPIDocument.utf8))
         }
         let user: LLMUser
         do throws(LLMAuthenticationError) {

@@ -154,6 +154,39 @@ struct APITests {
             for key in Keys.all + ["sk-ant-short"] { #expect(!text.contains(key)) }
         }
     }
+
+    /// The served OpenAPI document describes every route the API answers (and nothing else), and a known path asked
+    /// with another method is 405 with `Allow`.
+    @Test func theDocumentDescribesEveryRouteAndOtherMethodsAre405() async throws {
+        let api = try api()
+        let (status, document) = await call(api, .get, "/openapi.yaml", token: nil)
+        #expect(status == 200)
+        var documented: Set<String> = []
+        var path: String?
+        for line in document.split(separator: "\n") {
+            if line.hasPrefix("  /"), line.hasSuffix(":") {
+                path = String(line.dropFirst(2).dropLast())
+            } else if line.hasPrefix("components:") {
+                path = nil
+            } else if let path,
+                let method = ["get", "post", "put", "delete"].first(where: { line.hasPrefix("    \($0):") })
+            {
+                documented.insert("\(method.uppercased()) \(path)")
+            }
+        }
+        let answered = Set(LLMKeysAPI.routes.flatMap { path, methods in methods.map { "\($0) \(path)" } })
+        #expect(documented == answered)
+        var request = HTTPRequest(
+            method: .delete,
+            scheme: "http",
+            authority: "127.0.0.1",
+            path: "/api/v1/settings/llm-keys"
+        )
+        request.headerFields[.authorization] = "Bearer \(token("u1", .free))"
+        let (response, _) = await api.handle(request, body: Data())
+        #expect(response.status == .methodNotAllowed)
+        #expect(response.headerFields[.allow] == "GET, POST")
+    }
 }
 
 extension HS256JWTAuthenticator {
@@ -163,4 +196,5 @@ extension HS256JWTAuthenticator {
         let payload = Base64URL.decode(parts[1]).map { String(decoding: $0, as: UTF8.self) } ?? ""
         return "\(parts[0]).\(Base64URL.encode(payload.replacingOccurrences(of: "pro", with: "pro_plus"))).\(parts[2])"
     }
+
 }
