@@ -4,7 +4,9 @@ public import OpenCatCore
 ///
 /// Each platform sends its own members; make one with ``apple(transaction:userEmail:)``,
 /// ``google(purchaseToken:productId:userEmail:)``, ``stripe(paymentIntentId:userEmail:)``,
-/// ``paypal(paymentId:userEmail:)`` or ``steam(steamId:transactionId:)``. Absent members are left out of the JSON.
+/// ``paypal(paymentId:userEmail:)`` or ``steam(steamId:transactionId:)``; a store beside the five, whose adapter the
+/// server was built with, takes ``other(kind:proof:productId:transactionId:userEmail:)`` at
+/// `POST /api/v1/keys/purchase/{store}`. Absent members are left out of the JSON.
 /// The proofs are not secrets to the server, but its description leaves them out (logs).
 public struct KeyPurchaseRequest: Sendable, Hashable, Codable, CustomStringConvertible {
     /// Apple: the StoreKit 2 signed transaction (compact JWS).
@@ -21,8 +23,12 @@ public struct KeyPurchaseRequest: Sendable, Hashable, Codable, CustomStringConve
     public var steamId: String?
     /// Steam: the microtransaction's id.
     public var transactionId: String?
-    /// Apple, Google, Stripe, PayPal: the account's email.
+    /// Apple, Google, Stripe, PayPal, another store: the account's email.
     public var userEmail: String?
+    /// Another store: the proof's kind (`PurchaseProof.Kind` raw value).
+    public var kind: String?
+    /// Another store: the proof (a receipt id, a token).
+    public var proof: String?
 
     /// Creates a body from its members (prefer the per-platform factories).
     public init(
@@ -33,7 +39,9 @@ public struct KeyPurchaseRequest: Sendable, Hashable, Codable, CustomStringConve
         paymentId: String? = nil,
         steamId: String? = nil,
         transactionId: String? = nil,
-        userEmail: String? = nil
+        userEmail: String? = nil,
+        kind: String? = nil,
+        proof: String? = nil
     ) {
         self.transaction = transaction
         self.purchaseToken = purchaseToken
@@ -43,6 +51,8 @@ public struct KeyPurchaseRequest: Sendable, Hashable, Codable, CustomStringConve
         self.steamId = steamId
         self.transactionId = transactionId
         self.userEmail = userEmail
+        self.kind = kind
+        self.proof = proof
     }
 
     /// An App Store purchase.
@@ -70,12 +80,23 @@ public struct KeyPurchaseRequest: Sendable, Hashable, Codable, CustomStringConve
         Self(steamId: steamId, transactionId: transactionId)
     }
 
+    /// A purchase on a store beside the five, by the proof its adapter reads.
+    public static func other(
+        kind: String,
+        proof: String,
+        productId: String? = nil,
+        transactionId: String? = nil,
+        userEmail: String
+    ) -> Self {
+        Self(productId: productId, transactionId: transactionId, userEmail: userEmail, kind: kind, proof: proof)
+    }
+
     /// The members present, without their values.
     public var description: String {
         let present: [(String, String?)] = [
             ("transaction", transaction), ("purchaseToken", purchaseToken), ("productId", productId),
             ("paymentIntentId", paymentIntentId), ("paymentId", paymentId), ("steamId", steamId),
-            ("transactionId", transactionId), ("userEmail", userEmail),
+            ("transactionId", transactionId), ("userEmail", userEmail), ("kind", kind), ("proof", proof),
         ]
         return "KeyPurchaseRequest(" + present.compactMap { $0.1 == nil ? nil : $0.0 }.joined(separator: ", ") + ")"
     }

@@ -16,33 +16,32 @@ extension OpenCatServerApplication {
     // MARK: Purchases
 
     /// Verifies a key-pack purchase with its store, then redeems it once: the pack's keys, its licenses.
-    func purchase(platform: Platform, _ request: Request, _ context: ServerRequestContext) async throws -> Response {
+    func purchase(store: Store, _ request: Request, _ context: ServerRequestContext) async throws -> Response {
         let user = try context.keyServerUser()
         let idempotency = try optionalIdempotencyKey(request)
         try OpenCatRequestDecoder.checkContentType(request.headers[.contentType])
         let raw = try await rawBody(request)
         let body = try OpenCatRequestDecoder.decode(KeyPurchaseRequest.self, json: raw)
-        let store = platform.store
         guard let adapter = adapters[store] else {
-            throw APIError(.notFound, "not_found", "this server does not sell on \(platform.rawValue)")
+            throw APIError(.notFound, "not_found", "this server does not sell on \(store.rawValue)")
         }
         if let idempotency {
             // The same key with another body (or for another store) is a conflict, never a second purchase.
             try await ledger.claimIdempotencyKey(
                 userId: user.userId,
                 key: idempotency,
-                operation: "purchase:\(platform.rawValue)",
+                operation: "purchase:\(store.rawValue)",
                 fingerprint: Fingerprint.hex(of: raw)
             )
         }
         try await limitStoreCalls("user:\(user.userId)")
-        let proof = try keyPackProof(platform, body, user: user)
+        let proof = try keyPackProof(store, body, user: user, adapter: adapter)
         let purchase: VerifiedPurchase
         do {
             purchase = try await adapter.verify(proof)
             try purchase.requireEnvironment(in: settings.environments(store))
         } catch { throw refused(error, store: adapter.store) }
-        let redemption = try await redeemKeyPack(purchase, platform: platform, user: user)
+        let redemption = try await redeemKeyPack(purchase, store: store, user: user)
         let outcome = redemption.outcome
         let pack = redemption.pack
         let quantity = redemption.quantity
@@ -60,7 +59,12 @@ extension OpenCatServerApplication {
 
     /// The store proof a key-pack purchase names, bound to its buyer: the token's own account (email, Steam id) and,
     /// for stores whose ids are not secrets, the buyer the store must report.
-    func keyPackProof(_ platform: Platform, _ body: KeyPurchaseRequest, user: ServerUser) throws -> PurchaseProof {
+    func keyPackProof(_ store: Store, _ body: KeyPurchaseRequest, user: ServerUser, adapter: any StoreAdapter) throws
+        -> PurchaseProof
+    {
+        guard let platform = Platform(rawValue: store.rawValue) else {
+            return try otherStoreProof(store, body, user: user, adapter: adapter)
+        }
         var proof: PurchaseProof
         switch platform {
         case .apple:
@@ -111,6 +115,29 @@ extension OpenCatServerApplication {
         return proof
     }
 
+    /// The proof of a purchase on a store beside the five: the kind its adapter reads and the proof, bound to the
+    /// token's own account (the adapter is asked for this user as the buyer).
+    func otherStoreProof(_ store: Store, _ body: KeyPurchaseRequest, user: ServerUser, adapter: any StoreAdapter) throws
+        -> PurchaseProof
+    {
+        let kind = PurchaseProof.Kind(rawValue: try field(body.kind))
+        guard Self.accepts(kind, from: adapter) else {
+            throw APIError(.unprocessableContent, "invalid_receipt", "this server does not verify that proof")
+        }
+        if let email = body.userEmail, let own = user.email, own.lowercased() != email.lowercased() {
+            throw APIError(.forbidden, "forbidden", "a purchase credits the token's own account")
+        }
+        var proof = PurchaseProof(
+            store: store,
+            kind: kind,
+            token: Secret(try field(body.proof)),
+            productId: body.productId,
+            transactionId: body.transactionId
+        )
+        proof.expectedPurchaser = user.userId
+        return proof
+    }
+
     /// What redeeming a verified key-pack purchase did.
     struct KeyPackRedemption {
         var outcome: RedemptionOutcome
@@ -122,20 +149,20 @@ extension OpenCatServerApplication {
     /// quantity and (Stripe) its price, mints its licences, credits the keys and records the sale. The app's
     /// purchase route and the web portal's checkout both end here, so a purchase credits once whichever path
     /// reaches the ledger first.
-    func redeemKeyPack(_ purchase: VerifiedPurchase, platform: Platform, user: ServerUser) async throws
+    func redeemKeyPack(_ purchase: VerifiedPurchase, store: Store, user: ServerUser) async throws
         -> KeyPackRedemption
     {
-        let (pack, plan, quantity) = try acceptedKeyPack(purchase, platform: platform)
+        let (pack, plan, quantity) = try acceptedKeyPack(purchase, store: store)
         let licenses = try mintLicenses(
             pack: pack,
             plan: plan,
             quantity: quantity,
             purchase,
-            platform: platform,
+            store: store,
             user: user
         )
         let outcome = try await ledger.redeem(
-            store: platform.rawValue,
+            store: store.rawValue,
             transactionId: purchase.transactionId,
             userId: user.userId,
             grant: KeyGrant(
@@ -146,11 +173,11 @@ extension OpenCatServerApplication {
             )
         )
         if !outcome.replayed {
-            ServerMetrics.purchaseAccepted(store: platform.rawValue, api: "keys")
+            ServerMetrics.purchaseAccepted(store: store.rawValue, api: "keys")
             logger.info(
                 "key pack redeemed",
                 metadata: [
-                    "store": "\(platform.rawValue)", "product": "\(purchase.productId)",
+                    "store": "\(store.rawValue)", "product": "\(purchase.productId)",
                     "keys": "\(outcome.entry.amount)",
                 ]
             )
@@ -158,7 +185,7 @@ extension OpenCatServerApplication {
         // Recorded on a replay too (once per transaction): a sale lost to a crash after the redemption comes back.
         if let price = purchase.price {
             try await ledger.recordSale(
-                store: platform.rawValue,
+                store: store.rawValue,
                 transactionId: purchase.transactionId,
                 userId: user.userId,
                 productId: purchase.productId,
@@ -171,7 +198,7 @@ extension OpenCatServerApplication {
 
     /// The rules a verified purchase meets before it credits a key pack: paid, a pack of this server, a quantity in
     /// 1…``maximumQuantity``, and (Stripe, with `prices`) the price × quantity charged.
-    func acceptedKeyPack(_ purchase: VerifiedPurchase, platform: Platform) throws -> (
+    func acceptedKeyPack(_ purchase: VerifiedPurchase, store: Store) throws -> (
         pack: KeyPack, plan: PlanLevel, quantity: Int64
     ) {
         guard purchase.state == .active else {
@@ -199,7 +226,7 @@ extension OpenCatServerApplication {
             )
         }
         let quantity = Int64(purchase.quantity)
-        if platform == .stripe, let unit = settings.stripePrices[purchase.productId] {
+        if store == .stripe, let unit = settings.stripePrices[purchase.productId] {
             // Stripe's PaymentIntent says what was charged, not what the product costs: the server compares.
             let expected = Money(amount: unit.amount * Decimal(quantity), currency: unit.currency.uppercased())
             guard let paid = purchase.price, paid.currency.uppercased() == expected.currency,
@@ -226,7 +253,7 @@ extension OpenCatServerApplication {
         plan: PlanLevel,
         quantity: Int64,
         _ purchase: VerifiedPurchase,
-        platform: Platform,
+        store: Store,
         user: ServerUser
     ) throws -> [LicenseRecord] {
         var licenses: [LicenseRecord] = []
@@ -244,7 +271,7 @@ extension OpenCatServerApplication {
                     userId: user.userId,
                     plan: plan.description,
                     license: key.license.rawValue,
-                    store: platform.rawValue,
+                    store: store.rawValue,
                     transactionId: purchase.transactionId,
                     createdAt: purchase.purchaseDate
                 )

@@ -7,7 +7,7 @@ import StoreAdapters
 
 /// Key packs bought on the web: the server creates a Stripe Checkout Session or a PayPal order, sends the buyer
 /// to the store's page, and credits the pack when the buyer comes back or the store's webhook arrives — whichever
-/// is first. Both paths verify the payment with its store and redeem it through ``redeemKeyPack(_:platform:user:)``,
+/// is first. Both paths verify the payment with its store and redeem it through ``redeemKeyPack(_:store:user:)``,
 /// keyed by the store transaction, so the pack is credited once.
 extension OpenCatServerApplication {
     var portalSettings: PortalSettings? { settings.portal }
@@ -164,9 +164,8 @@ extension OpenCatServerApplication {
                 store: store
             )
         }
-        let platform: Platform = store == .stripe ? .stripe : .paypal
         let buyer = settings.users.user(email: order.email) ?? webUser(email: order.email)
-        let redemption = try await redeemKeyPack(purchase, platform: platform, user: buyer)
+        let redemption = try await redeemKeyPack(purchase, store: store, user: buyer)
         try await ledger.markWebOrderCredited(
             store: store.rawValue,
             reference: reference,

@@ -25,8 +25,9 @@ public struct KeyServerClient: Sendable {
     /// Sends the proof of a key-pack purchase; the server verifies it with the store and mints keys.
     /// - Parameters:
     ///   - proof: Apple signed transaction, Google purchase token (with its product id), Stripe PaymentIntent id,
-    ///     PayPal order id or Steam transaction id.
-    ///   - email: the account's email (Apple, Google, Stripe, PayPal).
+    ///     PayPal order id or Steam transaction id; for a store beside the five, the proof its adapter on the server
+    ///     reads (sent with its kind to `POST /api/v1/keys/purchase/{store}`).
+    ///   - email: the account's email (Apple, Google, Stripe, PayPal, another store).
     ///   - steamId: the buyer's Steam id (Steam).
     ///   - idempotencyKey: the same key for every retry of this purchase (default: derived from the proof).
     public func purchaseKeyPack(
@@ -35,15 +36,28 @@ public struct KeyServerClient: Sendable {
         steamId: String? = nil,
         idempotencyKey: String? = nil
     ) async throws(KeyServerError) -> KeyPurchaseResult {
-        guard let platform = Platform(rawValue: proof.store.rawValue) else {
-            throw KeyServerError(.invalidInput, "key packs are sold on Apple, Google, Stripe, PayPal and Steam only")
-        }
         let token = proof.token.revealed
         func userEmail() throws(KeyServerError) -> String {
             guard let email, EmailAddress.isValid(email) else {
-                throw KeyServerError(.invalidInput, "a key-pack purchase on \(platform) needs a valid email")
+                throw KeyServerError(.invalidInput, "a key-pack purchase on \(proof.store) needs a valid email")
             }
             return email
+        }
+        guard let platform = Platform(rawValue: proof.store.rawValue) else {
+            // A store beside the five: its adapter on the server reads the proof by its kind.
+            let body = KeyPurchaseRequest.other(
+                kind: proof.kind.rawValue,
+                proof: token,
+                productId: proof.productId,
+                transactionId: proof.transactionId,
+                userEmail: try userEmail()
+            )
+            return try await api.call(
+                .post,
+                "/keys/purchase/\(try Self.segment(proof.store.rawValue))",
+                body: body,
+                idempotencyKey: idempotencyKey ?? "purchase-\(proof.store.rawValue)-\(proof.fingerprint)"
+            )
         }
         let body: KeyPurchaseRequest
         switch platform {
