@@ -210,44 +210,12 @@ func buildApplication(
         try? await transport.shutdown()
         throw ServerStartError("configuration: \(error.message)")
     }
-    let database = ServerDatabase.resolve(arguments.database)
-    let ledger: any LedgerStore
-    let kind: String
-    var migrate: (@Sendable () async throws -> Void)?
-    if database.hasPrefix("sqlite:") {
-        let path = String(database.dropFirst(7))
-        do {
-            let lock = try SQLiteFileLock(path: path)
-            services.append(ShutdownService(name: "SQLite lock") { lock.release() })
-            ledger = try SQLiteLedgerStore(fileURL: URL(fileURLWithPath: path))
-        } catch {
-            try? await transport.shutdown()
-            throw error
-        }
-        kind = "sqlite"
-    } else {
-        let client: PostgresClient
-        do throws(PostgresConfigurationError) {
-            client = PostgresClient(
-                configuration: try arguments.databaseSettings().configuration(url: database),
-                backgroundLogger: logger
-            )
-        } catch {
-            try? await transport.shutdown()
-            throw ServerStartError("--database: \(error.message)")
-        }
-        let postgres = PostgresLedgerStore(client: client, logger: logger)
-        let (started, signal) = AsyncStream.makeStream(of: Void.self)
-        services.insert(PostgresClientService(client: client, started: signal), at: 0)
-        ledger = postgres
-        kind = "postgresql"
-        migrate = {
-            // Migrate once the client's run() has begun (PostgresNIO warns about a query before it).
-            for await _ in started {}
-            await Task.yield()
-            try await postgres.migrate()
-        }
+    let opened: OpenedLedger
+    do { opened = try openLedger(arguments, logger: logger, services: &services) } catch {
+        try? await transport.shutdown()
+        throw error
     }
+    let (ledger, kind, migrate) = (opened.ledger, opened.kind, opened.migrate)
     let server = OpenCatServerApplication(
         ledger: ledger,
         settings: settings,
@@ -278,6 +246,50 @@ func buildApplication(
         ]
     )
     return app
+}
+
+/// The ledger `--database` names, and what else it needs: a SQLite file's lock, or the PostgreSQL client as a
+/// service (first, so it stops last) and its migrations before the server starts.
+struct OpenedLedger {
+    var ledger: any LedgerStore
+    var kind: String
+    var migrate: (@Sendable () async throws -> Void)?
+}
+
+func openLedger(_ arguments: some AppArguments, logger: Logger, services: inout [any Service]) throws -> OpenedLedger {
+    let database = ServerDatabase.resolve(arguments.database)
+    let ledger: any LedgerStore
+    let kind: String
+    var migrate: (@Sendable () async throws -> Void)?
+    if database.hasPrefix("sqlite:") {
+        let path = String(database.dropFirst(7))
+        let lock = try SQLiteFileLock(path: path)
+        services.append(ShutdownService(name: "SQLite lock") { lock.release() })
+        ledger = try SQLiteLedgerStore(fileURL: URL(fileURLWithPath: path))
+        kind = "sqlite"
+    } else {
+        let client: PostgresClient
+        do throws(PostgresConfigurationError) {
+            client = PostgresClient(
+                configuration: try arguments.databaseSettings().configuration(url: database),
+                backgroundLogger: logger
+            )
+        } catch {
+            throw ServerStartError("--database: \(error.message)")
+        }
+        let postgres = PostgresLedgerStore(client: client, logger: logger)
+        let (started, signal) = AsyncStream.makeStream(of: Void.self)
+        services.insert(PostgresClientService(client: client, started: signal), at: 0)
+        ledger = postgres
+        kind = "postgresql"
+        migrate = {
+            // Migrate once the client's run() has begun (PostgresNIO warns about a query before it).
+            for await _ in started {}
+            await Task.yield()
+            try await postgres.migrate()
+        }
+    }
+    return OpenedLedger(ledger: ledger, kind: kind, migrate: migrate)
 }
 
 /// The process's Prometheus registry, swift-metrics' backend (bootstrapped once, when the server is built).

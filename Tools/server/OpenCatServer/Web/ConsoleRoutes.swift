@@ -213,6 +213,20 @@ extension OpenCatServerApplication {
         context["balance"] = String(try await ledger.balance(of: userId))
         let subscriber = try await ledger.subscriber(userId)
         let promotions = try await ledger.promotionalEntitlements(of: userId)
+        context["entitlements"] = customerEntitlements(subscriber, promotions, userId: userId, signedIn, now: now)
+        context["purchases"] = try await customerPurchases(subscriber, userId: userId, signedIn)
+        try await addCustomerHistory(to: &context, userId: userId)
+        return render("console-customer", context)
+    }
+
+    /// A customer's entitlements: from store transactions (by the configured map) and promotional grants.
+    func customerEntitlements(
+        _ subscriber: (firstSeenAt: Date, transactions: [TransactionInfo]),
+        _ promotions: [PromotionalEntitlement],
+        userId: String,
+        _ signedIn: ConsoleOperator,
+        now: Date
+    ) -> [[String: Any]] {
         var entitlements: [[String: Any]] = []
         for transaction in subscriber.transactions {
             for name in settings.openCat?.entitlements[transaction.productId] ?? [] {
@@ -233,7 +247,18 @@ extension OpenCatServerApplication {
                 "path": APIRequest.percentEncoded(userId),
             ])
         }
-        context["entitlements"] = entitlements
+        return entitlements
+    }
+
+    /// A customer's purchases across the stores, the web orders and the key-pack redemptions, with the actions each
+    /// offers (re-verify, refund, extend).
+    func customerPurchases(
+        _ subscriber: (firstSeenAt: Date, transactions: [TransactionInfo]),
+        userId: String,
+        _ signedIn: ConsoleOperator
+    ) async throws
+        -> [[String: Any]]
+    {
         let path = APIRequest.percentEncoded(userId)
         func row(
             _ store: String,
@@ -288,7 +313,11 @@ extension OpenCatServerApplication {
                 )
             )
         }
-        context["purchases"] = purchases
+        return purchases
+    }
+
+    /// A customer's last ledger entries, refunds among them, and licences (by plan and date: the key is theirs).
+    func addCustomerHistory(to context: inout [String: Any], userId: String) async throws {
         let entries = try await ledger.entries(of: userId, limit: 200)
         context["ledger"] = entries.map { entry -> [String: Any] in
             [
@@ -313,7 +342,6 @@ extension OpenCatServerApplication {
                 "revoked": revoked.contains(licence.keyValue),
             ]
         }
-        return render("console-customer", context)
     }
 
     func customerAction(_ request: Request, _ session: ServerRequestContext, userId: String, action: String)
@@ -328,25 +356,7 @@ extension OpenCatServerApplication {
         let page = "/console/customers/" + APIRequest.percentEncoded(userId)
         switch action {
         case "grant":
-            let entitlement = (fields["entitlement"] ?? "").trimmingCharacters(in: .whitespaces)
-            guard !entitlement.isEmpty, entitlement.count <= 100,
-                entitlement.allSatisfy({ $0.isLetter || $0.isNumber || "._-:".contains($0) })
-            else { throw WebRefusal(.badRequest, "An entitlement id is letters, digits and . _ - :") }
-            guard let days = Int(fields["days"] ?? ""), (1...3650).contains(days) else {
-                throw WebRefusal(.badRequest, "Grant for 1 to 3650 days.")
-            }
-            let now = clock()
-            try await ledger.grantPromotionalEntitlement(
-                PromotionalEntitlement(
-                    id: "promo_" + UUID().uuidString.lowercased(),
-                    appUserId: userId,
-                    entitlement: entitlement,
-                    startsAt: now,
-                    expiresAt: now.addingTimeInterval(TimeInterval(days) * 86_400),
-                    grantedBy: signedIn.name,
-                    reason: reason
-                )
-            )
+            try await grantPromotion(fields, userId: userId, by: signedIn, reason: reason)
             return redirect(page + "?notice=granted")
         case "revoke":
             _ = try await ledger.revokePromotionalEntitlement(
@@ -362,63 +372,84 @@ extension OpenCatServerApplication {
             }
             _ = try await ledger.adjustWallet(userId: userId, amount: amount, by: signedIn.name, reason: reason)
             return redirect(page + "?notice=adjusted")
-        case "refund":
-            let outcome = try await operatorRefund(
-                store: Store(rawValue: fields["store"] ?? ""),
-                transaction: fields["transaction"] ?? "",
-                amount: fields["amount"] ?? "",
-                key: fields["refundKey"] ?? ""
-            )
-            try await ledger.audit(
-                AuditRecord(
-                    operatorName: signedIn.name,
-                    action: "refund",
-                    subject: userId,
-                    reason: reason,
-                    detail: "\(fields["store"] ?? "") \(fields["transaction"] ?? ""): \(outcome)",
-                    createdAt: clock()
-                )
-            )
-            return redirect(page + (outcome.hasPrefix("refused") ? "?notice=refused" : "?notice=refunded"))
-        case "reverify":
-            let outcome = try await reverify(
-                store: Store(rawValue: fields["store"] ?? ""),
-                transaction: fields["transaction"] ?? ""
-            )
-            try await ledger.audit(
-                AuditRecord(
-                    operatorName: signedIn.name,
-                    action: "reverify",
-                    subject: userId,
-                    reason: reason,
-                    detail: "\(fields["store"] ?? "") \(fields["transaction"] ?? ""): \(outcome)",
-                    createdAt: clock()
-                )
-            )
-            return redirect(page + "?notice=reverified")
-        case "extend":
-            guard let days = Int(fields["days"] ?? ""), (1...90).contains(days) else {
-                throw WebRefusal(.badRequest, "Extend by 1 to 90 days.")
-            }
-            let outcome = try await operatorExtend(
-                store: Store(rawValue: fields["store"] ?? ""),
-                transaction: fields["transaction"] ?? "",
-                days: days
-            )
-            try await ledger.audit(
-                AuditRecord(
-                    operatorName: signedIn.name,
-                    action: "extend",
-                    subject: userId,
-                    reason: reason,
-                    detail: "\(fields["store"] ?? "") \(fields["transaction"] ?? "") +\(days) days: \(outcome)",
-                    createdAt: clock()
-                )
-            )
-            return redirect(page + (outcome.hasPrefix("refused") ? "?notice=refused" : "?notice=extended"))
+        case "refund", "reverify", "extend":
+            let notice = try await storeAction(action, fields, userId: userId, by: signedIn, reason: reason)
+            return redirect(page + "?notice=\(notice)")
         default:
             throw WebRefusal(.notFound, "No such action.")
         }
+    }
+
+    /// Grants a promotional entitlement for 1…3650 days.
+    func grantPromotion(_ fields: [String: String], userId: String, by signedIn: ConsoleOperator, reason: String)
+        async throws
+    {
+        let entitlement = (fields["entitlement"] ?? "").trimmingCharacters(in: .whitespaces)
+        guard !entitlement.isEmpty, entitlement.count <= 100,
+            entitlement.allSatisfy({ $0.isLetter || $0.isNumber || "._-:".contains($0) })
+        else { throw WebRefusal(.badRequest, "An entitlement id is letters, digits and . _ - :") }
+        guard let days = Int(fields["days"] ?? ""), (1...3650).contains(days) else {
+            throw WebRefusal(.badRequest, "Grant for 1 to 3650 days.")
+        }
+        let now = clock()
+        try await ledger.grantPromotionalEntitlement(
+            PromotionalEntitlement(
+                id: "promo_" + UUID().uuidString.lowercased(),
+                appUserId: userId,
+                entitlement: entitlement,
+                startsAt: now,
+                expiresAt: now.addingTimeInterval(TimeInterval(days) * 86_400),
+                grantedBy: signedIn.name,
+                reason: reason
+            )
+        )
+    }
+
+    /// A refund, re-verification or extension with the purchase's store, audited with the store's answer; the
+    /// notice the customer page shows.
+    func storeAction(
+        _ action: String,
+        _ fields: [String: String],
+        userId: String,
+        by signedIn: ConsoleOperator,
+        reason: String
+    ) async throws -> String {
+        let store = Store(rawValue: fields["store"] ?? "")
+        let transaction = fields["transaction"] ?? ""
+        var detail = "\(store.rawValue) \(transaction)"
+        let outcome: String
+        let notice: String
+        switch action {
+        case "refund":
+            outcome = try await operatorRefund(
+                store: store,
+                transaction: transaction,
+                amount: fields["amount"] ?? "",
+                key: fields["refundKey"] ?? ""
+            )
+            notice = outcome.hasPrefix("refused") ? "refused" : "refunded"
+        case "reverify":
+            outcome = try await reverify(store: store, transaction: transaction)
+            notice = "reverified"
+        default:
+            guard let days = Int(fields["days"] ?? ""), (1...90).contains(days) else {
+                throw WebRefusal(.badRequest, "Extend by 1 to 90 days.")
+            }
+            outcome = try await operatorExtend(store: store, transaction: transaction, days: days)
+            detail += " +\(days) days"
+            notice = outcome.hasPrefix("refused") ? "refused" : "extended"
+        }
+        try await ledger.audit(
+            AuditRecord(
+                operatorName: signedIn.name,
+                action: action,
+                subject: userId,
+                reason: reason,
+                detail: "\(detail): \(outcome)",
+                createdAt: clock()
+            )
+        )
+        return notice
     }
 
     /// Whether the console offers a refund of a purchase: its store's adapter performs refunds, and (Stripe) the

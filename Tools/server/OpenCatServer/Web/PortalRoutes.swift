@@ -21,6 +21,12 @@ extension OpenCatServerApplication {
         guard portalSettings != nil else { return }
         addWebAssets(to: root)
         let router = root.group("/portal").add(middleware: WebSessionAuthenticator(server: self, area: .portal))
+        addSignInRoutes(to: router)
+        addAccountRoutes(to: router)
+    }
+
+    /// Signing in by an emailed link, and out.
+    func addSignInRoutes(to router: RouterGroup<ServerRequestContext>) {
         router.get { request, session in
             await web {
                 if portalUser(session) != nil { return redirect("/portal/wallet") }
@@ -62,6 +68,10 @@ extension OpenCatServerApplication {
                 )
             }
         }
+    }
+
+    /// The signed-in account's pages: wallet, keys, buying, the stores' returns, sharing, donating, the pool.
+    func addAccountRoutes(to router: RouterGroup<ServerRequestContext>) {
         router.get("wallet") { request, session in await web { try await walletPage(request, session) } }
         router.get("keys") { request, session in await web { try await keysPage(request, session) } }
         router.get("buy") { request, session in await web { try await buyPage(request, session) } }
