@@ -69,16 +69,47 @@ struct ServerInit: ParsableCommand {
                 to: root.appendingPathComponent("mock-secrets.json")
             )
         }
+        let operatorToken = "opc_" + Self.random()
+        let config = Self.configuration(
+            kid: kid,
+            keyPacks: keyPacks,
+            stores: stores,
+            apiKey: apiKey,
+            operatorToken: operatorToken
+        )
+        let data = try JSONSerialization.data(
+            withJSONObject: config,
+            options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        )
+        try write(data, to: root.appendingPathComponent("server.json"))
+        print("wrote \(root.path)/server.json, users.json and signing-keys/\(kid).ed25519")
+        print("license public key (\(kid)): \(issuer.publicKey.rawRepresentation.base64EncodedString())")
+        print("\(buyer) bearer token (shown once): \(token)")
+        if demo { print("friend bearer token (shown once): \(friendToken)") }
+        print("OpenCat API key (shown once): \(apiKey)")
+        print("console operator admin, token (shown once): \(operatorToken)")
+        if demo { printDemo(root: root, token: token) }
+    }
+
+    /// The server configuration `init` writes: the portal and console on `serve`'s default address (the
+    /// operator's token is shown once; sign-in links go to portal-mail.jsonl in development), the users file, the
+    /// signing keys, the packs, an example app, the OpenCat API key and the stores.
+    static func configuration(
+        kid: String,
+        keyPacks: [String: Any],
+        stores: [String: Any],
+        apiKey: String,
+        operatorToken: String
+    ) -> [String: Any] {
         // The web portal and console on the address `serve` listens on by default; the operator's token is shown
         // once. Sign-in links go to portal-mail.jsonl (development): plug a mail sender in for production.
-        let operatorToken = "opc_" + Self.random()
         let portal: [String: Any] = [
             "publicURL": "http://127.0.0.1:8080",
             "products": [["productId": "com.example.keys.10", "name": "10 keys", "amount": "4.99", "currency": "USD"]],
             "operators": [["name": "admin", "tokenSHA256": BearerTokens.hash(operatorToken)]],
             "mail": ["file": "portal-mail.jsonl"],
         ]
-        let config: [String: Any] = [
+        return [
             "portal": portal,
             "usersFile": "users.json",
             "signingKeys": ["folder": "signing-keys", "activeKid": kid],
@@ -91,32 +122,23 @@ struct ServerInit: ParsableCommand {
             ],
             "stores": stores,
         ]
-        let data = try JSONSerialization.data(
-            withJSONObject: config,
-            options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        )
-        try write(data, to: root.appendingPathComponent("server.json"))
-        print("wrote \(root.path)/server.json, users.json and signing-keys/\(kid).ed25519")
-        print("license public key (\(kid)): \(issuer.publicKey.rawRepresentation.base64EncodedString())")
-        print("\(buyer) bearer token (shown once): \(token)")
-        if demo { print("friend bearer token (shown once): \(friendToken)") }
-        print("OpenCat API key (shown once): \(apiKey)")
-        print("console operator admin, token (shown once): \(operatorToken)")
-        if demo {
-            print(
-                """
+    }
 
-                Try it (Tools/server/README.md walks through it):
-                  swift run opencat mock serve --port \(mockPort) --store stripe --scenario one-time-paid \\
-                      --secrets \(root.path)/mock-secrets.json &
-                  swift run opencat-server --port 8080 --config \(root.path)/server.json \\
-                      --database sqlite:\(root.path)/ledger.sqlite &
-                  curl -s -H 'Authorization: Bearer \(token)' -H 'Content-Type: application/json' \\
-                      -d '{"paymentIntentId":"pi_3OpenCatPaid001","productId":"gems_500"}' \\
-                      http://127.0.0.1:8080/api/v1/keys/purchase/stripe
-                """
-            )
-        }
+    /// How to try the demo: the mock Stripe, the server, a purchase.
+    func printDemo(root: URL, token: String) {
+        print(
+            """
+
+            Try it (Tools/server/README.md walks through it):
+              swift run opencat mock serve --port \(mockPort) --store stripe --scenario one-time-paid \\
+                  --secrets \(root.path)/mock-secrets.json &
+              swift run opencat-server --port 8080 --config \(root.path)/server.json \\
+                  --database sqlite:\(root.path)/ledger.sqlite &
+              curl -s -H 'Authorization: Bearer \(token)' -H 'Content-Type: application/json' \\
+                  -d '{"paymentIntentId":"pi_3OpenCatPaid001","productId":"gems_500"}' \\
+                  http://127.0.0.1:8080/api/v1/keys/purchase/stripe
+            """
+        )
     }
 
     /// Writes a new file that only its owner can read, from its first byte (no window with the umask's mode).

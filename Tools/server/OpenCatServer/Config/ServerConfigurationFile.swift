@@ -134,21 +134,7 @@ public struct ServerConfigurationFile: Sendable, Decodable {
         if let signingKeys {
             keyring = try LicenseKeyring(folder: path(signingKeys.folder), activeKid: signingKeys.activeKid)
         }
-        var openCatSettings: OpenCatAPISettings?
-        if let api = openCat {
-            var offerings = Offerings(currentOfferingId: nil, all: [:])
-            if let file = api.offeringsFile {
-                do { offerings = try JSONDecoder().decode(Offerings.self, from: Data(contentsOf: path(file))) } catch {
-                    throw ServerConfigurationError("\(file) is not an offerings file")
-                }
-            }
-            openCatSettings = OpenCatAPISettings(
-                apiKeySHA256: Set(api.apiKeySHA256),
-                entitlements: api.entitlements ?? [:],
-                offerings: offerings
-            )
-            openCatSettings?.secretKeySHA256 = Set((api.secretKeySHA256 ?? []).map { $0.lowercased() })
-        }
+        let openCatSettings = try openCatAPISettings()
         for (product, pack) in keyPacks ?? [:]
         where pack.keys < 0 || pack.bonusKeys < 0 || pack.communityKeys < 0
             || pack.licenses < 0 || pack.licenses > 100
@@ -165,6 +151,33 @@ public struct ServerConfigurationFile: Sendable, Decodable {
             googlePushToken: try storeSettings(.google).optionalString("pushTokenEnv").flatMap { environment[$0] }
         )
         settings.acceptedEnvironments = try Self.environments(acceptedEnvironments ?? [:])
+        try applyLimits(to: &settings)
+        settings.requireAppleAccountToken = openCat?.requireAppleAccountToken ?? false
+        try applyStoreKeys(to: &settings)
+        settings.portal = try portalSettings(keyPacks: settings.keyPacks)
+        return settings
+    }
+
+    /// The OpenCat API's settings (keys by hash, entitlements, the offerings file), or nil when the file has none.
+    func openCatAPISettings() throws(ServerConfigurationError) -> OpenCatAPISettings? {
+        guard let api = openCat else { return nil }
+        var offerings = Offerings(currentOfferingId: nil, all: [:])
+        if let file = api.offeringsFile {
+            do { offerings = try JSONCoding.decoder.decode(Offerings.self, from: Data(contentsOf: path(file))) } catch {
+                throw ServerConfigurationError("\(file) is not an offerings file")
+            }
+        }
+        var settings = OpenCatAPISettings(
+            apiKeySHA256: Set(api.apiKeySHA256),
+            entitlements: api.entitlements ?? [:],
+            offerings: offerings
+        )
+        settings.secretKeySHA256 = Set((api.secretKeySHA256 ?? []).map { $0.lowercased() })
+        return settings
+    }
+
+    /// The rate limits, timeouts and proxy header, each checked.
+    func applyLimits(to settings: inout ServerSettings) throws(ServerConfigurationError) {
         if let storeRateLimit {
             guard storeRateLimit.requests > 0, storeRateLimit.seconds > 0 else {
                 throw ServerConfigurationError("storeRateLimit: requests and seconds are 1 or more")
@@ -203,7 +216,11 @@ public struct ServerConfigurationFile: Sendable, Decodable {
             }
             settings.idleTimeoutSeconds = idleTimeoutSeconds
         }
-        settings.requireAppleAccountToken = openCat?.requireAppleAccountToken ?? false
+    }
+
+    /// The server's own keys beside the stores' adapter settings (`steam.refundReportSeconds`, `steam.ticketIdentity`,
+    /// `apple.rereadNotifications`, `stripe.prices`).
+    func applyStoreKeys(to settings: inout ServerSettings) throws(ServerConfigurationError) {
         if let seconds = try storeSettings(.steam).integer("refundReportSeconds", as: Int.self) {
             guard seconds == 0 || seconds >= 60 else {
                 throw ServerConfigurationError("stores.steam.refundReportSeconds: 0 (never) or 60 or more")
@@ -223,8 +240,6 @@ public struct ServerConfigurationFile: Sendable, Decodable {
             )
         }
         settings.stripePrices = try storeSettings(.stripe).prices("prices")
-        settings.portal = try portalSettings(keyPacks: settings.keyPacks)
-        return settings
     }
 
     func portalSettings(keyPacks: [String: KeyPack]) throws(ServerConfigurationError) -> PortalSettings? {

@@ -132,7 +132,7 @@ package enum LedgerSchema {
         baseMigrations(dialect) + laterMigrations(dialect)
     }
 
-    /// v1–v4: entries, redemptions, idempotency, licenses, subscribers, web sessions and orders.
+    /// v1–v2: entries, redemptions, idempotency, licenses, subscribers.
     static func baseMigrations(_ dialect: SQLDialect) -> [(name: String, sql: [String])] {
         let serial = dialect == .sqlite ? "INTEGER PRIMARY KEY AUTOINCREMENT" : "BIGSERIAL PRIMARY KEY"
         let integer = dialect == .sqlite ? "INTEGER" : "BIGINT"
@@ -193,6 +193,14 @@ package enum LedgerSchema {
                     """,
                 ]
             ),
+        ] + webMigrations(dialect)
+    }
+
+    /// v3–v4: the web portal and the console (sessions, orders, sign-in links, audit, promotions).
+    static func webMigrations(_ dialect: SQLDialect) -> [(name: String, sql: [String])] {
+        let integer = dialect == .sqlite ? "INTEGER" : "BIGINT"
+        let real = dialect == .sqlite ? "REAL" : "DOUBLE PRECISION"
+        return [
             (
                 "v3",
                 [
@@ -229,7 +237,7 @@ package enum LedgerSchema {
         ]
     }
 
-    /// v5 onwards: what later rounds added (key lots, single-use proofs, store times, server secrets, serials).
+    /// v5–v6: what the money rounds added first (key lots among them).
     static func laterMigrations(_ dialect: SQLDialect) -> [(name: String, sql: [String])] {
         let serial = dialect == .sqlite ? "INTEGER PRIMARY KEY AUTOINCREMENT" : "BIGSERIAL PRIMARY KEY"
         let integer = dialect == .sqlite ? "INTEGER" : "BIGINT"
@@ -300,6 +308,14 @@ package enum LedgerSchema {
                     """,
                 ]
             ),
+        ] + serialMigrations(dialect)
+    }
+
+    /// v7 onwards: single-use proofs, store times, server secrets, revocation serials.
+    static func serialMigrations(_ dialect: SQLDialect) -> [(name: String, sql: [String])] {
+        let integer = dialect == .sqlite ? "INTEGER" : "BIGINT"
+        let real = dialect == .sqlite ? "REAL" : "DOUBLE PRECISION"
+        return [
             (
                 "v7",
                 [
