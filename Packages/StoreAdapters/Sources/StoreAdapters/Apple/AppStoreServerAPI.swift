@@ -122,112 +122,58 @@ struct AppStoreServerAPI: Sendable {
         let payload = try? JSONDecoder().decode(AppStore.ErrorPayload.self, from: response.body)
         let status = response.status.code
         let reason = payload?.errorCode.map(String.init)
-        switch payload?.errorCode {
-        case ErrorCode.transactionIdNotFound:
-            return StoreAdapterError(
-                .notFound,
+        func error(_ code: StoreAdapterError.Code, _ message: String, retryAfter: Duration? = nil) -> StoreAdapterError
+        {
+            StoreAdapterError(
+                code,
                 store: .apple,
-                "the App Store does not know this transaction",
-                storeReason: reason,
-                httpStatus: status
-            )
-        case ErrorCode.invalidTransactionId:
-            return StoreAdapterError(
-                .invalidProof,
-                store: .apple,
-                "the App Store rejected the transaction id as invalid",
-                storeReason: reason,
-                httpStatus: status
-            )
-        case ErrorCode.subscriptionMaxExtension:
-            // A limit, not "this extension was applied already": Apple extends again for each new request.
-            return StoreAdapterError(
-                .invalidProof,
-                store: .apple,
-                "the subscription has already received the most renewal-date extensions the App Store allows",
-                storeReason: reason,
-                httpStatus: status
-            )
-        case ErrorCode.subscriptionExtensionIneligible:
-            return StoreAdapterError(
-                .invalidProof,
-                store: .apple,
-                "the subscription's state does not allow a renewal-date extension (a free offer, billing retry, an "
-                    + "ended grace period, expired, or two extensions in the past year)",
-                storeReason: reason,
-                httpStatus: status
-            )
-        case ErrorCode.familySharedSubscriptionExtensionIneligible:
-            return StoreAdapterError(
-                .invalidProof,
-                store: .apple,
-                "a Family Sharing member's subscription cannot be extended directly; extend the purchaser's",
-                storeReason: reason,
-                httpStatus: status
-            )
-        case ErrorCode.statusRequestNotFound:
-            return StoreAdapterError(
-                .notFound,
-                store: .apple,
-                "the App Store has no extension request with this product and request identifier",
-                storeReason: reason,
-                httpStatus: status
-            )
-        case let code? where status == 403 && (4_030_000...4_039_999).contains(code):
-            // Apple answers bad credentials with 401; a 403 with an error code refuses the request itself.
-            return StoreAdapterError(
-                .invalidProof,
-                store: .apple,
-                "the App Store refused the request",
-                storeReason: reason,
-                httpStatus: status
-            )
-        case ErrorCode.rateLimitExceeded:
-            let wait = RetryPolicy.retryAfter(in: response.head.headerFields, now: http.client.clock.currentDate)
-            return StoreAdapterError(
-                .rateLimited,
-                store: .apple,
-                "the App Store is rate limiting requests",
+                message,
                 storeReason: reason,
                 httpStatus: status,
-                retryAfter: wait
+                retryAfter: retryAfter
             )
+        }
+        if let known = payload?.errorCode.flatMap({ Self.knownErrors[$0] }) { return error(known.code, known.message) }
+        switch payload?.errorCode {
+        case let code? where status == 403 && (4_030_000...4_039_999).contains(code):
+            // Apple answers bad credentials with 401; a 403 with an error code refuses the request itself.
+            return error(.invalidProof, "the App Store refused the request")
+        case ErrorCode.rateLimitExceeded:
+            let wait = RetryPolicy.retryAfter(in: response.head.headerFields, now: http.client.clock.currentDate)
+            return error(.rateLimited, "the App Store is rate limiting requests", retryAfter: wait)
         case ErrorCode.generalInternal, ErrorCode.generalInternalRetryable:
-            return StoreAdapterError(
-                .storeUnavailable,
-                store: .apple,
-                "the App Store Server API failed after retries",
-                storeReason: reason,
-                httpStatus: status
-            )
+            return error(.storeUnavailable, "the App Store Server API failed after retries")
         default:
             if let common = http.commonError(for: response, reason: reason) { return common }
             switch status {
-            case 404:
-                return StoreAdapterError(
-                    .notFound,
-                    store: .apple,
-                    "the App Store found nothing for this request",
-                    storeReason: reason,
-                    httpStatus: status
-                )
-            case 400...499:
-                return StoreAdapterError(
-                    .invalidProof,
-                    store: .apple,
-                    "the App Store rejected the request",
-                    storeReason: reason,
-                    httpStatus: status
-                )
-            default:
-                return StoreAdapterError(
-                    .malformedResponse,
-                    store: .apple,
-                    "unexpected App Store answer (HTTP \(status))",
-                    storeReason: reason,
-                    httpStatus: status
-                )
+            case 404: return error(.notFound, "the App Store found nothing for this request")
+            case 400...499: return error(.invalidProof, "the App Store rejected the request")
+            default: return error(.malformedResponse, "unexpected App Store answer (HTTP \(status))")
             }
         }
     }
+
+    /// Apple's error codes with a meaning of their own: the shared code and what it means.
+    static let knownErrors: [Int64: (code: StoreAdapterError.Code, message: String)] = [
+        ErrorCode.transactionIdNotFound: (.notFound, "the App Store does not know this transaction"),
+        ErrorCode.invalidTransactionId: (.invalidProof, "the App Store rejected the transaction id as invalid"),
+        // A limit, not "this extension was applied already": Apple extends again for each new request.
+        ErrorCode.subscriptionMaxExtension: (
+            .invalidProof,
+            "the subscription has already received the most renewal-date extensions the App Store allows"
+        ),
+        ErrorCode.subscriptionExtensionIneligible: (
+            .invalidProof,
+            "the subscription's state does not allow a renewal-date extension (a free offer, billing retry, an "
+                + "ended grace period, expired, or two extensions in the past year)"
+        ),
+        ErrorCode.familySharedSubscriptionExtensionIneligible: (
+            .invalidProof,
+            "a Family Sharing member's subscription cannot be extended directly; extend the purchaser's"
+        ),
+        ErrorCode.statusRequestNotFound: (
+            .notFound,
+            "the App Store has no extension request with this product and request identifier"
+        ),
+    ]
 }

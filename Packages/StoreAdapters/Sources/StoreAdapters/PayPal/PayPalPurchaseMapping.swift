@@ -43,37 +43,7 @@ extension PayPalAdapter {
                 state = .pending
                 break
             }
-            switch capture.status {
-            case _ where capture.statusDetails?.reason == "CHARGEBACK":
-                // A chargeback: the payer's card issuer disputed the capture and PayPal holds the funds: revoked.
-                state = .refunded
-                refundedAmount = try exact(capture.amount)
-            case .completed:
-                state = .active
-            case .pending:
-                state = .pending
-            case .declined, .failed:
-                throw StoreAdapterError(
-                    .notPaid,
-                    store: .paypal,
-                    "the payment was \(capture.status.rawValue.lowercased())",
-                    storeReason: ["CAPTURE_\(capture.status)", capture.statusDetails?.reason].compactMap { $0 }
-                        .joined(separator: "/")
-                )
-            case .refunded:
-                state = .refunded
-                refundedAmount = try completedRefunds(of: unit) ?? exact(capture.amount)
-            case .partiallyRefunded:
-                state = .refunded
-                refundedAmount = try completedRefunds(of: unit)
-            default:
-                throw StoreAdapterError(
-                    .malformedResponse,
-                    store: .paypal,
-                    "unknown capture status",
-                    storeReason: capture.status.rawValue
-                )
-            }
+            (state, refundedAmount) = try captureState(capture, unit: unit)
         case .approved, .created, .saved, .payerActionRequired:
             state = .pending
         case .voided:
@@ -148,6 +118,46 @@ extension PayPalAdapter {
             )
         }
         return productId
+    }
+
+    /// The state a completed order's capture gives, and what was refunded (a chargeback counts as a refund).
+    static func captureState(_ capture: PayPal.Capture, unit: PayPal.PurchaseUnit?) throws -> (
+        VerifiedPurchase.State, Money?
+    ) {
+        let state: VerifiedPurchase.State
+        var refundedAmount: Money?
+        switch capture.status {
+        case _ where capture.statusDetails?.reason == "CHARGEBACK":
+            // A chargeback: the payer's card issuer disputed the capture and PayPal holds the funds: revoked.
+            state = .refunded
+            refundedAmount = try exact(capture.amount)
+        case .completed:
+            state = .active
+        case .pending:
+            state = .pending
+        case .declined, .failed:
+            throw StoreAdapterError(
+                .notPaid,
+                store: .paypal,
+                "the payment was \(capture.status.rawValue.lowercased())",
+                storeReason: ["CAPTURE_\(capture.status)", capture.statusDetails?.reason].compactMap { $0 }
+                    .joined(separator: "/")
+            )
+        case .refunded:
+            state = .refunded
+            refundedAmount = try completedRefunds(of: unit) ?? exact(capture.amount)
+        case .partiallyRefunded:
+            state = .refunded
+            refundedAmount = try completedRefunds(of: unit)
+        default:
+            throw StoreAdapterError(
+                .malformedResponse,
+                store: .paypal,
+                "unknown capture status",
+                storeReason: capture.status.rawValue
+            )
+        }
+        return (state, refundedAmount)
     }
 
     /// The sum of a unit's completed refunds, or `nil` if none is listed.

@@ -23,32 +23,7 @@ extension PayPalAdapter {
         configuration: Configuration,
         verifiedAt: Date? = nil
     ) throws -> VerifiedPurchase {
-        guard let planId = subscription.planId, !planId.isEmpty else {
-            throw StoreAdapterError(
-                .invalidProof,
-                store: .paypal,
-                "the subscription has no plan",
-                storeReason: "plan_id missing"
-            )
-        }
-        // With plans configured, a plan not listed (another app's, on the same merchant account) is refused.
-        if !configuration.subscriptionPlans.isEmpty, configuration.subscriptionPlans[planId] == nil {
-            throw StoreAdapterError(
-                .wrongApplication,
-                store: .paypal,
-                "the subscription's plan is not one of this app's",
-                storeReason: "plan_id"
-            )
-        }
-        let productId = configuration.subscriptionPlans[planId] ?? planId
-        if let expectedProductId, expectedProductId != productId {
-            throw StoreAdapterError(
-                .productMismatch,
-                store: .paypal,
-                "the subscription is for another plan",
-                storeReason: "plan_id"
-            )
-        }
+        let productId = try Self.productId(of: subscription, expected: expectedProductId, configuration: configuration)
         let billing = subscription.billingInfo
         // The last cycle of a fixed plan has no next billing time: its final payment time ends it.
         let nextBilling = (billing?.nextBillingTime ?? billing?.finalPaymentTime).flatMap(PayPalDate.parse)
@@ -112,5 +87,43 @@ extension PayPalAdapter {
             storeStatus: storeStatus,
             verifiedAt: verifiedAt
         )
+    }
+
+    /// The subscription's product: its plan, or the product `subscriptionPlans` maps it to (a plan not listed there,
+    /// when plans are configured, is another app's).
+    static func productId(
+        of subscription: PayPal.Subscription,
+        expected expectedProductId: String?,
+        configuration: Configuration
+    )
+        throws -> String
+    {
+        guard let planId = subscription.planId, !planId.isEmpty else {
+            throw StoreAdapterError(
+                .invalidProof,
+                store: .paypal,
+                "the subscription has no plan",
+                storeReason: "plan_id missing"
+            )
+        }
+        // With plans configured, a plan not listed (another app's, on the same merchant account) is refused.
+        if !configuration.subscriptionPlans.isEmpty, configuration.subscriptionPlans[planId] == nil {
+            throw StoreAdapterError(
+                .wrongApplication,
+                store: .paypal,
+                "the subscription's plan is not one of this app's",
+                storeReason: "plan_id"
+            )
+        }
+        let productId = configuration.subscriptionPlans[planId] ?? planId
+        if let expectedProductId, expectedProductId != productId {
+            throw StoreAdapterError(
+                .productMismatch,
+                store: .paypal,
+                "the subscription is for another plan",
+                storeReason: "plan_id"
+            )
+        }
+        return productId
     }
 }

@@ -37,20 +37,53 @@ extension StripeAdapter {
                 storeReason: "metadata.\(configuration.productMetadataKey)"
             )
         }
+        let quantity = try Self.quantity(of: intent, key: configuration.quantityMetadataKey)
+        let exponent = Stripe.minorUnitExponent(forCurrency: intent.currency)
+        let charge = intent.latestCharge?.expanded
+        let (state, refundedAmount) = try Self.state(of: intent, charge: charge, exponent: exponent)
+        let received = intent.amountReceived ?? 0
+        return VerifiedPurchase(
+            store: .stripe,
+            transactionId: intent.id,
+            productId: productId,
+            purchaser: intent.metadata[configuration.purchaserMetadataKey],
+            purchaseDate: intent.createdDate,
+            state: state,
+            environment: intent.livemode ? .production : .sandbox,
+            quantity: quantity,
+            price: Money(
+                minorUnits: received > 0 ? received : intent.amount,
+                currency: intent.currency,
+                exponent: exponent
+            ),
+            refundedAmount: refundedAmount,
+            storeStatus: charge?.disputed == true ? "\(intent.status.rawValue)/disputed" : intent.status.rawValue,
+            verifiedAt: verifiedAt
+        )
+    }
+
+    /// The number of packs `metadata[key]` names (1 without it; 1…99,999).
+    static func quantity(of intent: Stripe.PaymentIntent, key: String) throws -> Int {
         var quantity = 1
-        if let text = intent.metadata[configuration.quantityMetadataKey] {
+        if let text = intent.metadata[key] {
             guard let value = Int(text), (1...99_999).contains(value) else {
                 throw StoreAdapterError(
                     .invalidProof,
                     store: .stripe,
-                    "the PaymentIntent's metadata[\(configuration.quantityMetadataKey)] is not a whole number from 1",
-                    storeReason: "metadata.\(configuration.quantityMetadataKey)"
+                    "the PaymentIntent's metadata[\(key)] is not a whole number from 1",
+                    storeReason: "metadata.\(key)"
                 )
             }
             quantity = value
         }
-        let exponent = Stripe.minorUnitExponent(forCurrency: intent.currency)
-        let charge = intent.latestCharge?.expanded
+        return quantity
+    }
+
+    /// The state a PaymentIntent's status and its charge give, and what was refunded (a dispute counts as a refund
+    /// of what was captured).
+    static func state(of intent: Stripe.PaymentIntent, charge: Stripe.Charge?, exponent: Int) throws -> (
+        VerifiedPurchase.State, Money?
+    ) {
         let state: VerifiedPurchase.State
         var refundedAmount: Money?
         switch intent.status {
@@ -89,24 +122,6 @@ extension StripeAdapter {
                 storeReason: intent.status.rawValue
             )
         }
-        let received = intent.amountReceived ?? 0
-        return VerifiedPurchase(
-            store: .stripe,
-            transactionId: intent.id,
-            productId: productId,
-            purchaser: intent.metadata[configuration.purchaserMetadataKey],
-            purchaseDate: intent.createdDate,
-            state: state,
-            environment: intent.livemode ? .production : .sandbox,
-            quantity: quantity,
-            price: Money(
-                minorUnits: received > 0 ? received : intent.amount,
-                currency: intent.currency,
-                exponent: exponent
-            ),
-            refundedAmount: refundedAmount,
-            storeStatus: charge?.disputed == true ? "\(intent.status.rawValue)/disputed" : intent.status.rawValue,
-            verifiedAt: verifiedAt
-        )
+        return (state, refundedAmount)
     }
 }

@@ -53,42 +53,7 @@ extension StripeAdapter {
             )
         }
         func date(_ seconds: Int64?) -> Date? { seconds.map { Date(timeIntervalSince1970: TimeInterval($0)) } }
-        let periodEnd = date(subscription.periodEnd)
-        var expiration = periodEnd
-        var grace: Date?
-        let state: VerifiedPurchase.State
-        switch subscription.status {
-        case .trialing:
-            state = subscription.pauseCollection == nil ? .active : .expired
-            expiration = date(subscription.trialEnd) ?? periodEnd
-        case .active:
-            // Collection paused: the periods roll on unpaid, so no access until it resumes.
-            state = subscription.pauseCollection == nil ? .active : .expired
-        case .pastDue:
-            switch configuration.pastDue {
-            case .billingRetry:
-                state = .billingRetry
-            case .gracePeriod:
-                // Until Stripe's next retry, never past a week after the unpaid period began (Stripe has already
-                // moved current_period_end to the end of that unpaid period).
-                state = .gracePeriod
-                let ceiling = date(subscription.currentPeriodStart.map { $0 &+ 7 * 86_400 }) ?? periodEnd
-                let retry = date(subscription.latestInvoice?.expanded?.nextPaymentAttempt)
-                grace = [retry, ceiling].compactMap { $0 }.min()
-            }
-        case .incomplete:
-            state = .pending
-        case .unpaid, .canceled, .incompleteExpired, .paused:
-            state = .expired
-            expiration = date(subscription.endedAt) ?? periodEnd ?? date(subscription.canceledAt)
-        default:
-            throw StoreAdapterError(
-                .malformedResponse,
-                store: .stripe,
-                "unknown subscription status",
-                storeReason: subscription.status.rawValue
-            )
-        }
+        var (state, expiration, grace) = try access(of: subscription, pastDue: configuration.pastDue)
         if let cancelAt = date(subscription.cancelAt), let end = expiration, cancelAt < end { expiration = cancelAt }
         if state == .active, expiration == nil {
             // Never an open-ended grant: an active subscription must say until when.
@@ -99,17 +64,7 @@ extension StripeAdapter {
                 storeReason: subscription.status.rawValue
             )
         }
-        var price: Money?
-        if let item, let unit = item.price.unitAmount {
-            let (total, overflow) = unit.multipliedReportingOverflow(by: max(1, item.quantity ?? 1))
-            if !overflow {
-                price = Money(
-                    minorUnits: total,
-                    currency: item.price.currency,
-                    exponent: Stripe.minorUnitExponent(forCurrency: item.price.currency)
-                )
-            }
-        }
+        let price = item.flatMap(Self.price(of:))
         return VerifiedPurchase(
             store: .stripe,
             transactionId: subscription.latestInvoice.map {
@@ -133,5 +88,65 @@ extension StripeAdapter {
                 ? subscription.status.rawValue : "\(subscription.status.rawValue)/paused",
             verifiedAt: verifiedAt
         )
+    }
+
+    /// The access a subscription's status gives: the state, until when, and the grace period's end.
+    static func access(of subscription: Stripe.Subscription, pastDue: PastDuePolicy) throws -> (
+        state: VerifiedPurchase.State, expiration: Date?, grace: Date?
+    ) {
+        func date(_ seconds: Int64?) -> Date? { seconds.map { Date(timeIntervalSince1970: TimeInterval($0)) } }
+        let periodEnd = date(subscription.periodEnd)
+        var expiration = periodEnd
+        var grace: Date?
+        let state: VerifiedPurchase.State
+        switch subscription.status {
+        case .trialing:
+            state = subscription.pauseCollection == nil ? .active : .expired
+            expiration = date(subscription.trialEnd) ?? periodEnd
+        case .active:
+            // Collection paused: the periods roll on unpaid, so no access until it resumes.
+            state = subscription.pauseCollection == nil ? .active : .expired
+        case .pastDue:
+            switch pastDue {
+            case .billingRetry:
+                state = .billingRetry
+            case .gracePeriod:
+                // Until Stripe's next retry, never past a week after the unpaid period began (Stripe has already
+                // moved current_period_end to the end of that unpaid period).
+                state = .gracePeriod
+                let ceiling = date(subscription.currentPeriodStart.map { $0 &+ 7 * 86_400 }) ?? periodEnd
+                let retry = date(subscription.latestInvoice?.expanded?.nextPaymentAttempt)
+                grace = [retry, ceiling].compactMap { $0 }.min()
+            }
+        case .incomplete:
+            state = .pending
+        case .unpaid, .canceled, .incompleteExpired, .paused:
+            state = .expired
+            expiration = date(subscription.endedAt) ?? periodEnd ?? date(subscription.canceledAt)
+        default:
+            throw StoreAdapterError(
+                .malformedResponse,
+                store: .stripe,
+                "unknown subscription status",
+                storeReason: subscription.status.rawValue
+            )
+        }
+        return (state, expiration, grace)
+    }
+
+    /// The first item's price × quantity, exact in the currency's minor units (nil when it overflows).
+    static func price(of item: Stripe.Subscription.Item) -> Money? {
+        var price: Money?
+        if let unit = item.price.unitAmount {
+            let (total, overflow) = unit.multipliedReportingOverflow(by: max(1, item.quantity ?? 1))
+            if !overflow {
+                price = Money(
+                    minorUnits: total,
+                    currency: item.price.currency,
+                    exponent: Stripe.minorUnitExponent(forCurrency: item.price.currency)
+                )
+            }
+        }
+        return price
     }
 }
