@@ -125,28 +125,7 @@ struct Harness: Sendable {
                 httpClient: http
             )
         )
-        // Only the Google target signs a service-account assertion (swift-crypto's RSA key generation leaks a few
-        // bytes once; Tools/fuzz/lsan.supp names it).
-        if target == .google {
-            let rsa = try _RSA.Signing.PrivateKey(keySize: .bits2048)
-            google = GooglePlayAdapter(
-                configuration: try .init(
-                    packageName: "dev.opencat.auralogic",
-                    serviceAccount: GoogleServiceAccount(
-                        privateKeyId: "fuzz",
-                        privateKey: Secret(rsa.pemRepresentation),
-                        clientEmail: "fuzz@fuzz.iam.gserviceaccount.com",
-                        tokenURI: URL(string: "https://google.fuzz/token")!
-                    ),
-                    baseURL: URL(string: "https://google.fuzz")!,
-                    tokenURL: URL(string: "https://google.fuzz/token")!,
-                    httpClient: http,
-                    acknowledge: false
-                )
-            )
-        } else {
-            google = nil
-        }
+        google = target == .google ? try Self.googleAdapter(http) : nil
         steam = SteamAdapter(
             configuration: .init(
                 appId: 480,
@@ -156,7 +135,34 @@ struct Harness: Sendable {
                 httpClient: http
             )
         )
-        // Every placeholder the committed cassettes use, with dummy values: loading goes past substitution.
+        loader = FixtureLoader(appleCA: signer, variables: Self.placeholderValues)
+        licenses = LicenseVerifier(keys: ["fuzz": Self.licenseKey.publicKey])
+        rpc = StarknetRPCClient(url: URL(string: "https://starknet.fuzz/rpc")!, http: http)
+    }
+
+    /// The Google adapter of the Google target (the only one that signs a service-account assertion: swift-crypto's
+    /// RSA key generation leaks a few bytes once; Tools/fuzz/lsan.supp names it).
+    static func googleAdapter(_ http: OpenCatCore.HTTPClient) throws -> GooglePlayAdapter {
+        let rsa = try _RSA.Signing.PrivateKey(keySize: .bits2048)
+        return GooglePlayAdapter(
+            configuration: try .init(
+                packageName: "dev.opencat.auralogic",
+                serviceAccount: GoogleServiceAccount(
+                    privateKeyId: "fuzz",
+                    privateKey: Secret(rsa.pemRepresentation),
+                    clientEmail: "fuzz@fuzz.iam.gserviceaccount.com",
+                    tokenURI: URL(string: "https://google.fuzz/token")!
+                ),
+                baseURL: URL(string: "https://google.fuzz")!,
+                tokenURL: URL(string: "https://google.fuzz/token")!,
+                httpClient: http,
+                acknowledge: false
+            )
+        )
+    }
+
+    /// Every placeholder the committed cassettes use, with dummy values: loading goes past substitution.
+    static var placeholderValues: [String: String] {
         var variables: [String: String] = [:]
         for name in [
             "apple.issuerId", "apple.keyId", "apple.privateKey", "apple.wrongPrivateKey", "google.clientEmail",
@@ -168,9 +174,7 @@ struct Harness: Sendable {
         ] {
             variables[name] = "fuzz-" + name
         }
-        loader = FixtureLoader(appleCA: signer, variables: variables)
-        licenses = LicenseVerifier(keys: ["fuzz": Self.licenseKey.publicKey])
-        rpc = StarknetRPCClient(url: URL(string: "https://starknet.fuzz/rpc")!, http: http)
+        return variables
     }
 
     /// Whether the target's entry point is synchronous (run without a task hop).
@@ -214,33 +218,7 @@ struct Harness: Sendable {
             }
         case .stripe:
             guard let (mode, rest) = split(data) else { return }
-            switch mode % 4 {
-            case 0:
-                // The first line is the Stripe-Signature header, the rest the payload.
-                let parts = rest.split(separator: UInt8(ascii: "\n"), maxSplits: 1, omittingEmptySubsequences: false)
-                let header = parts.first.map { String(decoding: $0, as: UTF8.self) }
-                let payload = parts.count > 1 ? Data(parts[1]) : Data()
-                _ = try? stripeWebhooks.verify(payload: payload, signatureHeader: header, now: Self.now)
-            case 1:
-                // A payload signed here: mutations reach the event parser.
-                _ = try? stripeWebhooks.verify(
-                    payload: rest,
-                    signatureHeader: Self.stripeSignature(rest),
-                    now: Self.now
-                )
-            case 2:
-                await adapter(
-                    stripe,
-                    rest,
-                    PurchaseProof(store: .stripe, kind: .stripePaymentIntent, token: Secret("pi_fuzz"))
-                )
-            default:
-                await adapter(
-                    stripe,
-                    rest,
-                    PurchaseProof(store: .stripe, kind: .stripeSubscription, token: Secret("sub_fuzz"))
-                )
-            }
+            await runStripe(mode, rest)
         case .paypal:
             guard let (mode, rest) = split(data) else { return }
             if mode % 2 == 0 {
@@ -280,6 +258,37 @@ struct Harness: Sendable {
             default: _ = try? await rpc.status(Felt(0x1234))
             }
             transport.body.withLock { $0 = Data() }
+        }
+    }
+
+    /// The Stripe target: a webhook (signature as sent, or signed here) or a PaymentIntent or subscription read.
+    func runStripe(_ mode: UInt8, _ rest: Data) async {
+        switch mode % 4 {
+        case 0:
+            // The first line is the Stripe-Signature header, the rest the payload.
+            let parts = rest.split(separator: UInt8(ascii: "\n"), maxSplits: 1, omittingEmptySubsequences: false)
+            let header = parts.first.map { String(decoding: $0, as: UTF8.self) }
+            let payload = parts.count > 1 ? Data(parts[1]) : Data()
+            _ = try? stripeWebhooks.verify(payload: payload, signatureHeader: header, now: Self.now)
+        case 1:
+            // A payload signed here: mutations reach the event parser.
+            _ = try? stripeWebhooks.verify(
+                payload: rest,
+                signatureHeader: Self.stripeSignature(rest),
+                now: Self.now
+            )
+        case 2:
+            await adapter(
+                stripe,
+                rest,
+                PurchaseProof(store: .stripe, kind: .stripePaymentIntent, token: Secret("pi_fuzz"))
+            )
+        default:
+            await adapter(
+                stripe,
+                rest,
+                PurchaseProof(store: .stripe, kind: .stripeSubscription, token: Secret("sub_fuzz"))
+            )
         }
     }
 

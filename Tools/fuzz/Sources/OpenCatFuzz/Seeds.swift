@@ -56,37 +56,7 @@ struct SeedWriter {
 
     mutating func writeSeeds(for target: FuzzTarget) throws {
         switch target {
-        case .appleJWS, .appleNotification:
-            // The first byte is the mode: 0, a signed JWS (or notification body); 1, a payload the harness signs.
-            let ca = try MockAppleCA()
-            if let appleRootPath { try ca.rootCertificateDER.write(to: URL(fileURLWithPath: appleRootPath)) }
-            let signedAt = Int64(Harness.signedDate.timeIntervalSince1970 - 60) * 1000
-            for cassette in cassettes("apple") {
-                let config = cassette["config"] as? [String: Any] ?? [:]
-                for (_, payload) in config["signedPayloads"] as? [String: Any] ?? [:] {
-                    guard var object = payload as? [String: Any] else { continue }
-                    if object["bundleId"] != nil { object["bundleId"] = "dev.opencat.fuzz" }
-                    let jws = ca.signJWS(payload: Self.json(object))
-                    if target == .appleJWS {
-                        try write(Data([0]) + Data(jws.utf8))
-                        try write(Data([1]) + Self.json(object))
-                        continue
-                    }
-                    guard object["transactionId"] != nil else { continue }
-                    for type in ["DID_RENEW", "REFUND", "SUBSCRIBED", "EXPIRED"] {
-                        let notification = Self.json([
-                            "notificationType": type, "notificationUUID": UUID().uuidString, "version": "2.0",
-                            "signedDate": signedAt,
-                            "data": [
-                                "bundleId": "dev.opencat.fuzz", "environment": "Production",
-                                "signedTransactionInfo": jws,
-                            ],
-                        ])
-                        try write(Data([0]) + Self.json(["signedPayload": ca.signJWS(payload: notification)]))
-                        try write(Data([1]) + notification)
-                    }
-                }
-            }
+        case .appleJWS, .appleNotification: try writeAppleSeeds(for: target)
         case .stripe:
             // Modes: 0, header line and payload; 1, an event the harness signs; 2, a PaymentIntent; 3, a subscription.
             let intents = responses("stripe", pathContaining: "/v1/payment_intents/")
@@ -134,41 +104,82 @@ struct SeedWriter {
                 else { continue }
                 try write(data)
             }
-        case .license:
-            let issuer = LicenseIssuer(privateKey: Harness.licenseKey, kid: "fuzz")
-            for index in 0..<16 {
-                let key = HumanKey(
-                    dataValues: (0..<11).map { UInt8(($0 * 7 + index) % 32) },
-                    plan: PlanLevel(level: 1 + index % 9)!
-                )
-                try write(Data(key.description.utf8))
-                let payload = LicensePayload(
-                    key: key,
-                    plan: key.plan,
-                    owner: "fuzz@example.com",
-                    purchasedAt: Harness.signedDate.addingTimeInterval(-3_600),
-                    expiresAt: index % 2 == 0 ? nil : Harness.signedDate.addingTimeInterval(86_400),
-                    kid: "fuzz"
-                )
-                try write(Data(try issuer.sign(payload).rawValue.utf8))
-            }
+        case .license: try writeLicenseSeeds()
         case .appleReceipt:
             for seed in ReceiptSeeds.all() { try write(seed) }
-        case .starknetRPC:
-            let modes = [
-                "starknet_chainId": 0, "starknet_getNonce": 1, "starknet_getTransactionReceipt": 2,
-                "starknet_getTransactionStatus": 3,
-            ]
-            try write(Data([0]) + Data(#"{"jsonrpc":"2.0","id":1,"result":"0x534e5f4d41494e"}"#.utf8))
-            for cassette in cassettes("chippipay") {
-                for interaction in cassette["interactions"] as? [[String: Any]] ?? [] {
-                    let request = interaction["request"] as? [String: Any]
-                    let method = (request?["rpc"] as? [String: Any])?["method"] as? String
-                    guard let method, let mode = modes[method],
-                        let json = (interaction["response"] as? [String: Any])?["json"]
-                    else { continue }
-                    try write(Data([UInt8(mode)]) + Self.json(json))
+        case .starknetRPC: try writeStarknetSeeds()
+        }
+    }
+
+    /// Apple: the first byte is the mode: 0, a signed JWS (or notification body); 1, a payload the harness signs.
+    mutating func writeAppleSeeds(for target: FuzzTarget) throws {
+        let ca = try MockAppleCA()
+        if let appleRootPath { try ca.rootCertificateDER.write(to: URL(fileURLWithPath: appleRootPath)) }
+        let signedAt = Int64(Harness.signedDate.timeIntervalSince1970 - 60) * 1000
+        for cassette in cassettes("apple") {
+            let config = cassette["config"] as? [String: Any] ?? [:]
+            for (_, payload) in config["signedPayloads"] as? [String: Any] ?? [:] {
+                guard var object = payload as? [String: Any] else { continue }
+                if object["bundleId"] != nil { object["bundleId"] = "dev.opencat.fuzz" }
+                let jws = ca.signJWS(payload: Self.json(object))
+                if target == .appleJWS {
+                    try write(Data([0]) + Data(jws.utf8))
+                    try write(Data([1]) + Self.json(object))
+                    continue
                 }
+                guard object["transactionId"] != nil else { continue }
+                for type in ["DID_RENEW", "REFUND", "SUBSCRIBED", "EXPIRED"] {
+                    let notification = Self.json([
+                        "notificationType": type, "notificationUUID": UUID().uuidString, "version": "2.0",
+                        "signedDate": signedAt,
+                        "data": [
+                            "bundleId": "dev.opencat.fuzz", "environment": "Production",
+                            "signedTransactionInfo": jws,
+                        ],
+                    ])
+                    try write(Data([0]) + Self.json(["signedPayload": ca.signJWS(payload: notification)]))
+                    try write(Data([1]) + notification)
+                }
+            }
+        }
+    }
+
+    /// Licences: human keys and signed licences, with and without an expiry.
+    mutating func writeLicenseSeeds() throws {
+        let issuer = LicenseIssuer(privateKey: Harness.licenseKey, kid: "fuzz")
+        for index in 0..<16 {
+            let key = HumanKey(
+                dataValues: (0..<11).map { UInt8(($0 * 7 + index) % 32) },
+                plan: PlanLevel(level: 1 + index % 9)!
+            )
+            try write(Data(key.description.utf8))
+            let payload = LicensePayload(
+                key: key,
+                plan: key.plan,
+                owner: "fuzz@example.com",
+                purchasedAt: Harness.signedDate.addingTimeInterval(-3_600),
+                expiresAt: index % 2 == 0 ? nil : Harness.signedDate.addingTimeInterval(86_400),
+                kid: "fuzz"
+            )
+            try write(Data(try issuer.sign(payload).rawValue.utf8))
+        }
+    }
+
+    /// Starknet RPC: the mode is the method; the answers are the ChippiPay cassettes' RPC responses.
+    mutating func writeStarknetSeeds() throws {
+        let modes = [
+            "starknet_chainId": 0, "starknet_getNonce": 1, "starknet_getTransactionReceipt": 2,
+            "starknet_getTransactionStatus": 3,
+        ]
+        try write(Data([0]) + Data(#"{"jsonrpc":"2.0","id":1,"result":"0x534e5f4d41494e"}"#.utf8))
+        for cassette in cassettes("chippipay") {
+            for interaction in cassette["interactions"] as? [[String: Any]] ?? [] {
+                let request = interaction["request"] as? [String: Any]
+                let method = (request?["rpc"] as? [String: Any])?["method"] as? String
+                guard let method, let mode = modes[method],
+                    let json = (interaction["response"] as? [String: Any])?["json"]
+                else { continue }
+                try write(Data([UInt8(mode)]) + Self.json(json))
             }
         }
     }

@@ -167,23 +167,7 @@ public struct ChippiWalletManager: Sendable {
         } else {
             guard !pin.revealed.isEmpty else { throw ChippiPayError(.invalidInput, "a PIN is required") }
             key = StarkPrivateKey.generate()
-            let publicKey = key.publicKey
-            let classHash = Self.chipiAccountClassHash
-            wallet = StoredChippiWallet(
-                walletID: nil,
-                externalUserId: externalUserId,
-                address: ContractAddress.compute(
-                    salt: publicKey,
-                    classHash: classHash,
-                    constructorCalldata: [publicKey]
-                ),
-                publicKey: publicKey,
-                walletType: "CHIPI",
-                classHash: classHash,
-                encryptedPrivateKey: "",
-                isCreated: false,
-                seal: nil
-            )
+            wallet = Self.newWallet(externalUserId: externalUserId, publicKey: key.publicKey)
             isNew = true
         }
         let prepared = try await client.prepareWalletCreation(
@@ -230,6 +214,22 @@ public struct ChippiWalletManager: Sendable {
         wallet.isCreated = true
         try store(wallet)
         return wallet
+    }
+
+    /// A new CHIPI account for a key: its address is the contract address the key's public half deploys to.
+    static func newWallet(externalUserId: String, publicKey: Felt) -> StoredChippiWallet {
+        let classHash = chipiAccountClassHash
+        return StoredChippiWallet(
+            walletID: nil,
+            externalUserId: externalUserId,
+            address: ContractAddress.compute(salt: publicKey, classHash: classHash, constructorCalldata: [publicKey]),
+            publicKey: publicKey,
+            walletType: "CHIPI",
+            classHash: classHash,
+            encryptedPrivateKey: "",
+            isCreated: false,
+            seal: nil
+        )
     }
 
     /// Runs `calls` from the user's wallet with ChippiPay paying the gas: prepare-typed-data, sign, execute.

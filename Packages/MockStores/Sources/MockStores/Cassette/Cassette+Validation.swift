@@ -36,50 +36,61 @@ extension Cassette {
         guard !input.token.isEmpty else { throw fail("input.token", "must not be empty") }
 
         for (index, interaction) in interactions.enumerated() {
-            let base = "interactions[\(index)]"
-            let request = interaction.request
-            guard !request.method.isEmpty, request.method.allSatisfy({ $0.isASCII && $0.isUppercase }) else {
-                throw fail("\(base).request.method", "expected an upper-case HTTP method")
-            }
-            guard request.path.hasPrefix("/") else { throw fail("\(base).request.path", "must start with \"/\"") }
-            guard !request.path.contains("?") else {
-                throw fail("\(base).request.path", "must not contain a query: put it in \"query\"")
-            }
-            let bodies = [request.json != nil, request.form != nil, request.bodyText != nil, request.rpc != nil]
-                .filter { $0 }.count
-            guard bodies <= 1 else { throw fail("\(base).request", "give at most one of json, form, bodyText, rpc") }
-            if let rpc = request.rpc {
-                guard request.method == "POST" else {
-                    throw fail("\(base).request.method", "a JSON-RPC call is a POST")
-                }
-                guard !rpc.method.isEmpty else { throw fail("\(base).request.rpc.method", "must not be empty") }
-            }
-            guard interaction.times >= 1 else { throw fail("\(base).times", "must be at least 1") }
-            if let minTimes = interaction.minTimes, !(0...interaction.times).contains(minTimes) {
-                throw fail("\(base).minTimes", "must be between 0 and times (\(interaction.times))")
-            }
-            guard interaction.times <= Self.maximumTimes else {
-                throw fail("\(base).times", "must be at most \(Self.maximumTimes)")
-            }
+            try validate(interaction, at: "interactions[\(index)]", fail)
+        }
+        try validateExpectation(fail)
+    }
 
-            if let response = interaction.response {
-                guard (100...599).contains(response.status) else {
-                    throw fail("\(base).response.status", "expected an HTTP status between 100 and 599")
-                }
-                guard response.json == nil || response.bodyText == nil else {
-                    throw fail("\(base).response", "give at most one of json, bodyText")
-                }
+    /// One interaction's request, response, repetitions and fault.
+    private func validate(_ interaction: Interaction, at base: String, _ fail: (String, String) -> CassetteError)
+        throws
+    {
+        let request = interaction.request
+        guard !request.method.isEmpty, request.method.allSatisfy({ $0.isASCII && $0.isUppercase }) else {
+            throw fail("\(base).request.method", "expected an upper-case HTTP method")
+        }
+        guard request.path.hasPrefix("/") else { throw fail("\(base).request.path", "must start with \"/\"") }
+        guard !request.path.contains("?") else {
+            throw fail("\(base).request.path", "must not contain a query: put it in \"query\"")
+        }
+        let bodies = [request.json != nil, request.form != nil, request.bodyText != nil, request.rpc != nil]
+            .filter { $0 }.count
+        guard bodies <= 1 else { throw fail("\(base).request", "give at most one of json, form, bodyText, rpc") }
+        if let rpc = request.rpc {
+            guard request.method == "POST" else {
+                throw fail("\(base).request.method", "a JSON-RPC call is a POST")
             }
+            guard !rpc.method.isEmpty else { throw fail("\(base).request.rpc.method", "must not be empty") }
+        }
+        guard interaction.times >= 1 else { throw fail("\(base).times", "must be at least 1") }
+        if let minTimes = interaction.minTimes, !(0...interaction.times).contains(minTimes) {
+            throw fail("\(base).minTimes", "must be between 0 and times (\(interaction.times))")
+        }
+        guard interaction.times <= Self.maximumTimes else {
+            throw fail("\(base).times", "must be at most \(Self.maximumTimes)")
+        }
 
-            if let fault = interaction.fault {
-                try validate(fault, at: "\(base).fault", fail)
+        if let response = interaction.response {
+            guard (100...599).contains(response.status) else {
+                throw fail("\(base).response.status", "expected an HTTP status between 100 and 599")
             }
-            let answersItself: [Fault.Kind] = [.timeout, .reset, .malformed, .rateLimited, .serverError]
-            if interaction.response == nil, !answersItself.contains(interaction.fault?.kind ?? .delay) {
-                throw fail("\(base).response", "missing required field")
+            guard response.json == nil || response.bodyText == nil else {
+                throw fail("\(base).response", "give at most one of json, bodyText")
             }
         }
 
+        if let fault = interaction.fault {
+            try validate(fault, at: "\(base).fault", fail)
+        }
+        let answersItself: [Fault.Kind] = [.timeout, .reset, .malformed, .rateLimited, .serverError]
+        if interaction.response == nil, !answersItself.contains(interaction.fault?.kind ?? .delay) {
+            throw fail("\(base).response", "missing required field")
+        }
+    }
+
+    /// The expected outcome: verified with a state or an error with a code, known keys, bounded numbers, dates and
+    /// exact prices.
+    private func validateExpectation(_ fail: (String, String) -> CassetteError) throws {
         switch expect.outcome {
         case .verified:
             guard let state = expect.state, !state.isEmpty else {

@@ -98,6 +98,24 @@ public struct MockAppleCA: Sendable {
             issuerPrivateKey: .init(rootKey)
         )
 
+        let leafExtensions = try Self.leafExtensions(options)
+        leafCertificate = try Certificate(
+            version: .v3,
+            serialNumber: Certificate.SerialNumber(),
+            publicKey: .init(leafKey.publicKey),
+            notValidBefore: options.leafNotValidBefore ?? options.notValidBefore,
+            notValidAfter: options.leafNotValidAfter ?? options.notValidAfter,
+            issuer: intermediateName,
+            subject: leafName,
+            signatureAlgorithm: .ecdsaWithSHA256,
+            extensions: leafExtensions,
+            issuerPrivateKey: .init(intermediateKey)
+        )
+        self.leafKey = leafKey
+    }
+
+    /// The leaf's extensions: not a CA, then the key usage, OCSP responder and Apple marker the options ask for.
+    static func leafExtensions(_ options: Options) throws -> Certificate.Extensions {
         var leafExtensions = try Certificate.Extensions { BasicConstraints.notCertificateAuthority }
         if let usage = options.leafKeyUsage { try leafExtensions.append(Certificate.Extension(usage, critical: true)) }
         if let uri = options.leafOCSPURI {
@@ -113,19 +131,7 @@ public struct MockAppleCA: Sendable {
                 Certificate.Extension(oid: Self.leafMarkerOID, critical: false, value: Self.asn1Null)
             )
         }
-        leafCertificate = try Certificate(
-            version: .v3,
-            serialNumber: Certificate.SerialNumber(),
-            publicKey: .init(leafKey.publicKey),
-            notValidBefore: options.leafNotValidBefore ?? options.notValidBefore,
-            notValidAfter: options.leafNotValidAfter ?? options.notValidAfter,
-            issuer: intermediateName,
-            subject: leafName,
-            signatureAlgorithm: .ecdsaWithSHA256,
-            extensions: leafExtensions,
-            issuerPrivateKey: .init(intermediateKey)
-        )
-        self.leafKey = leafKey
+        return leafExtensions
     }
 
     /// An ASN.1 NULL, DER-encoded: the value of Apple's marker extensions.
