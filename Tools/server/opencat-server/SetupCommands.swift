@@ -1,6 +1,7 @@
 import ArgumentParser
 import Crypto
 import Foundation
+import OpenCatCore
 import OpenCatLicense
 import OpenCatServer
 
@@ -231,7 +232,7 @@ struct ServerAddUser: ParsableCommand {
         var list: [ServerUser] = []
         if FileManager.default.fileExists(atPath: url.path) {
             guard let data = FileManager.default.contents(atPath: url.path),
-                let decoded = try? JSONDecoder().decode([ServerUser].self, from: data)
+                let decoded = try? JSONCoding.decoder.decode([ServerUser].self, from: data)
             else { throw ValidationError("\(users) is not a JSON array of users; nothing was changed") }
             list = decoded
         }

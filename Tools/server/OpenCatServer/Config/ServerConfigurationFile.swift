@@ -101,7 +101,7 @@ public struct ServerConfigurationFile: Sendable, Decodable {
     /// Reads a configuration file.
     public init(file: URL) throws(ServerConfigurationError) {
         do {
-            self = try JSONDecoder().decode(Self.self, from: Data(contentsOf: file))
+            self = try JSONCoding.decoder.decode(Self.self, from: Data(contentsOf: file))
         } catch let error as DecodingError {
             throw ServerConfigurationError(
                 "\(file.lastPathComponent) is not a server configuration: \(Self.summary(error))"

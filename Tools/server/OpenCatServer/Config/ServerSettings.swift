@@ -55,9 +55,9 @@ public struct BearerTokens: Sendable {
         guard let data = try? Data(contentsOf: file) else {
             throw ServerConfigurationError("\(file.path) cannot be read")
         }
-        if let users = try? JSONDecoder().decode([ServerUser].self, from: data) {
+        if let users = try? JSONCoding.decoder.decode([ServerUser].self, from: data) {
             self.init(users: users)
-        } else if let tokens = try? JSONDecoder().decode([String: String].self, from: data) {
+        } else if let tokens = try? JSONCoding.decoder.decode([String: String].self, from: data) {
             self.init(tokens)
         } else {
             throw ServerConfigurationError("\(file.lastPathComponent) is not a JSON array of users")
