@@ -63,7 +63,7 @@ extension OpenCatServerApplication {
         let body = try await rawBody(request)
         let notification: VerifiedAppStoreNotification
         do { notification = try await apple.verifyNotification(body: body) } catch {
-            throw Self.notificationRefusal(error)
+            throw Self.notificationError(error)
         }
         guard let eventId = notification.payload.notificationUUID else {
             throw APIError(.badRequest, "invalid_notification", "the notification has no notificationUUID")
@@ -85,7 +85,7 @@ extension OpenCatServerApplication {
                 payload: body,
                 signatureHeader: request.headers[HTTPField.Name("Stripe-Signature")!]
             )
-        } catch { throw Self.notificationRefusal(error) }
+        } catch { throw Self.notificationError(error) }
         // A web portal's Checkout Session was paid: credit its order (once, whether or not the buyer's
         // return got there first).
         if ["checkout.session.completed", "checkout.session.async_payment_succeeded"].contains(
@@ -107,7 +107,7 @@ extension OpenCatServerApplication {
                     PurchaseProof(store: .stripe, kind: .stripePaymentIntent, token: Secret(intent))
                 )
             }
-        } catch { throw Self.notificationRefusal(error) }
+        } catch { throw Self.notificationError(error) }
         return try await apply(source: "stripe", eventId: event.id, purchase)
     }
 
@@ -119,7 +119,7 @@ extension OpenCatServerApplication {
         let body = try await rawBody(request)
         let event: PayPal.Event
         do { event = try await verifier.verify(rawEvent: body, headers: request.headers) } catch {
-            throw Self.notificationRefusal(error)
+            throw Self.notificationError(error)
         }
         // A web portal's order was approved (or its capture completed): capture and credit it once.
         if let resource = event.resource,
@@ -143,7 +143,7 @@ extension OpenCatServerApplication {
                     PurchaseProof(store: .paypal, kind: .paypalOrder, token: Secret(order))
                 )
             }
-        } catch { throw Self.notificationRefusal(error) }
+        } catch { throw Self.notificationError(error) }
         return try await apply(source: "paypal", eventId: event.id, purchase)
     }
     /// The state an App Store notification applies, and when Apple says it held. With
@@ -165,7 +165,7 @@ extension OpenCatServerApplication {
                 PurchaseProof(store: .apple, kind: .appleSubscriptionStatus, token: Secret(original))
             )
             return (current, max(current.verifiedAt ?? clock(), signedDate ?? .distantPast))
-        } catch { throw Self.notificationRefusal(error) }
+        } catch { throw Self.notificationError(error) }
     }
 
     /// A Pub/Sub push: authenticated by the subscription's shared `token` query parameter, then re-read from Google
@@ -237,7 +237,7 @@ extension OpenCatServerApplication {
         } catch let refusal as APIError {
             throw refusal
         } catch {
-            throw Self.notificationRefusal(error)
+            throw Self.notificationError(error)
         }
         return try await apply(source: "google", eventId: eventId, update)
     }
@@ -291,12 +291,12 @@ extension OpenCatServerApplication {
     func creditWebOrderFromWebhook(store: Store, reference: String) async throws {
         do {
             try await creditWebOrder(store: store, reference: reference)
-        } catch let refusal as WebRefusal {
+        } catch let refusal as PageError {
             throw APIError(refusal.status, "invalid_notification", refusal.message)
         }
     }
 
-    static func notificationRefusal(_ error: any Error) -> APIError {
+    static func notificationError(_ error: any Error) -> APIError {
         if let error = error as? StoreAdapterError {
             switch error.code {
             case .storeUnavailable, .timeout, .network, .rateLimited, .unauthorized, .misconfigured:

@@ -244,7 +244,8 @@ extension LedgerStore {
     }
 
     static func decodeInfo(_ text: String) throws -> TransactionInfo {
-        let decoder = JSONDecoder()
+        // The stored format (dates in milliseconds), not the wire's: rows written by every version read back.
+        let decoder = JSONCoding.decoder
         decoder.dateDecodingStrategy = .millisecondsSince1970
         return try decoder.decode(TransactionInfo.self, from: Data(text.utf8))
     }

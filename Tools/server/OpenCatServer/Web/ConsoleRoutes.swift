@@ -85,7 +85,7 @@ extension OpenCatServerApplication {
     /// Signs an operator in; attempts are limited per client and operator name, and per client, so wrong tokens from
     /// one address never lock the operator out from another.
     func operatorSignIn(_ request: Request, client: String) async throws -> Response {
-        guard let portal = portalSettings else { throw WebRefusal(.notFound, "Not found.") }
+        guard let portal = portalSettings else { throw PageError(.notFound, "Not found.") }
         let fields = try await form(request)
         try await checkFormCSRF(fields, request)
         let name = fields["operator"] ?? ""
@@ -93,14 +93,14 @@ extension OpenCatServerApplication {
             ("console:\(client):\(name)", settings.storeRateLimit),
             ("console-client:\(client)", settings.signInRateLimit.perClient),
         ]) {
-            throw WebRefusal(.tooManyRequests, "Too many attempts. Try again in \(wait) seconds.")
+            throw PageError(.tooManyRequests, "Too many attempts. Try again in \(wait) seconds.")
         }
         let hash = Fingerprint.hex(of: fields["token"] ?? "")
         guard let match = portal.operators.first(where: { $0.name == name }),
             ConstantTime.equals(Data(match.tokenSHA256.utf8), Data(hash.utf8))
         else {
             logger.notice("console sign-in refused")
-            throw WebRefusal(.unauthorized, "That operator name and token do not match.")
+            throw PageError(.unauthorized, "That operator name and token do not match.")
         }
         let session = Self.randomSecret()
         try await ledger.createWebSession(
@@ -203,7 +203,7 @@ extension OpenCatServerApplication {
 
     func customerPage(_ request: Request, _ session: ServerRequestContext, userId: String) async throws -> Response {
         let signedIn = try requireOperator(session)
-        guard !userId.isEmpty, userId.utf8.count <= 256 else { throw WebRefusal(.badRequest, "No such customer.") }
+        guard !userId.isEmpty, userId.utf8.count <= 256 else { throw PageError(.badRequest, "No such customer.") }
         let now = clock()
         var context = consoleContext("Customer \(userId)", signedIn)
         context["notice"] = notice(request)
@@ -351,8 +351,8 @@ extension OpenCatServerApplication {
         let fields = try await form(request)
         try checkCSRF(fields, expected: signedIn.csrf)
         let reason = (fields["reason"] ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !reason.isEmpty, reason.count <= 500 else { throw WebRefusal(.badRequest, "Give a reason.") }
-        guard !userId.isEmpty, userId.utf8.count <= 256 else { throw WebRefusal(.badRequest, "No such customer.") }
+        guard !reason.isEmpty, reason.count <= 500 else { throw PageError(.badRequest, "Give a reason.") }
+        guard !userId.isEmpty, userId.utf8.count <= 256 else { throw PageError(.badRequest, "No such customer.") }
         let page = "/console/customers/" + APIRequest.percentEncoded(userId)
         switch action {
         case "grant":
@@ -368,7 +368,7 @@ extension OpenCatServerApplication {
             return redirect(page + "?notice=revoked")
         case "adjust":
             guard let amount = Int64(fields["amount"] ?? ""), amount != 0 else {
-                throw WebRefusal(.badRequest, "Enter a non-zero number of keys.")
+                throw PageError(.badRequest, "Enter a non-zero number of keys.")
             }
             _ = try await ledger.adjustWallet(userId: userId, amount: amount, by: signedIn.name, reason: reason)
             return redirect(page + "?notice=adjusted")
@@ -376,7 +376,7 @@ extension OpenCatServerApplication {
             let notice = try await storeAction(action, fields, userId: userId, by: signedIn, reason: reason)
             return redirect(page + "?notice=\(notice)")
         default:
-            throw WebRefusal(.notFound, "No such action.")
+            throw PageError(.notFound, "No such action.")
         }
     }
 
@@ -387,9 +387,9 @@ extension OpenCatServerApplication {
         let entitlement = (fields["entitlement"] ?? "").trimmingCharacters(in: .whitespaces)
         guard !entitlement.isEmpty, entitlement.count <= 100,
             entitlement.allSatisfy({ $0.isLetter || $0.isNumber || "._-:".contains($0) })
-        else { throw WebRefusal(.badRequest, "An entitlement id is letters, digits and . _ - :") }
+        else { throw PageError(.badRequest, "An entitlement id is letters, digits and . _ - :") }
         guard let days = Int(fields["days"] ?? ""), (1...3650).contains(days) else {
-            throw WebRefusal(.badRequest, "Grant for 1 to 3650 days.")
+            throw PageError(.badRequest, "Grant for 1 to 3650 days.")
         }
         let now = clock()
         try await ledger.grantPromotionalEntitlement(
@@ -433,7 +433,7 @@ extension OpenCatServerApplication {
             notice = "reverified"
         default:
             guard let days = Int(fields["days"] ?? ""), (1...90).contains(days) else {
-                throw WebRefusal(.badRequest, "Extend by 1 to 90 days.")
+                throw PageError(.badRequest, "Extend by 1 to 90 days.")
             }
             outcome = try await operatorExtend(store: store, transaction: transaction, days: days)
             detail += " +\(days) days"
@@ -470,19 +470,19 @@ extension OpenCatServerApplication {
         guard let operations = adapters[store] as? any StoreOperations,
             operations.support(for: .refund).isSupported
         else {
-            throw WebRefusal(.badRequest, "Refunds of \(store.rawValue) purchases are made in the store's own console.")
+            throw PageError(.badRequest, "Refunds of \(store.rawValue) purchases are made in the store's own console.")
         }
         var money: Money?
         let trimmed = amount.trimmingCharacters(in: .whitespaces)
         if !trimmed.isEmpty {
             // A partial amount is in the payment's own currency (Stripe is the store whose refunds run here).
-            guard store == .stripe else { throw WebRefusal(.badRequest, "Only full refunds of this store.") }
+            guard store == .stripe else { throw PageError(.badRequest, "Only full refunds of this store.") }
             let current = try await operations.verify(
                 PurchaseProof(store: store, kind: .stripePaymentIntent, token: Secret(transaction))
             )
             guard let currency = current.price?.currency, let value = Money(decimalString: trimmed, currency: currency),
                 value.amount > 0
-            else { throw WebRefusal(.badRequest, "Enter the amount to refund, e.g. 1.50, or leave it empty.") }
+            else { throw PageError(.badRequest, "Enter the amount to refund, e.g. 1.50, or leave it empty.") }
             money = value
         }
         let purchase: VerifiedPurchase
@@ -518,10 +518,10 @@ extension OpenCatServerApplication {
     /// the day, so a double-submitted form extends once.
     func operatorExtend(store: Store, transaction: String, days: Int) async throws -> String {
         guard extendable(store.rawValue), let operations = adapters[store] as? any StoreOperations else {
-            throw WebRefusal(.badRequest, "Subscriptions of \(store.rawValue) are extended in the store's own console.")
+            throw PageError(.badRequest, "Subscriptions of \(store.rawValue) are extended in the store's own console.")
         }
         guard !transaction.isEmpty, transaction.count <= 64, transaction.allSatisfy(\.isNumber) else {
-            throw WebRefusal(.badRequest, "An App Store subscription is extended by its transaction id.")
+            throw PageError(.badRequest, "An App Store subscription is extended by its transaction id.")
         }
         let day = Int(clock().timeIntervalSince1970 / 86_400)
         let seed = Fingerprint.hex(of: "extend\u{0}\(transaction)\u{0}\(days)\u{0}\(day)")
@@ -566,22 +566,22 @@ extension OpenCatServerApplication {
 
     /// Reads a purchase from its store now and applies what it says (a refund claws back, as a notification would).
     func reverify(store: Store, transaction: String) async throws -> String {
-        guard let adapter = adapters[store] else { throw WebRefusal(.badRequest, "That store is not configured.") }
+        guard let adapter = adapters[store] else { throw PageError(.badRequest, "That store is not configured.") }
         var proof: PurchaseProof
         switch store {
         case .stripe:
             guard transaction.hasPrefix("pi_") else {
-                throw WebRefusal(.badRequest, "A Stripe payment is re-read by its PaymentIntent.")
+                throw PageError(.badRequest, "A Stripe payment is re-read by its PaymentIntent.")
             }
             proof = PurchaseProof(store: .stripe, kind: .stripePaymentIntent, token: Secret(transaction))
         case .paypal:
             let orders = try await ledger.webOrders(store: "paypal", referenceOrTransaction: transaction)
             guard let order = orders.first else {
-                throw WebRefusal(.badRequest, "Only PayPal orders made here can be re-read.")
+                throw PageError(.badRequest, "Only PayPal orders made here can be re-read.")
             }
             proof = PurchaseProof(store: .paypal, kind: .paypalOrder, token: Secret(order.reference))
         default:
-            throw WebRefusal(
+            throw PageError(
                 .badRequest,
                 "\(store.rawValue) purchases are re-read from the store's notifications; their proof is not kept."
             )

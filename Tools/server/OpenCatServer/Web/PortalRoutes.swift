@@ -45,7 +45,7 @@ extension OpenCatServerApplication {
             await web {
                 let token = context.parameters.get("token") ?? ""
                 guard try await ledger.signInLinkIsUsable(tokenSHA256: Fingerprint.hex(of: token)) else {
-                    throw WebRefusal(.gone, "This sign-in link was used or has expired. Ask for a new one.")
+                    throw PageError(.gone, "This sign-in link was used or has expired. Ask for a new one.")
                 }
                 let (form, cookie) = try await formToken(request)
                 var context = portalContext("Sign in", csrf: form)
@@ -81,10 +81,10 @@ extension OpenCatServerApplication {
                 let fields = try await form(request)
                 try checkCSRF(fields, expected: signedIn.csrf)
                 guard let product = portalSettings?.product(fields["product"] ?? "") else {
-                    throw WebRefusal(.badRequest, "Choose a product.")
+                    throw PageError(.badRequest, "Choose a product.")
                 }
                 guard let quantity = Int(fields["quantity"] ?? "1"), (1...10).contains(quantity) else {
-                    throw WebRefusal(.badRequest, "Buy 1 to 10 packs at a time.")
+                    throw PageError(.badRequest, "Buy 1 to 10 packs at a time.")
                 }
                 try await limitStoreCalls("user:\(signedIn.user.userId)")
                 let page = try await startCheckout(
@@ -188,19 +188,19 @@ extension OpenCatServerApplication {
     /// Sends a sign-in link, limited per client and email, per client, and in mails per email (one client's
     /// requests never stop the owner of the email asking from elsewhere).
     func requestSignInLink(_ request: Request, client: String) async throws -> Response {
-        guard let portal = portalSettings else { throw WebRefusal(.notFound, "Not found.") }
+        guard let portal = portalSettings else { throw PageError(.notFound, "Not found.") }
         let fields = try await form(request)
         try await checkFormCSRF(fields, request)
         let email = (fields["email"] ?? "").trimmingCharacters(in: .whitespaces).lowercased()
         guard email.utf8.count <= 254, let at = email.firstIndex(of: "@"), at != email.startIndex,
             email[email.index(after: at)...].contains("."), !email.contains(where: \.isWhitespace)
-        else { throw WebRefusal(.badRequest, "Enter an email address.") }
+        else { throw PageError(.badRequest, "Enter an email address.") }
         let limits = settings.signInRateLimit
         if let wait = await wait([
             ("signin:\(client):\(email)", limits.perClientAndEmail), ("signin-client:\(client)", limits.perClient),
             ("signin-mail:\(email)", limits.perEmail),
         ]) {
-            throw WebRefusal(.tooManyRequests, "Too many links asked for. Try again in \(wait) seconds.")
+            throw PageError(.tooManyRequests, "Too many links asked for. Try again in \(wait) seconds.")
         }
         let token = Self.randomSecret()
         try await ledger.createSignInLink(
@@ -219,7 +219,7 @@ extension OpenCatServerApplication {
             )
         } catch {
             logger.error("sign-in mail not sent", metadata: ["error": "\(String(reflecting: type(of: error)))"])
-            throw WebRefusal(.serviceUnavailable, "The sign-in mail could not be sent. Try again later.")
+            throw PageError(.serviceUnavailable, "The sign-in mail could not be sent. Try again later.")
         }
         // The same answer whether or not the email has bought anything: the page tells nobody who is a customer.
         var context = portalContext("Check your email")
@@ -229,10 +229,10 @@ extension OpenCatServerApplication {
     }
 
     func signIn(_ request: Request, token: String) async throws -> Response {
-        guard let portal = portalSettings else { throw WebRefusal(.notFound, "Not found.") }
+        guard let portal = portalSettings else { throw PageError(.notFound, "Not found.") }
         try await checkFormCSRF(try await form(request), request)
         guard let email = try await ledger.useSignInLink(tokenSHA256: Fingerprint.hex(of: token)) else {
-            throw WebRefusal(.gone, "This sign-in link was used or has expired. Ask for a new one.")
+            throw PageError(.gone, "This sign-in link was used or has expired. Ask for a new one.")
         }
         let session = Self.randomSecret()
         try await ledger.createWebSession(
@@ -252,7 +252,7 @@ extension OpenCatServerApplication {
     /// SameSite=Strict cookie).
     func returned(store: Store, reference: String?) async throws -> Response {
         guard let reference, !reference.isEmpty, reference.utf8.count <= 255 else {
-            throw WebRefusal(.badRequest, "The store did not say which payment this is.")
+            throw PageError(.badRequest, "The store did not say which payment this is.")
         }
         let credited = try await creditWebOrder(store: store, reference: reference)
         var context = portalContext(credited == nil ? "Payment pending" : "Thank you")
@@ -270,17 +270,17 @@ extension OpenCatServerApplication {
         let fields = try await form(request)
         try checkCSRF(fields, expected: signedIn.csrf)
         guard let amount = Int64(fields["amount"] ?? ""), amount > 0, amount <= 1_000_000 else {
-            throw WebRefusal(.badRequest, "Enter a number of keys.")
+            throw PageError(.badRequest, "Enter a number of keys.")
         }
         guard let nonce = fields["idempotency"], (20...100).contains(nonce.count) else {
-            throw WebRefusal(.badRequest, "Reload the page and try again.")
+            throw PageError(.badRequest, "Reload the page and try again.")
         }
         let recipient: String
         if donate {
             recipient = communityPoolAccount
         } else {
             let email = (fields["email"] ?? "").trimmingCharacters(in: .whitespaces).lowercased()
-            guard email.contains("@"), email.utf8.count <= 254 else { throw WebRefusal(.badRequest, "Enter an email.") }
+            guard email.contains("@"), email.utf8.count <= 254 else { throw PageError(.badRequest, "Enter an email.") }
             recipient = settings.users.user(email: email)?.userId ?? Self.pendingAccount(email)
         }
         do {
@@ -295,7 +295,7 @@ extension OpenCatServerApplication {
         } catch {
             let refused = error.code == .insufficientBalance || error.code == .invalidInput
             guard refused else { throw error }
-            throw WebRefusal(.unprocessableContent, "You do not hold that many keys, or that is not a valid recipient.")
+            throw PageError(.unprocessableContent, "You do not hold that many keys, or that is not a valid recipient.")
         }
         return redirect("/portal/share?notice=" + (donate ? "donated" : "shared"))
     }
@@ -364,14 +364,14 @@ extension OpenCatServerApplication {
         }
     }
 
-    /// Runs a page handler: a ``WebRefusal`` becomes an error page, a ``WebRedirect`` a 303, anything else a 500
+    /// Runs a page handler: a ``PageError`` becomes an error page, a ``WebRedirect`` a 303, anything else a 500
     /// page that says nothing of the cause (the log has its type).
     func web(_ body: () async throws -> Response) async -> Response {
         do {
             return try await body()
         } catch let redirect as WebRedirect {
             return self.redirect(redirect.location)
-        } catch let refusal as WebRefusal {
+        } catch let refusal as PageError {
             return errorPage(refusal.status, refusal.message)
         } catch let refusal as APIError {
             return errorPage(

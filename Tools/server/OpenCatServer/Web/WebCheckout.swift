@@ -26,7 +26,7 @@ extension OpenCatServerApplication {
         -> URL
     {
         guard let portal = portalSettings, let unit = product.price else {
-            throw WebRefusal(.notFound, "This product is not sold here.")
+            throw PageError(.notFound, "This product is not sold here.")
         }
         let total = Money(amount: unit.amount * Decimal(quantity), currency: unit.currency)
         let base = portal.publicURL.absoluteString.trimmingCharacters(in: CharacterSet(charactersIn: "/"))
@@ -36,7 +36,7 @@ extension OpenCatServerApplication {
             switch store {
             case .stripe:
                 guard let stripe = adapters[.stripe] as? StripeAdapter else {
-                    throw WebRefusal(.notFound, "Card payments are not available.")
+                    throw PageError(.notFound, "Card payments are not available.")
                 }
                 let session = try await stripe.createCheckoutSession(
                     StripeAdapter.CheckoutRequest(
@@ -52,7 +52,7 @@ extension OpenCatServerApplication {
                     )
                 )
                 guard let page = session.url.flatMap(URL.init(string:)) else {
-                    throw WebRefusal(.badGateway, "Stripe did not give a payment page. Try again later.")
+                    throw PageError(.badGateway, "Stripe did not give a payment page. Try again later.")
                 }
                 try await ledger.recordWebOrder(
                     order(store: "stripe", reference: session.id, user, email, product, quantity, total)
@@ -60,7 +60,7 @@ extension OpenCatServerApplication {
                 return page
             case .paypal:
                 guard let paypal = adapters[.paypal] as? PayPalAdapter else {
-                    throw WebRefusal(.notFound, "PayPal is not available.")
+                    throw PageError(.notFound, "PayPal is not available.")
                 }
                 let created = try await paypal.createOrder(
                     PayPalAdapter.OrderRequest(
@@ -75,21 +75,21 @@ extension OpenCatServerApplication {
                     )
                 )
                 guard let page = created.approvalURL else {
-                    throw WebRefusal(.badGateway, "PayPal did not give an approval page. Try again later.")
+                    throw PageError(.badGateway, "PayPal did not give an approval page. Try again later.")
                 }
                 try await ledger.recordWebOrder(
                     order(store: "paypal", reference: created.id, user, email, product, quantity, total)
                 )
                 return page
             default:
-                throw WebRefusal(.badRequest, "Choose Stripe or PayPal.")
+                throw PageError(.badRequest, "Choose Stripe or PayPal.")
             }
         } catch let error as StoreAdapterError {
             logger.notice(
                 "web checkout refused",
                 metadata: ["store": "\(store.rawValue)", "reason": "\(error.code.rawValue)"]
             )
-            throw WebRefusal(.badGateway, "The payment provider could not start the payment. Try again later.")
+            throw PageError(.badGateway, "The payment provider could not start the payment. Try again later.")
         }
     }
 
@@ -123,13 +123,13 @@ extension OpenCatServerApplication {
     @discardableResult
     func creditWebOrder(store: Store, reference: String) async throws -> Int64? {
         guard let order = try await ledger.webOrder(store: store.rawValue, reference: reference) else {
-            throw WebRefusal(.notFound, "This order is not known here.")
+            throw PageError(.notFound, "This order is not known here.")
         }
         var proof: PurchaseProof
         switch store {
         case .stripe:
             guard let stripe = adapters[.stripe] as? StripeAdapter else {
-                throw WebRefusal(.notFound, "Not available.")
+                throw PageError(.notFound, "Not available.")
             }
             let session = try await stripe.checkoutSession(id: reference)
             guard session.paymentStatus == "paid", let intent = session.paymentIntent else { return nil }
@@ -137,11 +137,11 @@ extension OpenCatServerApplication {
         case .paypal:
             proof = PurchaseProof(store: .paypal, kind: .paypalOrder, token: Secret(reference))
         default:
-            throw WebRefusal(.notFound, "This order is not known here.")
+            throw PageError(.notFound, "This order is not known here.")
         }
         proof.productId = order.productId
         proof.expectedPurchaser = order.userId
-        guard let adapter = adapters[store] else { throw WebRefusal(.notFound, "Not available.") }
+        guard let adapter = adapters[store] else { throw PageError(.notFound, "Not available.") }
         let purchase: VerifiedPurchase
         do {
             purchase = try await adapter.verify(proof)

@@ -137,7 +137,7 @@ extension OpenCatServerApplication {
         var request = request
         let buffer: ByteBuffer
         do { buffer = try await request.collectBody(upTo: 16 * 1024) } catch {
-            throw WebRefusal(.contentTooLarge, "The form is too large.")
+            throw PageError(.contentTooLarge, "The form is too large.")
         }
         let text = String(decoding: buffer.readableBytesView, as: UTF8.self)
         var fields: [String: String] = [:]
@@ -156,7 +156,7 @@ extension OpenCatServerApplication {
     func checkCSRF(_ fields: [String: String], expected: String?) throws {
         guard let expected, !expected.isEmpty, let given = fields["csrf"],
             ConstantTime.equals(Data(given.utf8), Data(expected.utf8))
-        else { throw WebRefusal(.forbidden, "This form has expired. Go back, reload the page and try again.") }
+        else { throw PageError(.forbidden, "This form has expired. Go back, reload the page and try again.") }
     }
 
     /// How long an anonymous form's token is accepted.
@@ -179,7 +179,7 @@ extension OpenCatServerApplication {
     func checkFormCSRF(_ fields: [String: String], _ request: Request) async throws {
         let cookie = request.cookies[Self.formCookie]?.value
         guard let cookie, isIssuedFormToken(cookie, key: try await formKey()) else {
-            throw WebRefusal(.forbidden, "This form has expired. Go back, reload the page and try again.")
+            throw PageError(.forbidden, "This form has expired. Go back, reload the page and try again.")
         }
         try checkCSRF(fields, expected: cookie)
     }
@@ -203,8 +203,9 @@ extension OpenCatServerApplication {
     }
 }
 
-/// A refused web request: answered as a page with the status and a message (never a secret).
-struct WebRefusal: Error {
+/// A refused web request: answered as the portal's or console's error page with the status and a message (never a
+/// secret).
+struct PageError: Error {
     var status: HTTPResponse.Status
     var message: String
     init(_ status: HTTPResponse.Status, _ message: String) {
