@@ -43,8 +43,8 @@ public struct KeyServerClient: Sendable {
             }
             return email
         }
+        // A store beside the five: its adapter on the server reads the proof by its kind.
         guard let platform = Platform(rawValue: proof.store.rawValue) else {
-            // A store beside the five: its adapter on the server reads the proof by its kind.
             let body = KeyPurchaseRequest.other(
                 kind: proof.kind.rawValue,
                 proof: token,
@@ -52,12 +52,7 @@ public struct KeyServerClient: Sendable {
                 transactionId: proof.transactionId,
                 userEmail: try userEmail()
             )
-            return try await api.call(
-                .post,
-                "/keys/purchase/\(try Self.segment(proof.store.rawValue))",
-                body: body,
-                idempotencyKey: idempotencyKey ?? "purchase-\(proof.store.rawValue)-\(proof.fingerprint)"
-            )
+            return try await purchase(body, path: try Self.segment(proof.store.rawValue), proof, idempotencyKey)
         }
         let body: KeyPurchaseRequest
         switch platform {
@@ -75,9 +70,19 @@ public struct KeyServerClient: Sendable {
             }
             body = .steam(steamId: steamId, transactionId: token)
         }
-        return try await api.call(
+        return try await purchase(body, path: platform.rawValue, proof, idempotencyKey)
+    }
+
+    /// `POST /keys/purchase/{path}` with the proof's idempotency key (the caller's, or one derived from the proof).
+    private func purchase(
+        _ body: KeyPurchaseRequest,
+        path: String,
+        _ proof: PurchaseProof,
+        _ idempotencyKey: String?
+    ) async throws(KeyServerError) -> KeyPurchaseResult {
+        try await api.call(
             .post,
-            "/keys/purchase/\(platform.rawValue)",
+            "/keys/purchase/\(path)",
             body: body,
             idempotencyKey: idempotencyKey ?? "purchase-\(proof.store.rawValue)-\(proof.fingerprint)"
         )
