@@ -55,9 +55,19 @@ struct APIError: HTTPResponseError {
 /// A ledger refusal answers itself the same way (402 `insufficient_balance`, 409 `already_redeemed`, …).
 extension LedgerError: HTTPResponseError {
     /// The status ``OpenCatServerApplication`` answers this code with.
-    public var status: HTTPResponse.Status { OpenCatServerApplication.error(self).status }
+    public var status: HTTPResponse.Status { answer.status }
 
-    public func response(from request: Request, context: some RequestContext) throws -> Response {
-        OpenCatServerApplication.error(self)
+    public func response(from request: Request, context: some RequestContext) throws -> Response { answer.response }
+
+    /// The answer for this code: 402 for a short balance, 409 for a replay, 422 for a final verdict on a proof (the
+    /// SDK drops it from its outbox; 409 would be retried) or bad input, 404, else 503 without the cause.
+    var answer: APIError {
+        switch code {
+        case .insufficientBalance: APIError(HTTPResponse.Status(code: 402), code.rawValue, message)
+        case .alreadyRedeemed, .idempotencyConflict: APIError(.conflict, code.rawValue, message)
+        case .ownedByAnotherUser, .refunded, .invalidInput: APIError(.unprocessableContent, code.rawValue, message)
+        case .notFound: APIError(.notFound, code.rawValue, message)
+        default: APIError(.serviceUnavailable, "unavailable", "the server could not complete the request")
+        }
     }
 }

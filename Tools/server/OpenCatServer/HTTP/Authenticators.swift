@@ -26,10 +26,10 @@ struct AppKeyAuthenticator: AuthenticatorMiddleware {
         guard let key = HTTPAuthorization.bearerToken(in: request.headers[.authorization]) else { return nil }
         let hash = BearerTokens.hash(key)
         if api.secretKeySHA256.contains(hash) {
-            return .app(OpenCatServerApplication.OpenCatCaller(settings: api, isSecret: true, keyHash: hash))
+            return .app(OpenCatCaller(settings: api, isSecret: true, keyHash: hash))
         }
         guard api.apiKeySHA256.contains(hash) else { return nil }
-        return .app(OpenCatServerApplication.OpenCatCaller(settings: api, isSecret: false, keyHash: hash))
+        return .app(OpenCatCaller(settings: api, isSecret: false, keyHash: hash))
     }
 }
 

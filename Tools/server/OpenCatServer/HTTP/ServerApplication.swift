@@ -14,13 +14,13 @@ public import StoreAdapters
 ///
 /// A key-server user reads and moves only their own keys; every balance change is a ledger entry written in the
 /// same transaction as the check that allows it; a store transaction is redeemed once across all users.
-public struct OpenCatServerApplication: Sendable {
+public struct OpenCatServerApplication: ServerController {
     /// The database the ledger lives in (SQLite or PostgreSQL): every balance change and redeemed store transaction.
     public let ledger: any LedgerStore
     /// The server's settings: bearer tokens, rate limits, timeouts, signing keys.
     public let settings: ServerSettings
     /// The store adapters that verify purchase proofs, one per store (the last one given wins).
-    public let adapters: [Store: any StoreAdapter]
+    public var adapters: [Store: any StoreAdapter] { purchases.adapters }
     /// Verifies Stripe's webhook signatures; nil: `POST /v1/notifications/stripe` answers 404.
     public let stripeWebhooks: StripeWebhookVerifier?
     /// Verifies PayPal's webhooks; nil: `POST /v1/notifications/paypal` answers 404.
@@ -33,8 +33,12 @@ public struct OpenCatServerApplication: Sendable {
     /// `/metrics` and no request metrics.
     public let metrics: PrometheusCollectorRegistry?
     let clock: @Sendable () -> Date
-    let syncLimiter: RateLimiter
-    let storeLimiter: RateLimiter
+    /// The one path a purchase takes from a proof to accepted (the adapters by store).
+    let purchases: PurchaseDesk
+    /// The rate limits every controller shares (one bucket store per instance).
+    let limits: RateLimits
+    /// The one path store events take into the ledger.
+    let storeEvents: StoreEvents
 
     /// A server.
     /// - Parameters:
@@ -55,14 +59,14 @@ public struct OpenCatServerApplication: Sendable {
         self.metrics = metrics
         self.ledger = ledger
         self.settings = settings
-        self.adapters = Dictionary(adapters.map { ($0.store, $0) }, uniquingKeysWith: { _, last in last })
+        purchases = PurchaseDesk(adapters: adapters, logger: logger)
+        storeEvents = StoreEvents(subscribers: ledger, logger: logger)
         self.stripeWebhooks = stripeWebhooks
         self.payPalWebhooks = payPalWebhooks
         self.databaseKind = databaseKind
         self.logger = logger
         clock = now
-        syncLimiter = RateLimiter(limit: settings.syncRateLimit, clock: now)
-        storeLimiter = RateLimiter(limit: settings.storeRateLimit, clock: now)
+        limits = RateLimits(settings: settings, clock: now)
     }
 
     /// A wallet-only server (no stores).
@@ -70,9 +74,9 @@ public struct OpenCatServerApplication: Sendable {
         self.init(ledger: ledger, settings: ServerSettings(users: tokens), databaseKind: databaseKind, logger: logger)
     }
 
-    static let maximumBodyBytes = OpenCatRequestDecoder.maximumBodyBytes
-
-    /// The routes.
+    /// The routes: every controller, built from this server's repositories, adapters and settings, on the group
+    /// its authenticator guards, behind the request log, the metrics and the JSON error envelope. The one place that
+    /// wires the server.
     public func router() -> Router<ServerRequestContext> {
         let router = Router(context: ServerRequestContext.self)
         let routes = RouteTable()
@@ -80,15 +84,122 @@ public struct OpenCatServerApplication: Sendable {
         // Metrics see the status the client gets: outside the middleware that turns errors into envelopes.
         if metrics != nil { router.add(middleware: MetricsMiddleware()) }
         router.add(middleware: ErrorEnvelopeMiddleware(routes: routes, logger: logger))
-        addMetricsRoute(to: router)
-        addOperationsRoutes(to: router)
-        addKeyServerRoutes(to: router)
-        addOpenCatRoutes(to: router)
-        addNotificationRoutes(to: router)
-        addPortalRoutes(to: router)
-        addConsoleRoutes(to: router)
+        if let metrics {
+            MetricsController(registry: metrics, operators: settings.portal?.operators ?? []).addRoutes(to: router)
+        }
+        OperationsController(state: ledger, databaseKind: databaseKind, storesWithoutRefunds: storesWithoutRefunds)
+            .addRoutes(to: router)
+        addKeyServerControllers(
+            to: router.group("/api/v1").add(middleware: KeyServerAuthenticator(users: settings.users))
+        )
+        addOpenCatControllers(to: router.group("/v1").add(middleware: AppKeyAuthenticator(api: settings.openCat)))
+        notifications.addRoutes(to: router)
+        if let portal = settings.portal { addWebControllers(portal, to: router) }
         routes.set(router.routes.map { (method: $0.method, path: $0.path) })
         return router
+    }
+
+    var seller: KeyPackSeller { KeyPackSeller(settings: settings, redemptions: ledger, clock: clock, logger: logger) }
+
+    var checkout: WebCheckout {
+        WebCheckout(
+            desk: purchases,
+            seller: seller,
+            orders: ledger,
+            users: settings.users,
+            portal: settings.portal,
+            environments: { [settings] in settings.environments($0) },
+            clock: clock,
+            logger: logger
+        )
+    }
+
+    func addKeyServerControllers(to group: RouterGroup<ServerRequestContext>) {
+        KeyPurchaseController(
+            desk: purchases,
+            seller: seller,
+            wallet: ledger,
+            limits: limits,
+            bindPurchases: settings.bindPurchases
+        ).addRoutes(to: group)
+        WalletController(wallet: ledger, users: settings.users, clock: clock).addRoutes(to: group)
+        FeaturesController(wallet: ledger, apps: settings.apps).addRoutes(to: group)
+        CommunityController(wallet: ledger, users: settings.users, clock: clock).addRoutes(to: group)
+        KeySyncController(
+            wallet: ledger,
+            keyring: settings.keyring,
+            licenseOfflineSeconds: settings.licenseOfflineSeconds,
+            limits: limits,
+            clock: clock
+        ).addRoutes(to: group)
+    }
+
+    func addOpenCatControllers(to group: RouterGroup<ServerRequestContext>) {
+        let subscribers = SubscribersController(subscribers: ledger, clock: clock)
+        subscribers.addRoutes(to: group)
+        OfferingsController(clock: clock).addRoutes(to: group)
+        ReceiptsController(
+            desk: purchases,
+            subscribers: ledger,
+            redemptions: ledger,
+            limits: limits,
+            answer: subscribers,
+            settings: .init(
+                bindPurchases: settings.bindPurchases,
+                requireAppleAccountToken: settings.requireAppleAccountToken,
+                steamTicketIdentity: settings.steamTicketIdentity,
+                environments: { [settings] in settings.environments($0) }
+            )
+        ).addRoutes(to: group)
+    }
+
+    var notifications: NotificationsController {
+        NotificationsController(
+            desk: purchases,
+            stripeWebhooks: stripeWebhooks,
+            payPalWebhooks: payPalWebhooks,
+            events: storeEvents,
+            subscribers: ledger,
+            orders: ledger,
+            checkout: checkout,
+            appleRereadNotifications: settings.appleRereadNotifications,
+            googlePushToken: settings.googlePushToken,
+            clock: clock
+        )
+    }
+
+    func addWebControllers(_ portal: PortalSettings, to router: Router<ServerRequestContext>) {
+        let pages = WebPages(
+            portal: portal,
+            adapters: adapters,
+            sessions: ledger,
+            state: ledger,
+            clock: clock,
+            logger: logger
+        )
+        let checkout = checkout
+        PortalController(
+            pages: pages,
+            ledger: ledger,
+            checkout: checkout,
+            limits: limits,
+            portalSettings: portal,
+            settings: settings,
+            clock: clock,
+            logger: logger
+        ).addRoutes(to: router)
+        ConsoleController(
+            pages: pages,
+            ledger: ledger,
+            desk: purchases,
+            events: storeEvents,
+            checkout: checkout,
+            limits: limits,
+            portalSettings: portal,
+            settings: settings,
+            clock: clock,
+            logger: logger
+        ).addRoutes(to: router)
     }
 
     /// An application on an address: the routes, the idle timeout (`idleTimeoutSeconds`), a cap on open connections
@@ -165,111 +276,14 @@ public struct OpenCatServerApplication: Sendable {
         try await application(host: host, port: port, onServerRunning: onServerRunning).runService()
     }
 
-    // MARK: Helpers
-
-    /// 429 with `Retry-After` when `key` (a user, an app user, an API key) called a store-backed endpoint too often.
-    func limitStoreCalls(_ keys: String...) async throws {
-        try await limit(keys.map { ($0, settings.storeRateLimit) })
-    }
-
-    /// Takes one call from each bucket, in order: a 429 with `Retry-After` at the first that is empty.
-    func limit(_ buckets: [(key: String, limit: RateLimit)]) async throws {
-        if let wait = await wait(buckets) {
-            throw APIError.retry(.tooManyRequests, "rate_limited", "too many requests; retry later", after: wait)
-        }
-    }
-
-    /// Takes one call from each bucket, in order, up to the first that is empty: nil when every bucket allowed it,
-    /// else the seconds until that one does.
-    func wait(_ buckets: [(key: String, limit: RateLimit)]) async -> Int? {
-        for bucket in buckets {
-            if let wait = await storeLimiter.take(bucket.key, limit: bucket.limit) { return wait }
-        }
-        return nil
-    }
-
-    /// The client's address: the first address of ``ServerSettings/clientAddressHeader`` when a trusted proxy sets
-    /// one, else the connection's peer (`unknown` when neither says).
-    func clientAddress(_ request: Request, _ context: ServerRequestContext) -> String {
-        if let header = settings.clientAddressHeader, let name = HTTPField.Name(header),
-            let first = request.headers[name]?.split(separator: ",").first?.trimmingCharacters(in: .whitespaces),
-            !first.isEmpty
-        {
-            return String(first.prefix(64))
-        }
-        return context.remoteAddress?.ipAddress ?? "unknown"
-    }
-
-    /// The raw body (webhooks verify the exact bytes).
-    func rawBody(_ request: Request) async throws -> Data {
-        var request = request
-        do { return Data(try await request.collectBody(upTo: Self.maximumBodyBytes).readableBytesView) } catch {
-            throw APIError(.contentTooLarge, "invalid_input", "the body is too large")
-        }
-    }
-
-    static let encoder = JSONCoding.encoder
-
-    static func json(_ status: HTTPResponse.Status, _ value: some Encodable) -> Response {
-        let data = (try? encoder.encode(value)) ?? Data("{}".utf8)
-        var headers = HTTPFields()
-        headers[.contentType] = "application/json"
-        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
-    }
-
-    /// An error answer, the same envelope on every API of the server (KeyServerAPI's, which the OpenCat API's
-    /// `ServerAPI.ErrorEnvelope` reads too); `reason` is the shared StoreAdapters code behind a refused proof.
-    static func error(_ status: HTTPResponse.Status, _ code: String, _ message: String, reason: String? = nil)
-        -> Response
-    {
-        json(status, KeyServerErrorAnswer(error: .init(code: code, message: message, reason: reason)))
-    }
-
-    static func error(_ error: LedgerError) -> Response {
-        switch error.code {
-        case .insufficientBalance: Self.error(HTTPResponse.Status(code: 402), error.code.rawValue, error.message)
-        case .alreadyRedeemed, .idempotencyConflict:
-            Self.error(.conflict, error.code.rawValue, error.message)
-        // Final verdicts on a proof: the SDK drops it from its outbox (409 would be retried).
-        case .ownedByAnotherUser, .refunded: Self.error(.unprocessableContent, error.code.rawValue, error.message)
-        case .invalidInput: Self.error(.unprocessableContent, error.code.rawValue, error.message)
-        case .notFound: Self.error(.notFound, error.code.rawValue, error.message)
-        default: Self.error(.serviceUnavailable, "unavailable", "the server could not complete the request")
-        }
-    }
-
-    /// Logs a store's verdict on a proof by its shared code (never the proof, nor the store's message, which can
-    /// quote it) and returns the refusal to answer.
-    func refused(_ error: any Error, store: Store) -> APIError {
-        let code = (error as? StoreAdapterError)?.code.rawValue ?? "unknown"
-        logger.notice("proof refused", metadata: ["store": .string(store.rawValue), "reason": .string(code)])
-        ServerMetrics.purchaseRefused(store: store.rawValue, reason: code)
-        return Self.refusal(error)
-    }
-
-    /// The refusal for a store's verdict: 422 `invalid_receipt` with the shared code when the proof is refused,
-    /// 503 with `Retry-After` when the store could not answer.
-    static func refusal(_ error: any Error) -> APIError {
-        guard let error = error as? StoreAdapterError else {
-            return APIError(.unprocessableContent, "invalid_receipt", "the proof was refused")
-        }
-        switch error.code {
-        case .storeUnavailable, .timeout, .network, .rateLimited, .misconfigured, .unauthorized,
-            .malformedResponse:
-            return APIError.retry(
-                .serviceUnavailable,
-                "store_unavailable",
-                "the store could not verify the proof now",
-                after: 30,
-                reason: error.code.rawValue
-            )
-        default:
-            return APIError(
-                .unprocessableContent,
-                "invalid_receipt",
-                "the store refused the proof",
-                reason: error.code.rawValue
-            )
-        }
+    /// `/metrics` alone, without a credential, for a port only the scraper reaches (`--metrics-port`).
+    public func metricsApplication(host: String, port: Int) -> some ApplicationProtocol {
+        let router = Router(context: ServerRequestContext.self)
+        router.get("/metrics") { _, _ in MetricsController.page(metrics) }
+        return Application(
+            router: router,
+            configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: nil),
+            logger: logger
+        )
     }
 }

@@ -9,13 +9,13 @@ public enum Caller: Sendable {
     /// A key-server user, by bearer token (`/api/v1`).
     case user(ServerUser)
     /// An app's OpenCat API key (`/v1`): the public key in every copy of the app, or a secret key.
-    case app(OpenCatServerApplication.OpenCatCaller)
+    case app(OpenCatCaller)
     /// A console operator, by name (`/metrics` by token).
     case `operator`(String)
     /// A portal user's session (`/portal`).
-    case portal(OpenCatServerApplication.PortalUser)
+    case portal(PortalUser)
     /// A console operator's session (`/console`).
-    case console(OpenCatServerApplication.ConsoleOperator)
+    case console(ConsoleOperator)
 }
 
 /// The request context of every route: Hummingbird's core context, the peer's address (the client, unless a proxy
@@ -51,12 +51,12 @@ public struct ServerRequestContext: AuthRequestContext, RemoteAddressRequestCont
     /// The key-server user when it is the one the path names (`:userId`), else 401 or 403.
     func owner(_ parameter: String = "userId") throws(APIError) -> ServerUser {
         let user = try keyServerUser()
-        try OpenCatServerApplication.own(user, decoded(parameter))
+        try WalletController.own(user, decoded(parameter))
         return user
     }
 
     /// The app key's caller, or 401.
-    func appCaller() throws(APIError) -> OpenCatServerApplication.OpenCatCaller {
+    func appCaller() throws(APIError) -> OpenCatCaller {
         guard case .app(let caller)? = identity else {
             throw APIError(.unauthorized, "unauthorized", "The API key is missing or wrong.")
         }

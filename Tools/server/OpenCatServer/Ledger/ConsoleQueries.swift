@@ -1,11 +1,12 @@
-import Foundation
+public import Foundation
 
 /// What the operator console reads from the ledger: entries for the overview's charts, the whole ledger for export,
 /// the accounts a search term names, a user's redemptions. Reads only; every write goes through the ledger's
 /// operations.
 extension LedgerStore {
     /// The entries that count in the overview (purchases, spends, unlocks, refunds) since a time.
-    func reportEntries(since: Date) async throws(LedgerError) -> [(kind: String, amount: Int64, createdAt: Date)] {
+    public func reportEntries(since: Date) async throws(LedgerError) -> [(kind: String, amount: Int64, createdAt: Date)]
+    {
         try await transaction(locking: []) { connection in
             try await connection.rows(
                 """
@@ -23,7 +24,7 @@ extension LedgerStore {
     }
 
     /// Every entry with its sequence number, oldest first.
-    func exportEntries() async throws(LedgerError) -> [(seq: Int64, entry: LedgerEntry)] {
+    public func exportEntries() async throws(LedgerError) -> [(seq: Int64, entry: LedgerEntry)] {
         try await transaction(locking: []) { connection in
             try await connection.rows(
                 "SELECT seq, id, user_id, amount, kind, reference, app, created_at FROM ledger_entries ORDER BY seq"
@@ -33,7 +34,7 @@ extension LedgerStore {
 
     /// The accounts a search term names, and why: a redeemed store transaction, a subscriber's transaction, a web
     /// order or its transaction, a ledger user, an app user.
-    func customerMatches(_ term: String) async throws(LedgerError) -> [(userId: String, reason: String)] {
+    public func customerMatches(_ term: String) async throws(LedgerError) -> [(userId: String, reason: String)] {
         let queries: [(sql: String, twice: Bool)] = [
             ("SELECT user_id, 'redemption' AS why FROM redemptions WHERE transaction_id = ?", false),
             (
@@ -60,7 +61,7 @@ extension LedgerStore {
     }
 
     /// A user's redeemed store transactions (at most 500), and whether each was refunded.
-    func redemptions(of userId: String) async throws(LedgerError) -> [(
+    public func redemptions(of userId: String) async throws(LedgerError) -> [(
         store: String, transactionId: String, refunded: Bool
     )] {
         try await transaction(locking: []) { connection in

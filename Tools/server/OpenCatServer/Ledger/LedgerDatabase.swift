@@ -53,7 +53,9 @@ public protocol LedgerConnection: Sendable {
 /// `locking` names the users whose balances the transaction may lower: a backend serialises transactions that
 /// lock the same user (SQLite serialises every writer; PostgreSQL takes a transaction-scoped advisory lock per user,
 /// in a fixed order so two transactions never wait on each other).
-public protocol LedgerStore: Sendable {
+public protocol LedgerStore: WalletRepository, RedemptionRepository, SubscriberRepository, WebSessionRepository,
+    WebOrderRepository, SalesAuditRepository, ServerStateRepository
+{
     /// `sqlite` or `postgresql`.
     var dialect: SQLDialect { get }
     /// The server's clock.

@@ -282,7 +282,7 @@ extension LedgerStore {
     /// Applies a store refund of a redeemed transaction: takes back the keys the refunded part paid for (see
     /// ``RefundOutcome``) and, once the whole purchase is refunded, revokes its licenses. Applying the same share
     /// again changes nothing; a larger share later takes the difference.
-    public func refund(store: String, transactionId: String, share: RefundShare? = nil)
+    public func refund(store: String, transactionId: String, share: RefundShare?)
         async throws(LedgerError) -> RefundOutcome
     {
         for _ in 0..<5 {

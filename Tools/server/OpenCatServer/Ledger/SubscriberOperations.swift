@@ -36,7 +36,7 @@ extension LedgerStore {
     /// Records a verified transaction for a user: a transaction (or its subscription) belongs to the first user
     /// that posted it, and posting it again updates it — but never out of `refunded`, so an old proof cannot revive
     /// a refunded purchase, and never with a state older (by the store's clock, `storeTime`) than the one it holds.
-    public func record(_ info: TransactionInfo, appUserId: String, storeTime: Date? = nil) async throws(LedgerError) {
+    public func record(_ info: TransactionInfo, appUserId: String, storeTime: Date?) async throws(LedgerError) {
         let now = now
         let locks = [Self.subscriptionLock(info), Self.transactionLock(info.store.rawValue, info.transactionId)]
         try await transaction(locking: locks) { connection in
@@ -76,8 +76,8 @@ extension LedgerStore {
         source: String,
         eventId: String,
         update: TransactionInfo?,
-        refundShare: RefundShare? = nil,
-        storeTime: Date? = nil
+        refundShare: RefundShare?,
+        storeTime: Date?
     ) async throws(LedgerError) -> StoreEventOutcome {
         guard !source.isEmpty, !eventId.isEmpty else { throw LedgerError(.invalidInput, "an event needs an id") }
         // The accounts a claw-back may lower are locked too (the key pack's owner, whom they shared with, the pool);

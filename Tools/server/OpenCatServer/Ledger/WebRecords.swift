@@ -224,12 +224,12 @@ extension LedgerStore {
     }
 
     /// A store's web orders whose reference or store transaction id is `id`.
-    func webOrders(store: String, referenceOrTransaction id: String) async throws(LedgerError) -> [WebOrder] {
+    public func webOrders(store: String, referenceOrTransaction id: String) async throws(LedgerError) -> [WebOrder] {
         try await webOrders(where: "store = ? AND (transaction_id = ? OR reference = ?)", [store.sql, id.sql, id.sql])
     }
 
     /// The web orders placed with an email (lowercased).
-    func webOrders(email: String) async throws(LedgerError) -> [WebOrder] {
+    public func webOrders(email: String) async throws(LedgerError) -> [WebOrder] {
         try await webOrders(where: "email = ?", [email.lowercased().sql])
     }
 

@@ -25,7 +25,7 @@ extension OpenCatServerApplication {
 
     /// Runs one pass over Steam's report; nil when Steam is not configured.
     public func reconcileSteamRefunds() async throws -> SteamReconciliationOutcome? {
-        guard let steam = adapters[.steam] as? SteamAdapter else { return nil }
+        guard let steam = purchases.adapters[.steam] as? SteamAdapter else { return nil }
         let source = "steam-report"
         let since =
             try await ledger.reconciliationCursor(source) ?? clock().addingTimeInterval(-Self.steamReportLookback)
@@ -48,11 +48,11 @@ extension OpenCatServerApplication {
                 guard purchase.state == .refunded else { continue }
                 let event =
                     "\(order.orderId):\(transaction ?? ""):\(order.status):\(purchase.refundedAmount?.amountString ?? "")"
-                let applied = try await applyInfo(
+                let applied = try await storeEvents.apply(
                     source,
                     event,
                     purchase.transactionInfo,
-                    refundShare: Self.refundShare(purchase)
+                    refundShare: StoreEvents.refundShare(purchase)
                 )
                 if applied.applied {
                     outcome.applied += 1
@@ -72,15 +72,6 @@ extension OpenCatServerApplication {
             )
         }
         return outcome
-    }
-
-    /// The part of a purchase a refund gave back, when the store reports both amounts in one currency; nil (the
-    /// whole purchase) otherwise.
-    static func refundShare(_ purchase: VerifiedPurchase) -> RefundShare? {
-        guard purchase.state == .refunded, let paid = purchase.price, let refunded = purchase.refundedAmount,
-            paid.currency.uppercased() == refunded.currency.uppercased(), paid.amount > 0
-        else { return nil }
-        return RefundShare(refunded: refunded.amount, paid: paid.amount)
     }
 }
 
@@ -113,7 +104,7 @@ extension OpenCatServerApplication {
     /// The stores this server verifies purchases for whose refunds never reach it: no webhook or push configured
     /// (Stripe, PayPal, Google) or no reconciliation (Steam). Named in a warning at start and in `/ready`.
     public var storesWithoutRefunds: [String] {
-        adapters.keys.filter { store in
+        purchases.adapters.keys.filter { store in
             switch store {
             case .apple: false
             case .google: (settings.googlePushToken ?? "").isEmpty

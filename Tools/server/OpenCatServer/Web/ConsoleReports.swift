@@ -7,7 +7,7 @@ import OpenCatCore
 
 /// The console's overview (revenue per store per day in exact money per currency, active subscriptions, keys minted
 /// and spent, refunds; charts drawn here as SVG) and the ledger export (CSV).
-extension OpenCatServerApplication {
+extension ConsoleController {
     func overviewPage(_ request: Request, _ session: ServerRequestContext) async throws -> Response {
         let signedIn = try requireOperator(session)
         let since = clock().addingTimeInterval(-30 * 86_400)

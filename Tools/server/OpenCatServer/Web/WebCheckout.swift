@@ -7,35 +7,43 @@ import StoreAdapters
 
 /// Key packs bought on the web: the server creates a Stripe Checkout Session or a PayPal order, sends the buyer
 /// to the store's page, and credits the pack when the buyer comes back or the store's webhook arrives — whichever
-/// is first. Both paths verify the payment with its store and redeem it through ``redeemKeyPack(_:store:user:)``,
-/// keyed by the store transaction, so the pack is credited once.
-extension OpenCatServerApplication {
-    var portalSettings: PortalSettings? { settings.portal }
+/// is first. Both paths verify the payment with its store through the ``PurchaseDesk`` and redeem it through the
+/// ``KeyPackSeller``, keyed by the store transaction, so the pack is credited once.
+struct WebCheckout: Sendable {
+    let desk: PurchaseDesk
+    let seller: KeyPackSeller
+    let orders: any WebOrderRepository
+    /// The key-server users (a portal email of one signs in as that user).
+    let users: BearerTokens
+    let portal: PortalSettings?
+    let environments: @Sendable (Store) -> Set<VerifiedPurchase.Environment>
+    let clock: @Sendable () -> Date
+    let logger: Logger
 
     /// The ledger user a portal email signs in as: the configured key-server user with that email (so an app's
     /// key sync sees what the web bought), else a web-only account.
     func webUser(email: String) -> ServerUser {
         let email = email.lowercased()
-        return settings.users.user(email: email)
+        return users.user(email: email)
             ?? ServerUser(userId: "web:" + email, email: email, tokenSHA256: String(repeating: "0", count: 64))
     }
 
     /// Creates the store's checkout for a pack and records the web order; returns the store page to send the
     /// buyer to.
-    func startCheckout(store: Store, product: PortalSettings.Product, quantity: Int, user: ServerUser) async throws
+    func start(store: Store, product: PortalSettings.Product, quantity: Int, user: ServerUser) async throws
         -> URL
     {
-        guard let portal = portalSettings, let unit = product.price else {
+        guard let portal, let unit = product.price else {
             throw PageError(.notFound, "This product is not sold here.")
         }
         let total = Money(amount: unit.amount * Decimal(quantity), currency: unit.currency)
         let base = portal.publicURL.absoluteString.trimmingCharacters(in: CharacterSet(charactersIn: "/"))
-        let nonce = Self.randomSecret()
+        let nonce = WebPages.randomSecret()
         let email = user.email ?? ""
         do {
             switch store {
             case .stripe:
-                guard let stripe = adapters[.stripe] as? StripeAdapter else {
+                guard let stripe = desk.adapters[.stripe] as? StripeAdapter else {
                     throw PageError(.notFound, "Card payments are not available.")
                 }
                 let session = try await stripe.createCheckoutSession(
@@ -54,12 +62,12 @@ extension OpenCatServerApplication {
                 guard let page = session.url.flatMap(URL.init(string:)) else {
                     throw PageError(.badGateway, "Stripe did not give a payment page. Try again later.")
                 }
-                try await ledger.recordWebOrder(
+                try await orders.recordWebOrder(
                     order(store: "stripe", reference: session.id, user, email, product, quantity, total)
                 )
                 return page
             case .paypal:
-                guard let paypal = adapters[.paypal] as? PayPalAdapter else {
+                guard let paypal = desk.adapters[.paypal] as? PayPalAdapter else {
                     throw PageError(.notFound, "PayPal is not available.")
                 }
                 let created = try await paypal.createOrder(
@@ -77,7 +85,7 @@ extension OpenCatServerApplication {
                 guard let page = created.approvalURL else {
                     throw PageError(.badGateway, "PayPal did not give an approval page. Try again later.")
                 }
-                try await ledger.recordWebOrder(
+                try await orders.recordWebOrder(
                     order(store: "paypal", reference: created.id, user, email, product, quantity, total)
                 )
                 return page
@@ -121,56 +129,49 @@ extension OpenCatServerApplication {
     /// webhook at once, and again later: the redemption is keyed by the store transaction.
     /// - Returns: the keys the order credited (its first redemption's), or `nil` when it is not paid yet.
     @discardableResult
-    func creditWebOrder(store: Store, reference: String) async throws -> Int64? {
-        guard let order = try await ledger.webOrder(store: store.rawValue, reference: reference) else {
+    func credit(store: Store, reference: String) async throws -> Int64? {
+        guard let order = try await orders.webOrder(store: store.rawValue, reference: reference) else {
             throw PageError(.notFound, "This order is not known here.")
         }
-        var proof: PurchaseProof
-        switch store {
-        case .stripe:
-            guard let stripe = adapters[.stripe] as? StripeAdapter else {
-                throw PageError(.notFound, "Not available.")
-            }
-            let session = try await stripe.checkoutSession(id: reference)
-            guard session.paymentStatus == "paid", let intent = session.paymentIntent else { return nil }
-            proof = PurchaseProof(store: .stripe, kind: .stripePaymentIntent, token: Secret(intent))
-        case .paypal:
-            proof = PurchaseProof(store: .paypal, kind: .paypalOrder, token: Secret(reference))
-        default:
-            throw PageError(.notFound, "This order is not known here.")
-        }
+        guard var proof = try await paymentProof(store: store, reference: reference) else { return nil }
         proof.productId = order.productId
         proof.expectedPurchaser = order.userId
-        guard let adapter = adapters[store] else { throw PageError(.notFound, "Not available.") }
-        let purchase: VerifiedPurchase
-        do {
-            purchase = try await adapter.verify(proof)
-            try purchase.requireEnvironment(in: settings.environments(store))
-        } catch { throw refused(error, store: store) }
+        let adapter = try desk.adapter(for: store)
+        let purchase = try await desk.verify(proof, with: adapter)
         guard purchase.state == .active else { return nil }
-        // The store's order carries the number of packs (Stripe metadata, PayPal's item): the order's own.
-        guard Int64(purchase.quantity) == order.quantity else {
-            throw refused(
-                StoreAdapterError(.productMismatch, store: store, "the payment is not for the order's quantity"),
-                store: store
-            )
-        }
-        // The store charged what the order says (the same check the app path makes with Stripe's price list).
-        if let paid = purchase.price, let expected = Money(decimalString: order.amount, currency: order.currency),
-            paid.currency.uppercased() != expected.currency.uppercased() || paid.amount != expected.amount
-        {
-            throw refused(
-                StoreAdapterError(.productMismatch, store: store, "the payment is not the order's price"),
-                store: store
-            )
-        }
-        let buyer = settings.users.user(email: order.email) ?? webUser(email: order.email)
-        let redemption = try await redeemKeyPack(purchase, store: store, user: buyer)
-        try await ledger.markWebOrderCredited(
+        // The store's order carries the number of packs (Stripe metadata, PayPal's item) and, where it says, what it
+        // charged: the order's own; then the key-pack rules every sale meets.
+        let acceptance = PurchaseAcceptance([
+            .environment(environments),
+            .quantity(of: order.quantity),
+            .total(Money(decimalString: order.amount, currency: order.currency)),
+        ]).adding(seller.acceptance.rules)
+        try desk.check(purchase, under: acceptance)
+        let buyer = users.user(email: order.email) ?? webUser(email: order.email)
+        let redemption = try await seller.redeem(purchase, user: buyer)
+        try await orders.markWebOrderCredited(
             store: store.rawValue,
             reference: reference,
             transactionId: purchase.transactionId
         )
         return redemption.outcome.entry.amount
+    }
+
+    /// The proof of a web order's payment: a paid Checkout Session's PaymentIntent (nil while it is unpaid), a PayPal
+    /// order (captured when the adapter verifies it).
+    func paymentProof(store: Store, reference: String) async throws -> PurchaseProof? {
+        switch store {
+        case .stripe:
+            guard let stripe = desk.adapters[.stripe] as? StripeAdapter else {
+                throw PageError(.notFound, "Not available.")
+            }
+            let session = try await stripe.checkoutSession(id: reference)
+            guard session.paymentStatus == "paid", let intent = session.paymentIntent else { return nil }
+            return PurchaseProof(store: .stripe, kind: .stripePaymentIntent, token: Secret(intent))
+        case .paypal:
+            return PurchaseProof(store: .paypal, kind: .paypalOrder, token: Secret(reference))
+        default:
+            throw PageError(.notFound, "This order is not known here.")
+        }
     }
 }

@@ -9,7 +9,37 @@ import StoreAdapters
 
 /// What every web page shares: sessions in HttpOnly, SameSite=Strict cookies (Secure off loopback), a CSRF token
 /// in every form, and headers that keep pages out of caches and frames and scripts to the server's own file.
-extension OpenCatServerApplication {
+struct WebPages: Sendable {
+    /// The portal's settings (`portal`); the web pages are served only with them.
+    let portal: PortalSettings?
+    /// The origins forms may post to beside the server: the configured ones and the stores' checkout pages.
+    let checkoutOrigins: [String]
+    let sessions: any WebSessionRepository
+    /// Where the anonymous forms' key is kept (one for every instance).
+    let state: any ServerStateRepository
+    let clock: @Sendable () -> Date
+    let logger: Logger
+
+    init(
+        portal: PortalSettings?,
+        adapters: [Store: any StoreAdapter],
+        sessions: any WebSessionRepository,
+        state: any ServerStateRepository,
+        clock: @escaping @Sendable () -> Date,
+        logger: Logger
+    ) {
+        self.portal = portal
+        var origins = portal?.checkoutOrigins ?? []
+        for adapter in adapters.values {
+            if let origin = Self.checkoutOrigin(adapter) { origins.append(origin) }
+        }
+        checkoutOrigins = Array(Set(origins)).sorted()
+        self.sessions = sessions
+        self.state = state
+        self.clock = clock
+        self.logger = logger
+    }
+
     static let portalCookie = "opencat_portal"
     static let consoleCookie = "opencat_console"
     /// The anonymous forms' CSRF cookie (sign-in pages), compared with the form's token.
@@ -25,19 +55,15 @@ extension OpenCatServerApplication {
     /// The Content-Security-Policy of every page: scripts and styles from the server only (no `unsafe-inline`),
     /// forms to the server and the stores' checkout pages.
     func contentSecurityPolicy() -> String {
-        var origins = portalSettings?.checkoutOrigins ?? []
-        for store in [Store.stripe, .paypal] {
-            if let origin = checkoutOrigin(store) { origins.append(origin) }
-        }
-        let formAction = (["'self'"] + Array(Set(origins)).sorted()).joined(separator: " ")
+        let formAction = (["'self'"] + checkoutOrigins).joined(separator: " ")
         return "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
             + "form-action \(formAction); frame-ancestors 'none'; base-uri 'none'"
     }
 
-    /// The origin a store's API is reached at (MockStores on loopback hosts its checkout pages there too).
-    func checkoutOrigin(_ store: Store) -> String? {
+    /// The origin a store's hosted checkout is reached at (MockStores on loopback hosts its checkout pages there too).
+    static func checkoutOrigin(_ adapter: any StoreAdapter) -> String? {
         let url: URL? =
-            switch adapters[store] {
+            switch adapter {
             case let stripe as StripeAdapter: stripe.configuration.baseURL
             case let paypal as PayPalAdapter: paypal.configuration.baseURL
             default: nil
@@ -83,7 +109,7 @@ extension OpenCatServerApplication {
     {
         try checkCSRF(try await form(request), expected: csrf)
         if let id = request.cookies[cookie]?.value {
-            try await ledger.endWebSession(idSHA256: Fingerprint.hex(of: id))
+            try await sessions.endWebSession(idSHA256: Fingerprint.hex(of: id))
         }
         return redirect(location, cookies: [sessionCookie(cookie, "", path: path, lifetime: 0)])
     }
@@ -95,7 +121,7 @@ extension OpenCatServerApplication {
             value: value,
             maxAge: value.isEmpty ? 0 : Int(lifetime),
             path: path,
-            secure: !(portalSettings?.isLoopback ?? false),
+            secure: !(portal?.isLoopback ?? false),
             httpOnly: true,
             sameSite: .strict
         )
@@ -109,7 +135,7 @@ extension OpenCatServerApplication {
     }
 
     /// The assets every page links: the stylesheet and the copy-button script.
-    func addWebAssets(to router: Router<ServerRequestContext>) {
+    func addAssetRoutes(to router: Router<ServerRequestContext>) {
         router.get("/assets/site.css") { _, _ in
             var headers = pageHeaders(contentType: "text/css; charset=utf-8")
             headers[.cacheControl] = "public, max-age=3600"
@@ -185,7 +211,7 @@ extension OpenCatServerApplication {
     }
 
     func formKey() async throws -> SymmetricKey {
-        let secret = try await ledger.serverSecret("form-csrf") { Self.randomSecret() }
+        let secret = try await state.serverSecret("form-csrf") { Self.randomSecret() }
         return SymmetricKey(data: Data(secret.utf8))
     }
 

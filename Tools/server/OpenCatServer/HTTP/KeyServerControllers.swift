@@ -2,43 +2,22 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import KeyServerAPI
-import Logging
 import OpenCatCore
 import OpenCatLicense
-import StoreAdapters
 
-/// The key server API: purchases per platform, the wallet, features, the community pool and key sync. Bodies and
-/// answers are KeyServerAPI's types, the ones KeyServerClient sends and reads (keyserver.openapi.yaml); the ledger
-/// counts keys in `Int64`, the wire in `Int` (64-bit on every platform the server runs on).
-extension OpenCatServerApplication {
-    func addKeyServerRoutes(to root: Router<ServerRequestContext>) {
-        let router = root.group("/api/v1").add(middleware: KeyServerAuthenticator(users: settings.users))
-        for platform in Platform.allCases {
-            router.post("keys/purchase/\(platform.rawValue)") { request, context in
-                try await purchase(store: platform.store, request, context)
-            }
-        }
-        // A store beside the five, whose adapter the server was built with (the five's own paths win).
-        router.post("keys/purchase/:store") { request, context in
-            try await purchase(store: Store(rawValue: context.decoded("store") ?? ""), request, context)
-        }
-        router.get("keys/signing-keys") { _, _ in
-            Self.json(
-                .ok,
-                SigningKeysAnswer(
-                    activeKid: settings.keyring?.activeKid ?? "",
-                    keys: settings.keyring?.publicKeys ?? [:]
-                )
-            )
-        }
-        addWalletRoutes(to: router)
-        addFeatureRoutes(to: router)
-        addCommunityRoutes(to: router)
-        addKeySyncRoutes(to: router)
-    }
+// The key server API's controllers (keyserver.openapi.yaml): the wallet, an app's features, the community pool and
+// key sync. Bodies and answers are KeyServerAPI's types, the ones KeyServerClient sends and reads; the ledger counts
+// keys in `Int64`, the wire in `Int` (64-bit on every platform the server runs on). The group they are added to
+// authenticates the key-server user (``KeyServerAuthenticator``).
 
-    /// The wallet: history pages, the balance, sync and spends.
-    func addWalletRoutes(to router: RouterGroup<ServerRequestContext>) {
+/// The wallet: history pages, the balance, sync and spends.
+struct WalletController: ServerController {
+    let wallet: any WalletRepository
+    /// The key-server users (keys shared to an email wait for its account).
+    let users: BearerTokens
+    let clock: @Sendable () -> Date
+
+    func addRoutes(to router: RouterGroup<ServerRequestContext>) {
         router.get("wallet/history/:userId") { request, context in
             let user = try context.owner()
             let query = request.uri.queryParameters
@@ -53,7 +32,7 @@ extension OpenCatServerApplication {
                 }
                 after = seq
             }
-            let page = try await ledger.history(of: user.userId, after: after, limit: limit)
+            let page = try await wallet.history(of: user.userId, after: after, limit: limit)
             let entries = page.entries.map { entry in
                 WalletTransaction(
                     kind: entry.kind,
@@ -70,20 +49,20 @@ extension OpenCatServerApplication {
             )
         }
         router.get("wallet/:userId") { request, context in
-            try await wallet(try context.owner())
+            try await walletState(try context.owner())
         }
         router.post("wallet/sync") { request, context in
             let user = try context.keyServerUser()
             let body = try await request.decode(as: WalletSyncRequest.self, context: context)
-            try Self.own(user, body.userId)
-            return try await wallet(user)
+            try WalletController.own(user, body.userId)
+            return try await walletState(user)
         }
         router.post("wallet/spend") { request, context in
             let user = try context.keyServerUser()
-            let key = try idempotencyKey(request)
+            let key = try IdempotencyKey.required(request)
             let body = try await request.decode(as: SpendRequest.self, context: context)
-            try Self.own(user, body.userId)
-            let outcome = try await ledger.spend(
+            try WalletController.own(user, body.userId)
+            let outcome = try await wallet.spend(
                 userId: user.userId,
                 amount: Int64(body.amount),
                 kind: "spend",
@@ -102,12 +81,54 @@ extension OpenCatServerApplication {
         }
     }
 
-    /// An app's features: the list, unlocking one, what a user unlocked.
-    func addFeatureRoutes(to router: RouterGroup<ServerRequestContext>) {
+    func walletState(_ user: ServerUser) async throws -> Response {
+        try await wallet.receivePending(user)
+        let balance = try await wallet.balance(of: user.userId)
+        let features = try await wallet.unlockedFeatures(of: user.userId)
+        return Self.json(
+            .ok,
+            WalletState(
+                userId: user.userId,
+                balance: Int(max(balance, 0)),
+                debt: Int(max(-balance, 0)),
+                unlockedFeatures: features,
+                updatedAt: clock()
+            )
+        )
+    }
+
+    /// The account keys shared to an email without an account wait in.
+    static func pendingAccount(_ email: String) -> String { "pending:" + email.lowercased() }
+
+    /// A history cursor: the last entry's sequence number, opaque to clients.
+    static func historyCursor(_ seq: Int64) -> String { "h" + String(seq, radix: 36) }
+
+    static func historyCursor(_ text: String) -> Int64? {
+        guard text.first == "h", text.count <= 16, let seq = Int64(text.dropFirst(), radix: 36), seq > 0 else {
+            return nil
+        }
+        return seq
+    }
+
+    /// 403 unless the body names the token's own user.
+    static func own(_ user: ServerUser, _ userId: String?) throws(APIError) {
+        guard let userId, user.userId == userId else {
+            throw APIError(.forbidden, "forbidden", "a user can only use their own wallet")
+        }
+    }
+}
+
+/// An app's features: the list, unlocking one, what a user unlocked.
+struct FeaturesController: ServerController {
+    let wallet: any WalletRepository
+    /// The apps' features and their costs (`apps`).
+    let apps: [String: [FeatureSetting]]
+
+    func addRoutes(to router: RouterGroup<ServerRequestContext>) {
         router.get("apps/:appId/features") { request, context in
             _ = try context.keyServerUser()
             let appId = context.decoded("appId") ?? ""
-            guard let features = settings.apps[appId] else {
+            guard let features = apps[appId] else {
                 throw APIError(.notFound, "not_found", "no such app")
             }
             return Self.json(
@@ -121,14 +142,14 @@ extension OpenCatServerApplication {
         }
         router.post("apps/:appId/unlock") { request, context in
             let user = try context.keyServerUser()
-            let key = try idempotencyKey(request)
+            let key = try IdempotencyKey.required(request)
             let body = try await request.decode(as: UnlockRequest.self, context: context)
-            try Self.own(user, body.userId)
+            try WalletController.own(user, body.userId)
             let appId = context.decoded("appId") ?? ""
-            guard let feature = settings.apps[appId]?.first(where: { $0.id == body.featureId }) else {
+            guard let feature = apps[appId]?.first(where: { $0.id == body.featureId }) else {
                 throw APIError(.notFound, "not_found", "no such feature")
             }
-            let outcome = try await ledger.unlock(
+            let outcome = try await wallet.unlock(
                 userId: user.userId,
                 app: appId,
                 feature: feature.id,
@@ -148,19 +169,25 @@ extension OpenCatServerApplication {
         router.get("apps/:appId/unlocked/:userId") { request, context in
             let user = try context.owner()
             let appId = context.decoded("appId") ?? ""
-            let features = try await ledger.unlockedFeatures(of: user.userId)[appId] ?? []
+            let features = try await wallet.unlockedFeatures(of: user.userId)[appId] ?? []
             return Self.json(.ok, UnlockedFeatureList(features: features))
         }
     }
+}
 
-    /// The community pool: donations, shares by email and the pool's total.
-    func addCommunityRoutes(to router: RouterGroup<ServerRequestContext>) {
+/// The community pool: donations, shares by email and the pool's total.
+struct CommunityController: ServerController {
+    let wallet: any WalletRepository
+    let users: BearerTokens
+    let clock: @Sendable () -> Date
+
+    func addRoutes(to router: RouterGroup<ServerRequestContext>) {
         router.post("community/donate") { request, context in
             let user = try context.keyServerUser()
-            let key = try idempotencyKey(request)
+            let key = try IdempotencyKey.required(request)
             let body = try await request.decode(as: DonationRequest.self, context: context)
-            try Self.own(user, body.userId)
-            let outcome = try await ledger.transfer(
+            try WalletController.own(user, body.userId)
+            let outcome = try await wallet.transfer(
                 from: user.userId,
                 to: communityPoolAccount,
                 amount: Int64(body.amount),
@@ -179,17 +206,17 @@ extension OpenCatServerApplication {
         }
         router.post("community/share") { request, context in
             let user = try context.keyServerUser()
-            let key = try idempotencyKey(request)
+            let key = try IdempotencyKey.required(request)
             let body = try await request.decode(as: ShareRequest.self, context: context)
-            try Self.own(user, body.userId)
+            try WalletController.own(user, body.userId)
             let email = body.recipientEmail.trimmingCharacters(in: .whitespaces).lowercased()
             guard email.contains("@"), email.utf8.count <= 254 else {
                 throw APIError(.badRequest, "invalid_input", "recipientEmail is an email address")
             }
             // The answer is the same whether or not the email has an account (it tells nobody who is a
             // customer): keys for an email without one wait in its pending account until it has one.
-            let recipient = settings.users.user(email: email)?.userId ?? Self.pendingAccount(email)
-            let outcome = try await ledger.transfer(
+            let recipient = users.user(email: email)?.userId ?? WalletController.pendingAccount(email)
+            let outcome = try await wallet.transfer(
                 from: user.userId,
                 to: recipient,
                 amount: Int64(body.amount),
@@ -209,7 +236,7 @@ extension OpenCatServerApplication {
         }
         router.get("community/pool") { _, context in
             _ = try context.keyServerUser()
-            let pool = try await ledger.communityPool()
+            let pool = try await wallet.communityPool()
             return Self.json(
                 .ok,
                 CommunityPool(
@@ -220,13 +247,24 @@ extension OpenCatServerApplication {
             )
         }
     }
+}
 
-    /// Key sync for the token's own account, by email or Steam id.
-    func addKeySyncRoutes(to router: RouterGroup<ServerRequestContext>) {
+/// Key sync for the token's own account, by email or Steam id, and the licence signing keys' public halves.
+struct KeySyncController: ServerController {
+    let wallet: any WalletRepository
+    let keyring: LicenseKeyring?
+    let licenseOfflineSeconds: TimeInterval
+    let limits: RateLimits
+    let clock: @Sendable () -> Date
+
+    func addRoutes(to router: RouterGroup<ServerRequestContext>) {
+        router.get("keys/signing-keys") { _, _ in
+            Self.json(.ok, SigningKeysAnswer(activeKid: keyring?.activeKid ?? "", keys: keyring?.publicKeys ?? [:]))
+        }
         router.get("keys/email/:email") { request, context in
             let user = try context.keyServerUser()
             let email = context.decoded("email") ?? ""
-            try await limitSync(user)
+            try await limits.limitSync(user)
             guard let own = user.email, own.lowercased() == email.lowercased() else {
                 throw APIError(.forbidden, "forbidden", "keys sync for the token's own account only")
             }
@@ -234,7 +272,7 @@ extension OpenCatServerApplication {
         }
         router.get("keys/steam/:steamId") { request, context in
             let user = try context.keyServerUser()
-            try await limitSync(user)
+            try await limits.limitSync(user)
             guard let own = user.steamId, own == context.decoded("steamId") else {
                 throw APIError(.forbidden, "forbidden", "keys sync for the token's own account only")
             }
@@ -242,54 +280,14 @@ extension OpenCatServerApplication {
         }
     }
 
-    // MARK: Wallet and sync
-
-    func wallet(_ user: ServerUser) async throws -> Response {
-        try await receivePending(user)
-        let balance = try await ledger.balance(of: user.userId)
-        let features = try await ledger.unlockedFeatures(of: user.userId)
-        return Self.json(
-            .ok,
-            WalletState(
-                userId: user.userId,
-                balance: Int(max(balance, 0)),
-                debt: Int(max(-balance, 0)),
-                unlockedFeatures: features,
-                updatedAt: clock()
-            )
-        )
-    }
-
-    /// The account keys shared to an email without an account wait in.
-    static func pendingAccount(_ email: String) -> String { "pending:" + email.lowercased() }
-
-    /// Moves keys shared to the user's email before it had an account into the user's wallet. A plain read first:
-    /// the locking transfer runs only when keys wait (it checks the balance again under its lock).
-    func receivePending(_ user: ServerUser) async throws {
-        guard let email = user.email else { return }
-        let account = Self.pendingAccount(email)
-        guard try await ledger.balance(of: account) > 0 else { return }
-        _ = try await ledger.release(account, to: user.userId)
-    }
-
-    /// A history cursor: the last entry's sequence number, opaque to clients.
-    static func historyCursor(_ seq: Int64) -> String { "h" + String(seq, radix: 36) }
-
-    static func historyCursor(_ text: String) -> Int64? {
-        guard text.first == "h", text.count <= 16, let seq = Int64(text.dropFirst(), radix: 36), seq > 0 else {
-            return nil
-        }
-        return seq
-    }
-
     func keySync(_ user: ServerUser, email: String) async throws -> Response {
-        var keys = try await ledger.licenses(of: user.userId).map(Self.licenseKey)
+        var keys = try await wallet.licenses(of: user.userId).map(KeyPurchaseController.licenseKey)
         var revocations: String?
-        if let keyring = settings.keyring {
+        if let keyring = keyring {
             // Every sync renews the licenses' offline window.
-            let until = clock().addingTimeInterval(settings.licenseOfflineSeconds)
+            let until = clock().addingTimeInterval(licenseOfflineSeconds)
             keys = try keys.map { try keyring.renew($0, offlineUntil: until) }
-            let list = try await ledger.revocations()
+            let list = try await wallet.revocations()
             let revoked = list.keys.compactMap { try? HumanKey($0) }
             revocations = try keyring.revocationList(
                 serial: list.serial,
@@ -302,43 +300,21 @@ extension OpenCatServerApplication {
             VUUserKeySync(userEmail: email, availableKeys: keys, syncTimestamp: clock(), revocations: revocations)
         )
     }
-
-    func limitSync(_ user: ServerUser) async throws {
-        if let wait = await syncLimiter.take(user.userId) {
-            throw APIError.retry(.tooManyRequests, "rate_limited", "too many key syncs; retry later", after: wait)
-        }
-    }
-
-    // MARK: Authentication
-
-    /// 403 unless the body names the token's own user.
-    static func own(_ user: ServerUser, _ userId: String?) throws(APIError) {
-        guard let userId, user.userId == userId else {
-            throw APIError(.forbidden, "forbidden", "a user can only use their own wallet")
-        }
-    }
-
-    /// The `Idempotency-Key` every call that moves keys carries, normalised: 1…255 visible ASCII characters, compared
-    /// without case (a retry that changes the case is the same request). A key is bound to one operation and one body.
-    func idempotencyKey(_ request: Request) throws -> String {
-        guard let key = try optionalIdempotencyKey(request) else {
-            throw APIError(.badRequest, "invalid_input", "an Idempotency-Key header is required")
-        }
-        return key
-    }
-
-    /// The `Idempotency-Key` when the request carries one (purchases), normalised as ``idempotencyKey(_:)``.
-    func optionalIdempotencyKey(_ request: Request) throws -> String? {
-        guard let key = request.headers[HTTPField.Name("Idempotency-Key")!] else { return nil }
-        guard (1...255).contains(key.utf8.count), key.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
-            throw APIError(.badRequest, "invalid_input", "an Idempotency-Key is 1 to 255 visible ASCII characters")
-        }
-        return key.lowercased()
-    }
 }
 
 /// `GET /api/v1/keys/signing-keys`: the licence signing keys' public halves by kid, and the active kid.
 struct SigningKeysAnswer: Encodable {
     var activeKid: String
     var keys: [String: String]
+}
+
+extension WalletRepository {
+    /// Moves keys shared to the user's email before it had an account into the user's wallet. A plain read first:
+    /// the locking transfer runs only when keys wait (it checks the balance again under its lock).
+    func receivePending(_ user: ServerUser) async throws {
+        guard let email = user.email else { return }
+        let account = WalletController.pendingAccount(email)
+        guard try await balance(of: account) > 0 else { return }
+        _ = try await release(account, to: user.userId)
+    }
 }

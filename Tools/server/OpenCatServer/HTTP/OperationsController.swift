@@ -114,14 +114,20 @@ extension UInt8 {
     }
 }
 
-extension OpenCatServerApplication {
+/// `GET /health` (the process is up), `GET /ready` (the database answers: 200, else 503 with the reason and
+/// `Retry-After`), `GET /openapi.yaml` (the key server's API document), `GET /v1/openapi.yaml` (the OpenCat API's and
+/// these routes').
+struct OperationsController: ServerController {
+    let state: any ServerStateRepository
+    /// The database's name (`sqlite`, `postgresql`).
+    let databaseKind: String
+    /// The stores whose refunds never reach this server (named in `/ready`).
+    let storesWithoutRefunds: [String]
+
     /// How long `/ready` waits for the database before answering 503.
     static let readinessTimeout = Duration.seconds(2)
 
-    /// `GET /health` (the process is up), `GET /ready` (the database answers: 200, else 503 with the reason and
-    /// `Retry-After`), `GET /openapi.yaml` (the key server's API document), `GET /v1/openapi.yaml` (the OpenCat
-    /// API's and these routes').
-    func addOperationsRoutes(to router: Router<ServerRequestContext>) {
+    func addRoutes(to router: Router<ServerRequestContext>) {
         router.get("/health") { _, _ in
             Self.json(.ok, ReadyAnswer(status: "ok", database: databaseKind))
         }
@@ -160,51 +166,17 @@ extension OpenCatServerApplication {
         }
     }
 
-    /// `GET /metrics`: the Prometheus text of ``metrics`` for a console operator's token (`Authorization: Bearer`;
-    /// 401 otherwise, 404 when the server keeps no metrics). `metricsApplication` serves it on a port of its own.
-    func addMetricsRoute(to router: Router<ServerRequestContext>) {
-        guard metrics != nil else { return }
-        router.group("/metrics").add(middleware: OperatorTokenAuthenticator(operators: portalSettings?.operators ?? []))
-            .get { _, context in
-                guard case .operator? = context.identity else {
-                    throw APIError(.unauthorized, "unauthorized", "the metrics need an operator's token")
-                }
-                return metricsPage()
-            }
-    }
-
-    /// The registry's series in Prometheus' text format.
-    func metricsPage() -> Response {
-        var buffer: [UInt8] = []
-        buffer.reserveCapacity(16 * 1024)
-        metrics?.emit(into: &buffer)
-        var headers = HTTPFields()
-        headers[.contentType] = "text/plain; version=0.0.4; charset=utf-8"
-        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: buffer)))
-    }
-
-    /// `/metrics` alone, without a credential, for a port only the scraper reaches (`--metrics-port`).
-    public func metricsApplication(host: String, port: Int) -> some ApplicationProtocol {
-        let router = Router(context: ServerRequestContext.self)
-        router.get("/metrics") { _, _ in metricsPage() }
-        return Application(
-            router: router,
-            configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: nil),
-            logger: logger
-        )
-    }
-
     /// Why the server is not ready (the database does not answer in time), or nil when it is. Answers within
     /// ``readinessTimeout`` even while the database hangs: the probe is left to finish on its own.
     func readinessProblem() async -> String? {
-        let ledger = ledger
+        let state = state
         let timeout = Self.readinessTimeout
-        let dialect = ledger.dialect.rawValue
+        let dialect = state.dialect.rawValue
         return await withCheckedContinuation { (continuation: CheckedContinuation<String?, Never>) in
             let answer = FirstAnswer(continuation)
             Task {
                 do throws(LedgerError) {
-                    try await ledger.ping()
+                    try await state.ping()
                     answer.give(nil)
                 } catch {
                     answer.give("the \(dialect) database does not answer: \(error.message)")
@@ -243,4 +215,32 @@ struct ReadyAnswer: Encodable {
     var reason: String?
     var refundsNotReceivedFrom: [String]?
     var detail: String?
+}
+
+/// `GET /metrics`: the Prometheus text of the process's registry for a console operator's token (`Authorization:
+/// Bearer`; 401 otherwise). ``OpenCatServerApplication/metricsApplication(host:port:)`` serves it on a port of its own.
+struct MetricsController: ServerController {
+    let registry: PrometheusCollectorRegistry
+    /// The console's operators (`portal.operators`), whose tokens read the metrics.
+    let operators: [PortalSettings.Operator]
+
+    func addRoutes(to router: Router<ServerRequestContext>) {
+        router.group("/metrics").add(middleware: OperatorTokenAuthenticator(operators: operators))
+            .get { _, context in
+                guard case .operator? = context.identity else {
+                    throw APIError(.unauthorized, "unauthorized", "the metrics need an operator's token")
+                }
+                return Self.page(registry)
+            }
+    }
+
+    /// The registry's series in Prometheus' text format.
+    static func page(_ registry: PrometheusCollectorRegistry?) -> Response {
+        var buffer: [UInt8] = []
+        buffer.reserveCapacity(16 * 1024)
+        registry?.emit(into: &buffer)
+        var headers = HTTPFields()
+        headers[.contentType] = "text/plain; version=0.0.4; charset=utf-8"
+        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: buffer)))
+    }
 }

@@ -5,73 +5,19 @@ import OpenCatCore
 import OpenCatServerAPI
 import StoreAdapters
 
-/// The OpenCat API (docs/api/opencat-server.md): what the SDK speaks in server mode, in OpenCatServerAPI's types (the
-/// SDK's server connector sends and reads the same).
-extension OpenCatServerApplication {
-    func addOpenCatRoutes(to router: Router<ServerRequestContext>) {
-        let api = router.group("/v1").add(middleware: AppKeyAuthenticator(api: settings.openCat))
-        api.get("subscribers/:appUserId") { _, context in
+// The OpenCat API (docs/api/opencat-server.md): what the SDK speaks in server mode, in OpenCatServerAPI's types (the
+// SDK's server connector sends and reads the same). The group these controllers are added to authenticates the app's
+// key (``AppKeyAuthenticator``).
+
+/// `GET /v1/subscribers/:appUserId`: what an app user may use, as the caller's key may see it.
+struct SubscribersController: ServerController {
+    let subscribers: any SubscriberRepository
+    let clock: @Sendable () -> Date
+
+    func addRoutes(to router: RouterGroup<ServerRequestContext>) {
+        router.get("subscribers/:appUserId") { _, context in
             let caller = try context.appCaller()
             return try await subscriber(appUserId: context.decoded("appUserId") ?? "", caller)
-        }
-        api.post("receipts") { request, context in
-            let caller = try context.appCaller()
-            let body = try await request.decode(as: ServerAPI.ReceiptPost.self, context: context)
-            guard !body.appUserId.isEmpty, body.appUserId.utf8.count <= 256 else {
-                throw APIError(.badRequest, "invalid_input", "an app user id is required")
-            }
-            guard let adapter = adapters[body.store], Self.accepts(body.kind, from: adapter) else {
-                throw APIError(.unprocessableContent, "invalid_receipt", "this server does not verify that proof")
-            }
-            // A receipt that may reach a store's API counts: per app user, per client address (the public key
-            // is in every copy of the app, so no stranger can use up a buyer's limit), under the key's ceiling.
-            var buckets = [("receipt-user:\(body.appUserId)", settings.storeRateLimit)]
-            if !caller.isSecret {
-                buckets.append(("receipt-client:\(clientAddress(request, context))", settings.clientRateLimit))
-            }
-            buckets.append(("receipt-key:\(caller.keyHash)", settings.apiKeyRateLimit))
-            try await limit(buckets)
-            var proof = PurchaseProof(
-                store: body.store,
-                kind: body.kind,
-                token: Secret(try field(body.proof)),
-                productId: body.productId,
-                transactionId: body.transactionId,
-                context: body.context ?? [:]
-            )
-            // A built-in adapter that reads the buyer from the store, or any adapter the server was given beside them.
-            if settings.bindPurchases, StoreAdapterConfiguration.carriesAppUserId(body.store) || !body.store.isKnown {
-                proof.expectedPurchaser = body.appUserId
-            }
-            try await bind(&proof, to: body.appUserId, caller: caller, adapter: adapter)
-            let purchase: VerifiedPurchase
-            do {
-                purchase = try await adapter.verify(proof)
-                try Self.checkReportedPurchaser(purchase, appUserId: body.appUserId)
-                try purchase.requireEnvironment(in: settings.environments(adapter.store))
-            } catch { throw refused(error, store: adapter.store) }
-            if let productId = body.productId, productId != purchase.productId {
-                throw APIError(
-                    .unprocessableContent,
-                    "invalid_receipt",
-                    "the proof is for another product",
-                    reason: StoreAdapterError.Code.productMismatch.rawValue
-                )
-            }
-            try await ledger.record(
-                purchase.transactionInfo,
-                appUserId: body.appUserId,
-                storeTime: purchase.verifiedAt
-            )
-            ServerMetrics.purchaseAccepted(store: adapter.store.rawValue, api: "receipts")
-            return try await subscriber(appUserId: body.appUserId, caller)
-        }
-        api.get("offerings") { _, context in
-            let caller = try context.appCaller()
-            return Self.json(
-                .ok,
-                ServerAPI.OfferingsResponse(requestDate: clock(), offerings: caller.settings.offerings)
-            )
         }
     }
 
@@ -80,13 +26,13 @@ extension OpenCatServerApplication {
             throw APIError(.badRequest, "invalid_input", "an app user id is required")
         }
         let api = caller.settings
-        let state = try await ledger.subscriber(appUserId)
+        let state = try await subscribers.subscriber(appUserId)
         // The public app key is in every copy of the app: it reads what grants access now, never the history (what
         // expired or was refunded) nor who bought it. The secret key reads everything.
         // Promotional entitlements an operator granted read as transactions of the store `promotional`, so the SDK
         // grants them as it grants a purchase, until they expire or are revoked.
         let now = clock()
-        let promotions = try await ledger.promotionalEntitlements(of: appUserId)
+        let promotions = try await subscribers.promotionalEntitlements(of: appUserId)
         let all = state.transactions + promotions.map { $0.transaction(now: now) }
         let transactions = caller.isSecret ? all : all.compactMap(Self.redacted)
         var map: [String: [String]] = [:]
@@ -110,25 +56,6 @@ extension OpenCatServerApplication {
         )
     }
 
-    /// Who called the OpenCat API: with the app's public key or a secret key.
-    /// An app's API key, as ``AppKeyAuthenticator`` found it.
-    public struct OpenCatCaller: Sendable {
-        /// The OpenCat API's settings (entitlements, offerings).
-        public var settings: OpenCatAPISettings
-        /// Whether it is a secret key (the app's backend), which reads whole histories.
-        public var isSecret: Bool
-        /// The key's SHA-256 (rate limits count per key).
-        public var keyHash: String
-    }
-
-    /// Whether an adapter takes a kind of proof: a built-in adapter's declared kinds, or any kind for an adapter the
-    /// server was built with beside them (a store the conformance suite invites adapter authors to write), which
-    /// refuses a proof it cannot read itself.
-    static func accepts(_ kind: PurchaseProof.Kind, from adapter: any StoreAdapter) -> Bool {
-        guard let builtIn = type(of: adapter) as? any ConfigurableStoreAdapter.Type else { return true }
-        return builtIn.acceptedProofKinds.contains(kind)
-    }
-
     /// What a public-key caller sees of a transaction: only one that grants access now (what the SDK needs), without
     /// its buyer; what expired or was refunded is history, for secret keys.
     static func redacted(_ transaction: TransactionInfo) -> TransactionInfo? {
@@ -136,6 +63,110 @@ extension OpenCatServerApplication {
         var visible = transaction
         visible.purchaser = nil
         return visible
+    }
+}
+
+/// `GET /v1/offerings`: the offerings of the caller's app.
+struct OfferingsController: ServerController {
+    let clock: @Sendable () -> Date
+
+    func addRoutes(to router: RouterGroup<ServerRequestContext>) {
+        router.get("offerings") { _, context in
+            let caller = try context.appCaller()
+            return Self.json(
+                .ok,
+                ServerAPI.OfferingsResponse(requestDate: clock(), offerings: caller.settings.offerings)
+            )
+        }
+    }
+}
+
+/// `POST /v1/receipts`: a proof on any store the server has an adapter for, bound to the app user who posts it,
+/// verified by that adapter and accepted under the receipt rules, then recorded; the answer is the subscriber.
+struct ReceiptsController: ServerController {
+    let desk: PurchaseDesk
+    let subscribers: any SubscriberRepository
+    /// Where a Steam session ticket is used once.
+    let redemptions: any RedemptionRepository
+    let limits: RateLimits
+    /// The answer after a receipt.
+    let answer: SubscribersController
+    /// `bindPurchases`, `requireAppleAccountToken`, `steamTicketIdentity`, the accepted environments.
+    let settings: ReceiptSettings
+
+    /// What the receipt rules read from the server's settings.
+    struct ReceiptSettings: Sendable {
+        var bindPurchases: Bool
+        var requireAppleAccountToken: Bool
+        var steamTicketIdentity: String
+        var environments: @Sendable (Store) -> Set<VerifiedPurchase.Environment>
+    }
+
+    func addRoutes(to router: RouterGroup<ServerRequestContext>) {
+        router.post("receipts") { request, context in
+            let caller = try context.appCaller()
+            let body = try await request.decode(as: ServerAPI.ReceiptPost.self, context: context)
+            guard !body.appUserId.isEmpty, body.appUserId.utf8.count <= 256 else {
+                throw APIError(.badRequest, "invalid_input", "an app user id is required")
+            }
+            guard let adapter = desk.adapters[body.store], PurchaseDesk.accepts(body.kind, from: adapter) else {
+                throw APIError(.unprocessableContent, "invalid_receipt", "this server does not verify that proof")
+            }
+            try await limit(body, caller: caller, request, context)
+            let proof = try await proof(body, caller: caller, adapter: adapter)
+            let purchase = try await desk.accept(
+                proof,
+                with: adapter,
+                under: PurchaseAcceptance([
+                    .reportedPurchaser(body.appUserId), .environment(settings.environments), .product(body.productId),
+                ])
+            )
+            try await subscribers.record(
+                purchase.transactionInfo,
+                appUserId: body.appUserId,
+                storeTime: purchase.verifiedAt
+            )
+            ServerMetrics.purchaseAccepted(store: adapter.store.rawValue, api: "receipts")
+            return try await answer.subscriber(appUserId: body.appUserId, caller)
+        }
+    }
+
+    /// A receipt that may reach a store's API counts: per app user, per client address (the public key is in every
+    /// copy of the app, so no stranger can use up a buyer's limit), under the key's ceiling.
+    func limit(
+        _ body: ServerAPI.ReceiptPost,
+        caller: OpenCatCaller,
+        _ request: Request,
+        _ context: ServerRequestContext
+    )
+        async throws
+    {
+        var buckets = [("receipt-user:\(body.appUserId)", limits.storeLimit)]
+        if !caller.isSecret {
+            buckets.append(("receipt-client:\(limits.clientAddress(request, context))", limits.clientLimit))
+        }
+        buckets.append(("receipt-key:\(caller.keyHash)", limits.apiKeyLimit))
+        try await limits.limit(buckets)
+    }
+
+    /// The proof a receipt names, bound to the app user who posts it.
+    func proof(_ body: ServerAPI.ReceiptPost, caller: OpenCatCaller, adapter: any StoreAdapter) async throws
+        -> PurchaseProof
+    {
+        var proof = PurchaseProof(
+            store: body.store,
+            kind: body.kind,
+            token: Secret(try KeyPackProofForm.required(body.proof)),
+            productId: body.productId,
+            transactionId: body.transactionId,
+            context: body.context ?? [:]
+        )
+        // A built-in adapter that reads the buyer from the store, or any adapter the server was given beside them.
+        if settings.bindPurchases, StoreAdapterConfiguration.carriesAppUserId(body.store) || !body.store.isKnown {
+            proof.expectedPurchaser = body.appUserId
+        }
+        try await bind(&proof, to: body.appUserId, caller: caller, adapter: adapter)
+        return proof
     }
 
     /// Binds a receipt to the app user who posts it (docs/SECURITY.md, "Receipts belong to their buyer"): store ids
@@ -198,9 +229,9 @@ extension OpenCatServerApplication {
         let player: String
         do {
             player = try await steam.authenticateUserTicket(Secret(ticket), identity: expected).steamId
-        } catch { throw refused(error, store: .steam) }
+        } catch { throw desk.refused(error, store: .steam) }
         guard
-            try await ledger.useOnce(
+            try await redemptions.useOnce(
                 kind: "steam_ticket",
                 digest: Fingerprint.hex(of: ticket.lowercased()),
                 subject: player
@@ -215,21 +246,14 @@ extension OpenCatServerApplication {
         }
         return player
     }
+}
 
-    /// Where the store reports a buyer the app set (an Apple `appAccountToken`, a Google
-    /// `obfuscatedExternalAccountId`), it must be this app user: equal, or for Apple the app user id as a UUID.
-    static func checkReportedPurchaser(_ purchase: VerifiedPurchase, appUserId: String) throws(StoreAdapterError) {
-        guard [.apple, .google].contains(purchase.store), let reported = purchase.purchaser, !reported.isEmpty else {
-            return
-        }
-        let expected = purchase.store == .apple ? UUID(uuidString: appUserId)?.uuidString.lowercased() : appUserId
-        guard reported.lowercased() == expected?.lowercased() else {
-            throw StoreAdapterError(
-                .purchaserMismatch,
-                store: purchase.store,
-                "the store reports another buyer than this app user",
-                storeReason: purchase.store == .apple ? "appAccountToken" : "obfuscatedExternalAccountId"
-            )
-        }
-    }
+/// An app's API key, as ``AppKeyAuthenticator`` found it.
+public struct OpenCatCaller: Sendable {
+    /// The OpenCat API's settings (entitlements, offerings).
+    public var settings: OpenCatAPISettings
+    /// Whether it is a secret key (the app's backend), which reads whole histories.
+    public var isSecret: Bool
+    /// The key's SHA-256 (rate limits count per key).
+    public var keyHash: String
 }

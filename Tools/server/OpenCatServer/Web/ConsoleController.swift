@@ -11,72 +11,79 @@ import StoreAdapters
 /// search, a customer page across the five stores and the ledger, audited actions (promotional entitlements,
 /// wallet adjustments as ledger entries, re-verification with the store), an overview with server-drawn SVG
 /// charts, and the ledger as CSV.
-extension OpenCatServerApplication {
-    /// A signed-in operator (``WebSessionAuthenticator``).
-    public struct ConsoleOperator: Sendable {
-        /// The operator's name in `portal.operators`.
-        public var name: String
-        /// The session's CSRF token, in every form.
-        public var csrf: String
-    }
+struct ConsoleController: WebController {
+    let pages: WebPages
+    /// The console reads and corrects across the ledger: wallets, subscribers, redemptions, web sessions and
+    /// orders, sales and the audit log.
+    let ledger:
+        any WalletRepository & SubscriberRepository & RedemptionRepository & WebSessionRepository & WebOrderRepository
+            & SalesAuditRepository
+    /// The adapters the console's store actions (refund, extend, re-verify) go through.
+    let desk: PurchaseDesk
+    /// What the store answered to an action is applied as a store event.
+    let events: StoreEvents
+    let checkout: WebCheckout
+    let limits: RateLimits
+    /// The operators (`portal.operators`) and session lifetimes.
+    let portalSettings: PortalSettings
+    /// The key-server users, the OpenCat API's entitlements, the sign-in limits.
+    let settings: ServerSettings
+    let clock: @Sendable () -> Date
+    let logger: Logger
 
-    func addConsoleRoutes(to root: Router<ServerRequestContext>) {
-        guard portalSettings != nil else { return }
-        let router = root.group("/console").add(middleware: WebSessionAuthenticator(server: self, area: .console))
+    /// `/console`: its own error page, then the session cookie's operator.
+    func addRoutes(to root: Router<ServerRequestContext>) {
+        let router = root.group("/console").add(middleware: WebPageErrorMiddleware(pages: pages))
+            .add(
+                middleware: WebSessionAuthenticator { request in try await consoleOperator(request).map(Caller.console)
+                }
+            )
         router.get("sign-in") { request, _ in
-            await console {
-                let (token, cookie) = try await formToken(request)
-                return render(
-                    "console-sign-in",
-                    consoleContext("Operator sign-in", csrf: token),
-                    cookies: cookie.map { [$0] } ?? []
-                )
-            }
+            let (token, cookie) = try await formToken(request)
+            return render(
+                "console-sign-in",
+                consoleContext("Operator sign-in", csrf: token),
+                cookies: cookie.map { [$0] } ?? []
+            )
         }
         router.post("sign-in") { request, context in
-            await console { try await operatorSignIn(request, client: clientAddress(request, context)) }
+            try await operatorSignIn(request, client: limits.clientAddress(request, context))
         }
         router.post("sign-out") { request, session in
-            await console {
-                let signedIn = try requireOperator(session)
-                return try await signOut(
-                    request,
-                    csrf: signedIn.csrf,
-                    cookie: Self.consoleCookie,
-                    path: "/console",
-                    then: "/console/sign-in"
-                )
-            }
+            let signedIn = try requireOperator(session)
+            return try await signOut(
+                request,
+                csrf: signedIn.csrf,
+                cookie: Self.consoleCookie,
+                path: "/console",
+                then: "/console/sign-in"
+            )
         }
-        router.get { request, session in await console { try await overviewPage(request, session) } }
-        router.get("ledger.csv") { request, session in await console { try await ledgerExport(request, session) } }
-        router.get("customers") { request, session in await console { try await customersPage(request, session) } }
+        router.get { request, session in try await overviewPage(request, session) }
+        router.get("ledger.csv") { request, session in try await ledgerExport(request, session) }
+        router.get("customers") { request, session in try await customersPage(request, session) }
         router.get("customers/:userId") { request, session in
-            await console { try await customerPage(request, session, userId: session.decoded("userId") ?? "") }
+            try await customerPage(request, session, userId: session.decoded("userId") ?? "")
         }
         router.post("customers/:userId/:action") { request, context in
-            await console {
-                try await customerAction(
-                    request,
-                    context,
-                    userId: context.decoded("userId") ?? "",
-                    action: context.parameters.get("action") ?? ""
-                )
-            }
+            try await customerAction(
+                request,
+                context,
+                userId: context.decoded("userId") ?? "",
+                action: context.parameters.get("action") ?? ""
+            )
         }
         router.get("audit") { request, session in
-            await console {
-                let signedIn = try requireOperator(session)
-                var context = consoleContext("Audit log", signedIn)
-                context["records"] = try await ledger.auditLog(limit: 500).map { record -> [String: Any] in
-                    [
-                        "date": record.createdAt.formatted(.iso8601), "operator": record.operatorName,
-                        "action": record.action, "subject": record.subject, "reason": record.reason,
-                        "detail": record.detail ?? "",
-                    ]
-                }
-                return render("console-audit", context)
+            let signedIn = try requireOperator(session)
+            var context = consoleContext("Audit log", signedIn)
+            context["records"] = try await ledger.auditLog(limit: 500).map { record -> [String: Any] in
+                [
+                    "date": record.createdAt.formatted(.iso8601), "operator": record.operatorName,
+                    "action": record.action, "subject": record.subject, "reason": record.reason,
+                    "detail": record.detail ?? "",
+                ]
             }
+            return render("console-audit", context)
         }
     }
 
@@ -85,11 +92,11 @@ extension OpenCatServerApplication {
     /// Signs an operator in; attempts are limited per client and operator name, and per client, so wrong tokens from
     /// one address never lock the operator out from another.
     func operatorSignIn(_ request: Request, client: String) async throws -> Response {
-        guard let portal = portalSettings else { throw PageError(.notFound, "Not found.") }
+        let portal = portalSettings
         let fields = try await form(request)
         try await checkFormCSRF(fields, request)
         let name = fields["operator"] ?? ""
-        if let wait = await wait([
+        if let wait = await limits.wait([
             ("console:\(client):\(name)", settings.storeRateLimit),
             ("console-client:\(client)", settings.signInRateLimit.perClient),
         ]) {
@@ -127,7 +134,7 @@ extension OpenCatServerApplication {
     func consoleOperator(_ request: Request) async throws -> ConsoleOperator? {
         guard let id = request.cookies[Self.consoleCookie]?.value, id.count >= 32,
             let session = try await ledger.webSession(idSHA256: Fingerprint.hex(of: id), kind: "console"),
-            portalSettings?.operators.contains(where: { $0.name == session.subject }) == true
+            portalSettings.operators.contains(where: { $0.name == session.subject })
         else { return nil }
         return ConsoleOperator(name: session.subject, csrf: session.csrf)
     }
@@ -148,11 +155,6 @@ extension OpenCatServerApplication {
         }
         if let csrf { context["csrf"] = csrf }
         return context
-    }
-
-    /// A console handler: as ``web(_:)``, with the console's sign-in page for a missing session.
-    func console(_ body: () async throws -> Response) async -> Response {
-        await web(body)
     }
 
     // MARK: Customers
@@ -457,7 +459,8 @@ extension OpenCatServerApplication {
     func refundable(_ store: String, _ transaction: String) -> Bool {
         // Google Play refunds an order and reads it again by its purchase token, which the server does not keep
         // (`opencat store refund google` takes it).
-        guard store != Store.google.rawValue, let operations = adapters[Store(rawValue: store)] as? any StoreOperations,
+        guard store != Store.google.rawValue,
+            let operations = desk.adapters[Store(rawValue: store)] as? any StoreOperations,
             operations.support(for: .refund).isSupported
         else { return false }
         return store != "stripe" || transaction.hasPrefix("pi_")
@@ -467,7 +470,7 @@ extension OpenCatServerApplication {
     /// store's answer to the ledger through the notifications' path: the keys go back once, and the store's own
     /// refund notification that follows takes nothing more (refunds apply by the amount refunded so far).
     func operatorRefund(store: Store, transaction: String, amount: String, key: String) async throws -> String {
-        guard let operations = adapters[store] as? any StoreOperations,
+        guard let operations = desk.adapters[store] as? any StoreOperations,
             operations.support(for: .refund).isSupported
         else {
             throw PageError(.badRequest, "Refunds of \(store.rawValue) purchases are made in the store's own console.")
@@ -498,7 +501,7 @@ extension OpenCatServerApplication {
         } catch let error as StoreAdapterError {
             return "refused (\(error.code.rawValue))"
         }
-        _ = try await apply(source: "operator", eventId: "refund:" + UUID().uuidString, purchase)
+        try await events.apply("operator", "refund:" + UUID().uuidString, purchase: purchase)
         return "\(purchase.state.rawValue)\(purchase.refundedAmount.map { " \($0.amount) \($0.currency)" } ?? "")"
     }
 
@@ -506,7 +509,7 @@ extension OpenCatServerApplication {
     /// purchases are read again by the transaction id the ledger keeps (the App Store; Google's need the purchase
     /// token, which the server does not keep: `opencat store extend google`).
     func extendable(_ store: String) -> Bool {
-        guard store == Store.apple.rawValue, let operations = adapters[.apple] as? any StoreOperations else {
+        guard store == Store.apple.rawValue, let operations = desk.adapters[.apple] as? any StoreOperations else {
             return false
         }
         return operations.support(for: .extendSubscription).isSupported
@@ -517,7 +520,7 @@ extension OpenCatServerApplication {
     /// follows (`RENEWAL_EXTENDED`) changes nothing more. The request identifier is derived from the transaction and
     /// the day, so a double-submitted form extends once.
     func operatorExtend(store: Store, transaction: String, days: Int) async throws -> String {
-        guard extendable(store.rawValue), let operations = adapters[store] as? any StoreOperations else {
+        guard extendable(store.rawValue), let operations = desk.adapters[store] as? any StoreOperations else {
             throw PageError(.badRequest, "Subscriptions of \(store.rawValue) are extended in the store's own console.")
         }
         guard !transaction.isEmpty, transaction.count <= 64, transaction.allSatisfy(\.isNumber) else {
@@ -541,7 +544,7 @@ extension OpenCatServerApplication {
         } catch let error as StoreAdapterError {
             return "refused (\(error.code.rawValue))"
         }
-        _ = try await apply(source: "operator", eventId: "extend:" + request, purchase)
+        try await events.apply("operator", "extend:" + request, purchase: purchase)
         return "\(purchase.state.rawValue) until \(purchase.expirationDate.map { $0.formatted(.iso8601) } ?? "?")"
     }
 
@@ -566,7 +569,7 @@ extension OpenCatServerApplication {
 
     /// Reads a purchase from its store now and applies what it says (a refund claws back, as a notification would).
     func reverify(store: Store, transaction: String) async throws -> String {
-        guard let adapter = adapters[store] else { throw PageError(.badRequest, "That store is not configured.") }
+        guard let adapter = desk.adapters[store] else { throw PageError(.badRequest, "That store is not configured.") }
         var proof: PurchaseProof
         switch store {
         case .stripe:
@@ -590,7 +593,15 @@ extension OpenCatServerApplication {
         do { purchase = try await adapter.verify(proof) } catch {
             return "refused (\((error as? StoreAdapterError)?.code.rawValue ?? "unknown"))"
         }
-        _ = try await apply(source: "reverify", eventId: "reverify:" + UUID().uuidString, purchase)
+        try await events.apply("reverify", "reverify:" + UUID().uuidString, purchase: purchase)
         return purchase.state.rawValue
     }
+}
+
+/// A signed-in operator (``WebSessionAuthenticator``).
+public struct ConsoleOperator: Sendable {
+    /// The operator's name in `portal.operators`.
+    public var name: String
+    /// The session's CSRF token, in every form.
+    public var csrf: String
 }

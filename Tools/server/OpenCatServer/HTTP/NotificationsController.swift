@@ -10,7 +10,22 @@ import StoreAdapters
 /// the transaction it reports is updated for its owner (renewals add the new period, refunds revoke) and a
 /// refunded key pack is clawed back. A delivery that fails verification is answered 400; one that could not be
 /// checked now (the store is down) 503, so the store delivers it again.
-extension OpenCatServerApplication {
+struct NotificationsController: ServerController {
+    let desk: PurchaseDesk
+    /// Verifies Stripe's webhook signatures; nil: `POST /v1/notifications/stripe` answers 404.
+    let stripeWebhooks: StripeWebhookVerifier?
+    /// Verifies PayPal's webhooks; nil: `POST /v1/notifications/paypal` answers 404.
+    let payPalWebhooks: PayPalWebhookVerifier?
+    let events: StoreEvents
+    let subscribers: any SubscriberRepository
+    let orders: any WebOrderRepository
+    let checkout: WebCheckout
+    /// `stores.apple.rereadNotifications`.
+    let appleRereadNotifications: Bool
+    /// The Pub/Sub push's shared token (`stores.google.pushToken`); nil: Google's endpoint answers 404.
+    let googlePushToken: String?
+    let clock: @Sendable () -> Date
+
     struct EventAnswer: Encodable {
         var applied: Bool
     }
@@ -48,7 +63,7 @@ extension OpenCatServerApplication {
         var voidedPurchaseNotification: Voided?
     }
 
-    func addNotificationRoutes(to router: Router<ServerRequestContext>) {
+    func addRoutes(to router: Router<ServerRequestContext>) {
         router.post("/v1/notifications/apple") { request, _ in try await appleNotification(request) }
         router.post("/v1/notifications/stripe") { request, _ in try await stripeNotification(request) }
         router.post("/v1/notifications/paypal") { request, _ in try await payPalNotification(request) }
@@ -57,10 +72,10 @@ extension OpenCatServerApplication {
 
     /// An App Store Server Notification V2: verified, then applied once by its `notificationUUID`.
     func appleNotification(_ request: Request) async throws -> Response {
-        guard let apple = adapters[.apple] as? AppleStoreAdapter else {
+        guard let apple = desk.adapters[.apple] as? AppleStoreAdapter else {
             throw APIError(.notFound, "not_found", "App Store notifications are off")
         }
-        let body = try await rawBody(request)
+        let body = try await Self.rawBody(request)
         let notification: VerifiedAppStoreNotification
         do { notification = try await apple.verifyNotification(body: body) } catch {
             throw Self.notificationError(error)
@@ -75,10 +90,10 @@ extension OpenCatServerApplication {
 
     /// A Stripe event: its signature checked, then a paid Checkout Session credited or the purchase read again and applied.
     func stripeNotification(_ request: Request) async throws -> Response {
-        guard let verifier = stripeWebhooks, let stripe = adapters[.stripe] as? StripeAdapter else {
+        guard let verifier = stripeWebhooks, let stripe = desk.adapters[.stripe] as? StripeAdapter else {
             throw APIError(.notFound, "not_found", "Stripe webhooks are off")
         }
-        let body = try await rawBody(request)
+        let body = try await Self.rawBody(request)
         let event: Stripe.Event
         do {
             event = try verifier.verify(
@@ -91,7 +106,7 @@ extension OpenCatServerApplication {
         if ["checkout.session.completed", "checkout.session.async_payment_succeeded"].contains(
             event.type.rawValue
         ), let session = Self.string(in: event.data.object, path: ["id"]),
-            try await ledger.webOrder(store: "stripe", reference: session) != nil
+            try await orders.webOrder(store: "stripe", reference: session) != nil
         {
             try await creditWebOrderFromWebhook(store: .stripe, reference: session)
             return Self.json(.ok, EventAnswer(applied: true))
@@ -113,10 +128,10 @@ extension OpenCatServerApplication {
 
     /// A PayPal event: confirmed with PayPal, then an approved order credited or the purchase read again and applied.
     func payPalNotification(_ request: Request) async throws -> Response {
-        guard let verifier = payPalWebhooks, let paypal = adapters[.paypal] as? PayPalAdapter else {
+        guard let verifier = payPalWebhooks, let paypal = desk.adapters[.paypal] as? PayPalAdapter else {
             throw APIError(.notFound, "not_found", "PayPal webhooks are off")
         }
-        let body = try await rawBody(request)
+        let body = try await Self.rawBody(request)
         let event: PayPal.Event
         do { event = try await verifier.verify(rawEvent: body, headers: request.headers) } catch {
             throw Self.notificationError(error)
@@ -127,7 +142,7 @@ extension OpenCatServerApplication {
                 ? Self.string(in: resource, path: ["id"])
                 : Self.string(in: resource, path: ["supplementary_data", "related_ids", "order_id"]),
             ["CHECKOUT.ORDER.APPROVED", "PAYMENT.CAPTURE.COMPLETED"].contains(event.eventType),
-            try await ledger.webOrder(store: "paypal", reference: order) != nil
+            try await orders.webOrder(store: "paypal", reference: order) != nil
         {
             try await creditWebOrderFromWebhook(store: .paypal, reference: order)
             return Self.json(.ok, EventAnswer(applied: true))
@@ -155,7 +170,7 @@ extension OpenCatServerApplication {
     {
         let signedDate = notification.payload.signedDate
         let aboutOneTransaction: Set<String> = ["REFUND", "REFUND_REVERSED", "REVOKE"]
-        guard settings.appleRereadNotifications, let transaction = notification.transaction,
+        guard appleRereadNotifications, let transaction = notification.transaction,
             transaction.rawType == "Auto-Renewable Subscription",
             let original = transaction.originalTransactionId ?? transaction.transactionId,
             !aboutOneTransaction.contains(notification.payload.rawNotificationType ?? "")
@@ -171,7 +186,7 @@ extension OpenCatServerApplication {
     /// A Pub/Sub push: authenticated by the subscription's shared `token` query parameter, then re-read from Google
     /// (the notification only says which purchase to look at).
     func googleNotification(_ request: Request, _ context: ServerRequestContext) async throws -> Response {
-        guard let google = adapters[.google] as? GooglePlayAdapter, let expected = settings.googlePushToken,
+        guard let google = desk.adapters[.google] as? GooglePlayAdapter, let expected = googlePushToken,
             !expected.isEmpty
         else { throw APIError(.notFound, "not_found", "Google notifications are off") }
         let presented = request.uri.queryParameters.get("token") ?? ""
@@ -223,7 +238,7 @@ extension OpenCatServerApplication {
                 }
                 let orderId = entry.orderId ?? orderId
                 var info =
-                    try await ledger.storedTransaction(store: .google, transactionId: orderId)
+                    try await subscribers.storedTransaction(store: .google, transactionId: orderId)
                     ?? TransactionInfo(
                         transactionId: orderId,
                         productId: "",
@@ -232,7 +247,7 @@ extension OpenCatServerApplication {
                         status: .refunded
                     )
                 info.status = .refunded
-                return Self.json(.ok, EventAnswer(applied: try await applyInfo("google", eventId, info).applied))
+                return Self.json(.ok, EventAnswer(applied: try await events.apply("google", eventId, info).applied))
             }
         } catch let refusal as APIError {
             throw refusal
@@ -247,50 +262,14 @@ extension OpenCatServerApplication {
     func apply(source: String, eventId: String, _ purchase: VerifiedPurchase?, storeTime: Date? = nil) async throws
         -> Response
     {
-        let outcome = try await applyInfo(
-            source,
-            eventId,
-            purchase?.transactionInfo,
-            refundShare: purchase.flatMap(Self.refundShare),
-            storeTime: storeTime ?? purchase?.verifiedAt
-        )
+        let outcome = try await events.apply(source, eventId, purchase: purchase, storeTime: storeTime)
         return Self.json(.ok, EventAnswer(applied: outcome.applied))
-    }
-
-    func applyInfo(
-        _ source: String,
-        _ eventId: String,
-        _ info: TransactionInfo?,
-        refundShare: RefundShare? = nil,
-        storeTime: Date? = nil
-    ) async throws -> StoreEventOutcome {
-        let outcome = try await ledger.applyStoreEvent(
-            source: source,
-            eventId: eventId,
-            update: info,
-            refundShare: refundShare,
-            storeTime: storeTime
-        )
-        ServerMetrics.notification(source: source, applied: outcome.applied)
-        if let refund = outcome.refund, outcome.applied {
-            ServerMetrics.refund(source: source, clawedBack: refund.clawedBack, debt: refund.debt)
-        }
-        if outcome.applied {
-            logger.info(
-                "store notification applied",
-                metadata: [
-                    "source": "\(source)", "status": "\(info?.status.rawValue ?? "none")",
-                    "clawedBack": "\(outcome.refund?.clawedBack ?? 0)",
-                ]
-            )
-        }
-        return outcome
     }
 
     /// Credits a web order from a webhook; a refusal is answered as the store expects (503: deliver again).
     func creditWebOrderFromWebhook(store: Store, reference: String) async throws {
         do {
-            try await creditWebOrder(store: store, reference: reference)
+            try await checkout.credit(store: store, reference: reference)
         } catch let refusal as PageError {
             throw APIError(refusal.status, "invalid_notification", refusal.message)
         }
@@ -300,7 +279,7 @@ extension OpenCatServerApplication {
         if let error = error as? StoreAdapterError {
             switch error.code {
             case .storeUnavailable, .timeout, .network, .rateLimited, .unauthorized, .misconfigured:
-                return refusal(error)
+                return PurchaseDesk.refusal(error)
             default:
                 return APIError(
                     .badRequest,

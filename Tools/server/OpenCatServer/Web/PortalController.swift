@@ -8,19 +8,23 @@ import StoreAdapters
 
 /// The key web portal under `/portal`: password-less sign-in by a single-use emailed link, the wallet, licence
 /// keys, buying packs with Stripe Checkout or PayPal, sharing and donating keys.
-extension OpenCatServerApplication {
-    /// A signed-in portal user (``WebSessionAuthenticator``).
-    public struct PortalUser: Sendable {
-        /// The account (a configured user with that email, or the web account `web:<email>`).
-        public var user: ServerUser
-        /// The session's CSRF token, in every form.
-        public var csrf: String
-    }
+struct PortalController: WebController {
+    let pages: WebPages
+    let ledger: any WalletRepository & WebSessionRepository
+    let checkout: WebCheckout
+    let limits: RateLimits
+    /// The portal's settings (`portal`): products, mail, lifetimes.
+    let portalSettings: PortalSettings
+    /// The key-server users (an email of one signs in as that user) and the key packs.
+    let settings: ServerSettings
+    let clock: @Sendable () -> Date
+    let logger: Logger
 
-    func addPortalRoutes(to root: Router<ServerRequestContext>) {
-        guard portalSettings != nil else { return }
-        addWebAssets(to: root)
-        let router = root.group("/portal").add(middleware: WebSessionAuthenticator(server: self, area: .portal))
+    /// `/portal` (and the pages' assets): its own error page, then the session cookie's user.
+    func addRoutes(to root: Router<ServerRequestContext>) {
+        pages.addAssetRoutes(to: root)
+        let router = root.group("/portal").add(middleware: WebPageErrorMiddleware(pages: pages))
+            .add(middleware: WebSessionAuthenticator { request in try await portalSession(request).map(Caller.portal) })
         addSignInRoutes(to: router)
         addAccountRoutes(to: router)
     }
@@ -28,96 +32,86 @@ extension OpenCatServerApplication {
     /// Signing in by an emailed link, and out.
     func addSignInRoutes(to router: RouterGroup<ServerRequestContext>) {
         router.get { request, session in
-            await web {
-                if portalUser(session) != nil { return redirect("/portal/wallet") }
-                let (token, cookie) = try await formToken(request)
-                return render(
-                    "portal-sign-in",
-                    portalContext("Sign in", csrf: token, notice: notice(request)),
-                    cookies: cookie.map { [$0] } ?? []
-                )
-            }
+            if portalUser(session) != nil { return redirect("/portal/wallet") }
+            let (token, cookie) = try await formToken(request)
+            return render(
+                "portal-sign-in",
+                portalContext("Sign in", csrf: token, notice: notice(request)),
+                cookies: cookie.map { [$0] } ?? []
+            )
         }
         router.post("sign-in") { request, context in
-            await web { try await requestSignInLink(request, client: clientAddress(request, context)) }
+            try await requestSignInLink(request, client: limits.clientAddress(request, context))
         }
         router.get("sign-in/:token") { request, context in
-            await web {
-                let token = context.parameters.get("token") ?? ""
-                guard try await ledger.signInLinkIsUsable(tokenSHA256: Fingerprint.hex(of: token)) else {
-                    throw PageError(.gone, "This sign-in link was used or has expired. Ask for a new one.")
-                }
-                let (form, cookie) = try await formToken(request)
-                var context = portalContext("Sign in", csrf: form)
-                context["action"] = "/portal/sign-in/" + token
-                return render("portal-confirm", context, cookies: cookie.map { [$0] } ?? [])
+            let token = context.parameters.get("token") ?? ""
+            guard try await ledger.signInLinkIsUsable(tokenSHA256: Fingerprint.hex(of: token)) else {
+                throw PageError(.gone, "This sign-in link was used or has expired. Ask for a new one.")
             }
+            let (form, cookie) = try await formToken(request)
+            var context = portalContext("Sign in", csrf: form)
+            context["action"] = "/portal/sign-in/" + token
+            return render("portal-confirm", context, cookies: cookie.map { [$0] } ?? [])
         }
         router.post("sign-in/:token") { request, context in
-            await web { try await signIn(request, token: context.parameters.get("token") ?? "") }
+            try await signIn(request, token: context.parameters.get("token") ?? "")
         }
         router.post("sign-out") { request, session in
-            await web {
-                let signedIn = try requirePortalUser(session)
-                return try await signOut(
-                    request,
-                    csrf: signedIn.csrf,
-                    cookie: Self.portalCookie,
-                    path: "/",
-                    then: "/portal?notice=signed-out"
-                )
-            }
+            let signedIn = try requirePortalUser(session)
+            return try await signOut(
+                request,
+                csrf: signedIn.csrf,
+                cookie: Self.portalCookie,
+                path: "/",
+                then: "/portal?notice=signed-out"
+            )
         }
     }
 
     /// The signed-in account's pages: wallet, keys, buying, the stores' returns, sharing, donating, the pool.
     func addAccountRoutes(to router: RouterGroup<ServerRequestContext>) {
-        router.get("wallet") { request, session in await web { try await walletPage(request, session) } }
-        router.get("keys") { request, session in await web { try await keysPage(request, session) } }
-        router.get("buy") { request, session in await web { try await buyPage(request, session) } }
+        router.get("wallet") { request, session in try await walletPage(request, session) }
+        router.get("keys") { request, session in try await keysPage(request, session) }
+        router.get("buy") { request, session in try await buyPage(request, session) }
         router.post("buy") { request, session in
-            await web {
-                let signedIn = try requirePortalUser(session)
-                let fields = try await form(request)
-                try checkCSRF(fields, expected: signedIn.csrf)
-                guard let product = portalSettings?.product(fields["product"] ?? "") else {
-                    throw PageError(.badRequest, "Choose a product.")
-                }
-                guard let quantity = Int(fields["quantity"] ?? "1"), (1...10).contains(quantity) else {
-                    throw PageError(.badRequest, "Buy 1 to 10 packs at a time.")
-                }
-                try await limitStoreCalls("user:\(signedIn.user.userId)")
-                let page = try await startCheckout(
-                    store: Store(rawValue: fields["store"] ?? ""),
-                    product: product,
-                    quantity: quantity,
-                    user: signedIn.user
-                )
-                return redirect(page.absoluteString)
+            let signedIn = try requirePortalUser(session)
+            let fields = try await form(request)
+            try checkCSRF(fields, expected: signedIn.csrf)
+            guard let product = portalSettings.product(fields["product"] ?? "") else {
+                throw PageError(.badRequest, "Choose a product.")
             }
+            guard let quantity = Int(fields["quantity"] ?? "1"), (1...10).contains(quantity) else {
+                throw PageError(.badRequest, "Buy 1 to 10 packs at a time.")
+            }
+            try await limits.limitStoreCalls("user:\(signedIn.user.userId)")
+            let page = try await checkout.start(
+                store: Store(rawValue: fields["store"] ?? ""),
+                product: product,
+                quantity: quantity,
+                user: signedIn.user
+            )
+            return redirect(page.absoluteString)
         }
         router.get("return/stripe") { request, _ in
-            await web { try await returned(store: .stripe, reference: request.uri.queryParameters.get("session_id")) }
+            try await returned(store: .stripe, reference: request.uri.queryParameters.get("session_id"))
         }
         router.get("return/paypal") { request, _ in
-            await web { try await returned(store: .paypal, reference: request.uri.queryParameters.get("token")) }
+            try await returned(store: .paypal, reference: request.uri.queryParameters.get("token"))
         }
-        router.get("share") { request, session in await web { try await sharePage(request, session) } }
+        router.get("share") { request, session in try await sharePage(request, session) }
         router.post("share") { request, session in
-            await web { try await shareOrDonate(request, session, donate: false) }
+            try await shareOrDonate(request, session, donate: false)
         }
         router.post("donate") { request, session in
-            await web { try await shareOrDonate(request, session, donate: true) }
+            try await shareOrDonate(request, session, donate: true)
         }
         router.get("pool") { request, session in
-            await web {
-                let signedIn = try requirePortalUser(session)
-                let pool = try await ledger.communityPool()
-                var context = portalContext("Community pool", signedIn)
-                context["total"] = String(pool.totalKeys)
-                context["contributors"] = String(pool.contributors)
-                return render("portal-pool", context)
-            }
+            let signedIn = try requirePortalUser(session)
+            let pool = try await ledger.communityPool()
+            var context = portalContext("Community pool", signedIn)
+            context["total"] = String(pool.totalKeys)
+            context["contributors"] = String(pool.contributors)
+            return render("portal-pool", context)
         }
     }
 
@@ -125,7 +119,7 @@ extension OpenCatServerApplication {
 
     func walletPage(_ request: Request, _ session: ServerRequestContext) async throws -> Response {
         let signedIn = try requirePortalUser(session)
-        try await receivePending(signedIn.user)
+        try await ledger.receivePending(signedIn.user)
         let balance = try await ledger.balance(of: signedIn.user.userId)
         let entries = try await ledger.entries(of: signedIn.user.userId, limit: 50)
         var context = portalContext("Your wallet", signedIn, notice: notice(request))
@@ -162,12 +156,13 @@ extension OpenCatServerApplication {
     func buyPage(_ request: Request, _ session: ServerRequestContext) async throws -> Response {
         let signedIn = try requirePortalUser(session)
         var context = portalContext("Buy keys", signedIn, notice: notice(request))
-        context["products"] = (portalSettings?.products ?? []).map { product -> [String: Any] in
+        context["products"] = portalSettings.products.map { product -> [String: Any] in
             [
                 "productId": product.productId, "name": product.name,
                 "keys": String(settings.keyPacks[product.productId]?.keys ?? 0),
                 "price": "\(product.amount) \(product.currency.uppercased())", "csrf": signedIn.csrf,
-                "stripe": adapters[.stripe] is StripeAdapter, "paypal": adapters[.paypal] is PayPalAdapter,
+                "stripe": checkout.desk.adapters[.stripe] is StripeAdapter,
+                "paypal": checkout.desk.adapters[.paypal] is PayPalAdapter,
             ]
         }
         return render("portal-buy", context)
@@ -175,7 +170,7 @@ extension OpenCatServerApplication {
 
     func sharePage(_ request: Request, _ session: ServerRequestContext) async throws -> Response {
         let signedIn = try requirePortalUser(session)
-        try await receivePending(signedIn.user)
+        try await ledger.receivePending(signedIn.user)
         var context = portalContext("Share keys", signedIn, notice: notice(request))
         context["balance"] = String(max(try await ledger.balance(of: signedIn.user.userId), 0))
         context["shareNonce"] = Self.randomSecret()
@@ -188,17 +183,17 @@ extension OpenCatServerApplication {
     /// Sends a sign-in link, limited per client and email, per client, and in mails per email (one client's
     /// requests never stop the owner of the email asking from elsewhere).
     func requestSignInLink(_ request: Request, client: String) async throws -> Response {
-        guard let portal = portalSettings else { throw PageError(.notFound, "Not found.") }
+        let portal = portalSettings
         let fields = try await form(request)
         try await checkFormCSRF(fields, request)
         let email = (fields["email"] ?? "").trimmingCharacters(in: .whitespaces).lowercased()
         guard email.utf8.count <= 254, let at = email.firstIndex(of: "@"), at != email.startIndex,
             email[email.index(after: at)...].contains("."), !email.contains(where: \.isWhitespace)
         else { throw PageError(.badRequest, "Enter an email address.") }
-        let limits = settings.signInRateLimit
-        if let wait = await wait([
-            ("signin:\(client):\(email)", limits.perClientAndEmail), ("signin-client:\(client)", limits.perClient),
-            ("signin-mail:\(email)", limits.perEmail),
+        let signIn = settings.signInRateLimit
+        if let wait = await limits.wait([
+            ("signin:\(client):\(email)", signIn.perClientAndEmail), ("signin-client:\(client)", signIn.perClient),
+            ("signin-mail:\(email)", signIn.perEmail),
         ]) {
             throw PageError(.tooManyRequests, "Too many links asked for. Try again in \(wait) seconds.")
         }
@@ -229,7 +224,7 @@ extension OpenCatServerApplication {
     }
 
     func signIn(_ request: Request, token: String) async throws -> Response {
-        guard let portal = portalSettings else { throw PageError(.notFound, "Not found.") }
+        let portal = portalSettings
         try await checkFormCSRF(try await form(request), request)
         guard let email = try await ledger.useSignInLink(tokenSHA256: Fingerprint.hex(of: token)) else {
             throw PageError(.gone, "This sign-in link was used or has expired. Ask for a new one.")
@@ -254,7 +249,7 @@ extension OpenCatServerApplication {
         guard let reference, !reference.isEmpty, reference.utf8.count <= 255 else {
             throw PageError(.badRequest, "The store did not say which payment this is.")
         }
-        let credited = try await creditWebOrder(store: store, reference: reference)
+        let credited = try await checkout.credit(store: store, reference: reference)
         var context = portalContext(credited == nil ? "Payment pending" : "Thank you")
         context["messageId"] = "return-status"
         context["text"] =
@@ -281,7 +276,7 @@ extension OpenCatServerApplication {
         } else {
             let email = (fields["email"] ?? "").trimmingCharacters(in: .whitespaces).lowercased()
             guard email.contains("@"), email.utf8.count <= 254 else { throw PageError(.badRequest, "Enter an email.") }
-            recipient = settings.users.user(email: email)?.userId ?? Self.pendingAccount(email)
+            recipient = settings.users.user(email: email)?.userId ?? WalletController.pendingAccount(email)
         }
         do {
             _ = try await ledger.transfer(
@@ -319,7 +314,7 @@ extension OpenCatServerApplication {
         guard let id = request.cookies[Self.portalCookie]?.value, id.count >= 32,
             let session = try await ledger.webSession(idSHA256: Fingerprint.hex(of: id), kind: "portal")
         else { return nil }
-        return PortalUser(user: webUser(email: session.subject), csrf: session.csrf)
+        return PortalUser(user: checkout.webUser(email: session.subject), csrf: session.csrf)
     }
 
     func portalContext(_ title: String, _ signedIn: PortalUser? = nil, csrf: String? = nil, notice: String? = nil)
@@ -344,80 +339,12 @@ extension OpenCatServerApplication {
         if let notice { context["notice"] = notice }
         return context
     }
-
-    /// The notice a redirect asked for (`?notice=bought`), from a fixed list (never the query's text).
-    func notice(_ request: Request) -> String? {
-        switch request.uri.queryParameters.get("notice") {
-        case "bought": "Thank you: your keys are in your wallet."
-        case "cancelled": "The payment was cancelled; nothing was charged."
-        case "shared": "Shared."
-        case "donated": "Thank you for giving to the pool."
-        case "signed-out": "You are signed out."
-        case "granted": "Granted."
-        case "revoked": "Revoked."
-        case "adjusted": "The wallet was adjusted."
-        case "reverified": "Re-verified with the store."
-        case "refunded": "The store refunded the payment; the ledger took the keys back."
-        case "extended": "The store extended the subscription; the entitlement runs until its new date."
-        case "refused": "The store refused the request; the audit log has its reason."
-        default: nil
-        }
-    }
-
-    /// Runs a page handler: a ``PageError`` becomes an error page, a ``WebRedirect`` a 303, anything else a 500
-    /// page that says nothing of the cause (the log has its type).
-    func web(_ body: () async throws -> Response) async -> Response {
-        do {
-            return try await body()
-        } catch let redirect as WebRedirect {
-            return self.redirect(redirect.location)
-        } catch let refusal as PageError {
-            return errorPage(refusal.status, refusal.message)
-        } catch let refusal as APIError {
-            return errorPage(
-                refusal.status,
-                refusal.status == .tooManyRequests
-                    ? "Too many requests. Try again in a minute." : "The store did not confirm this payment."
-            )
-        } catch let error as LedgerError {
-            return errorPage(
-                error.code == .notFound ? .notFound : .unprocessableContent,
-                "That could not be done: \(error.code.rawValue.replacingOccurrences(of: "_", with: " "))."
-            )
-        } catch {
-            logger.error("page failed", metadata: ["error": "\(String(reflecting: type(of: error)))"])
-            return errorPage(.internalServerError, "Something went wrong on our side. Try again later.")
-        }
-    }
-
-    func errorPage(_ status: HTTPResponse.Status, _ message: String) -> Response {
-        var context: [String: Any] = ["title": status.code >= 500 ? "Sorry" : "That did not work", "home": "/portal"]
-        context["messageId"] = "error-message"
-        context["text"] = message
-        context["link"] = ["href": "/portal", "label": "Back to the start"]
-        return render("message", context, status: status)
-    }
-
-    static func displayDate(_ date: Date) -> String {
-        date.formatted(Date.ISO8601FormatStyle().year().month().day().dateSeparator(.dash))
-    }
-
-    static func entryLabel(_ kind: String) -> String {
-        switch kind {
-        case "purchase": "Bought"
-        case "spend": "Spent"
-        case "unlock": "Unlocked a feature"
-        case "share": "Shared"
-        case "received": "Received"
-        case "donation": "Donated"
-        case "refund": "Refunded"
-        case "adjustment": "Adjusted by support"
-        default: kind.replacingOccurrences(of: "_", with: " ")
-        }
-    }
 }
 
-/// Sends the browser elsewhere (a page that needs a session, without one).
-struct WebRedirect: Error {
-    var location: String
+/// A signed-in portal user (``WebSessionAuthenticator``).
+public struct PortalUser: Sendable {
+    /// The account (a configured user with that email, or the web account `web:<email>`).
+    public var user: ServerUser
+    /// The session's CSRF token, in every form.
+    public var csrf: String
 }
