@@ -55,6 +55,9 @@ struct ServerMetricsTests {
             #expect(text.contains("opencat_purchases_refused_total{"))
             #expect(text.contains("hb_requests") || text.contains("hb.requests"))
             #expect(text.contains("/api/v1/keys/purchase/"))
+            // The database's use: transactions in flight and their durations, by dialect.
+            #expect(text.contains(#"opencat_database_transactions_in_flight{database="sqlite"}"#))
+            #expect(text.contains("opencat_database_transaction_duration_seconds"))
             for secret in [
                 "user-7", "user7@example.com", ServerFixture.token(7), PortalHarness.operatorToken, "5300000000000007",
             ] {

@@ -21,7 +21,15 @@ public final class PostgresLedgerStore: LedgerStore, Sendable {
     public var now: Date { clock() }
 
     /// A store over a running client.
-    public init(client: PostgresClient, logger: Logger, now: @escaping @Sendable () -> Date = { Date() }) {
+    /// - Parameter maximumConnections: the client's pool size, shown in `/metrics`
+    ///   (`opencat_database_pool_connections`); nil: not shown.
+    public init(
+        client: PostgresClient,
+        logger: Logger,
+        maximumConnections: Int? = nil,
+        now: @escaping @Sendable () -> Date = { Date() }
+    ) {
+        if let maximumConnections { LedgerMetrics.poolSize(.postgresql, connections: maximumConnections) }
         self.client = client
         self.logger = logger
         clock = now
@@ -81,6 +89,14 @@ public final class PostgresLedgerStore: LedgerStore, Sendable {
         locking users: [String],
         _ body: @Sendable (any LedgerConnection) async throws -> T
     ) async throws(LedgerError) -> T {
+        try await LedgerMetrics.measure(.postgresql) { () async throws(LedgerError) -> T in
+            try await run(locking: users, body)
+        }
+    }
+
+    private func run<T: Sendable>(locking users: [String], _ body: @Sendable (any LedgerConnection) async throws -> T)
+        async throws(LedgerError) -> T
+    {
         let logger = logger
         do {
             return try await client.withTransaction(logger: logger) { connection in

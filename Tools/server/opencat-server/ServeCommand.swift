@@ -210,6 +210,8 @@ func buildApplication(
         try? await transport.shutdown()
         throw ServerStartError("configuration: \(error.message)")
     }
+    // swift-metrics' backend before the ledger opens (it records its pool size).
+    let registry = ProcessMetrics.registry
     let opened: OpenedLedger
     do { opened = try openLedger(arguments, logger: logger, services: &services) } catch {
         try? await transport.shutdown()
@@ -224,7 +226,7 @@ func buildApplication(
         payPalWebhooks: stores.payPal,
         databaseKind: kind,
         logger: logger,
-        metrics: ProcessMetrics.registry
+        metrics: registry
     )
     let host = arguments.host
     if let metricsPort = arguments.metricsPort {
@@ -268,16 +270,18 @@ func openLedger(_ arguments: some AppArguments, logger: Logger, services: inout 
         ledger = try SQLiteLedgerStore(fileURL: URL(fileURLWithPath: path))
         kind = "sqlite"
     } else {
-        let client: PostgresClient
+        let configuration: PostgresClient.Configuration
         do throws(PostgresConfigurationError) {
-            client = PostgresClient(
-                configuration: try arguments.databaseSettings().configuration(url: database),
-                backgroundLogger: logger
-            )
+            configuration = try arguments.databaseSettings().configuration(url: database)
         } catch {
             throw ServerStartError("--database: \(error.message)")
         }
-        let postgres = PostgresLedgerStore(client: client, logger: logger)
+        let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        let postgres = PostgresLedgerStore(
+            client: client,
+            logger: logger,
+            maximumConnections: configuration.options.maximumConnections
+        )
         let (started, signal) = AsyncStream.makeStream(of: Void.self)
         services.insert(PostgresClientService(client: client, started: signal), at: 0)
         ledger = postgres

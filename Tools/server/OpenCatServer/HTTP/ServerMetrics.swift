@@ -32,8 +32,15 @@ enum ServerMetrics {
         Counter(label: "opencat_refund_keys_owed_total", dimensions: [("source", source)]).increment(by: max(debt, 0))
     }
 
-    /// A run of a background reconciliation (`outcome`: `ok` or `failed`) and the refunds it found.
-    static func reconciliation(store: String, ok: Bool, refunds: Int) {
+    /// A run of a background reconciliation (`outcome`: `ok` or `failed`) and the refunds it found; after a run that
+    /// read the store's report, how far behind now its cursor is (`opencat_reconciliation_lag_seconds`: the backlog
+    /// the next run starts from).
+    static func reconciliation(store: String, ok: Bool, refunds: Int, lagSeconds: Double? = nil) {
+        if let lagSeconds {
+            Gauge(label: "opencat_reconciliation_lag_seconds", dimensions: [("store", store)]).record(
+                max(lagSeconds, 0)
+            )
+        }
         Counter(
             label: "opencat_reconciliation_runs_total",
             dimensions: [("store", store), ("outcome", ok ? "ok" : "failed")]

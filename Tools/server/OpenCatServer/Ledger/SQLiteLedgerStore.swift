@@ -17,6 +17,7 @@ public final class SQLiteLedgerStore: LedgerStore, Sendable {
     /// Opens (or creates, owner-only) the ledger at a file and migrates it.
     public init(fileURL: URL, now: @escaping @Sendable () -> Date = { Date() }) throws(LedgerError) {
         clock = now
+        LedgerMetrics.poolSize(.sqlite, connections: 1)
         do {
             if !FileManager.default.fileExists(atPath: fileURL.path) {
                 _ = FileManager.default.createFile(
@@ -57,10 +58,12 @@ public final class SQLiteLedgerStore: LedgerStore, Sendable {
         locking users: [String],
         _ body: @Sendable (any LedgerConnection) async throws -> T
     ) async throws(LedgerError) -> T {
-        await gate.lock()
-        let outcome = await run(body)
-        await gate.unlock()
-        return try outcome.get()
+        try await LedgerMetrics.measure(.sqlite) { () async throws(LedgerError) -> T in
+            await gate.lock()
+            let outcome = await run(body)
+            await gate.unlock()
+            return try outcome.get()
+        }
     }
 
     private func run<T: Sendable>(_ body: @Sendable (any LedgerConnection) async throws -> T) async -> Result<

@@ -88,7 +88,12 @@ struct SteamReconciliationService: Service {
             while !Task.isCancelled {
                 do {
                     let outcome = try await server.reconcileSteamRefunds()
-                    ServerMetrics.reconciliation(store: "steam", ok: true, refunds: outcome?.applied ?? 0)
+                    ServerMetrics.reconciliation(
+                        store: "steam",
+                        ok: true,
+                        refunds: outcome?.applied ?? 0,
+                        lagSeconds: outcome.map { server.clock().timeIntervalSince($0.cursor) }
+                    )
                 } catch {
                     let code = (error as? StoreAdapterError)?.code.rawValue ?? String(describing: type(of: error))
                     server.logger.warning("steam refund reconciliation failed", metadata: ["error": "\(code)"])
