@@ -36,7 +36,7 @@ struct PurchaseAcceptanceTests {
     ])
 
     static func reason(_ acceptance: PurchaseAcceptance, _ purchase: VerifiedPurchase) -> String? {
-        do throws(PurchaseRefusal) {
+        do throws(PurchaseRejection) {
             try acceptance.check(purchase)
             return nil
         } catch { return error.reason.rawValue }

@@ -67,11 +67,8 @@ public struct BearerTokens: Sendable {
     /// Hex SHA-256 of a token.
     public static func hash(_ token: String) -> String { Fingerprint.hex(of: token) }
 
-    /// The user a request's `Authorization: Bearer` names.
-    func user(for request: Request) -> ServerUser? {
-        guard let token = HTTPAuthorization.bearerToken(in: request.headers[.authorization]) else { return nil }
-        return byHash[Self.hash(token)]
-    }
+    /// The user a bearer token names.
+    func user(token: String) -> ServerUser? { byHash[Self.hash(token)] }
 
     /// The user with an email (case-insensitive).
     func user(email: String) -> ServerUser? { byEmail[email.lowercased()] }

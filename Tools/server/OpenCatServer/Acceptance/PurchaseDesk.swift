@@ -51,7 +51,7 @@ struct PurchaseDesk: Sendable {
     /// Judges a verified purchase: the first rule it breaks is the answer, 422 `invalid_receipt` with the rule's
     /// shared code as `reason`.
     func check(_ purchase: VerifiedPurchase, under acceptance: PurchaseAcceptance) throws {
-        do throws(PurchaseRefusal) { try acceptance.check(purchase) } catch {
+        do throws(PurchaseRejection) { try acceptance.check(purchase) } catch {
             log(store: purchase.store, reason: error.reason.rawValue)
             throw APIError(.unprocessableContent, "invalid_receipt", error.message, reason: error.reason.rawValue)
         }

@@ -11,7 +11,8 @@ struct KeyServerAuthenticator: AuthenticatorMiddleware {
     let users: BearerTokens
 
     func authenticate(request: Request, context: ServerRequestContext) async throws -> Caller? {
-        users.user(for: request).map(Caller.user)
+        guard let token = HTTPAuthorization.bearerToken(in: request.headers[.authorization]) else { return nil }
+        return users.user(token: token).map(Caller.user)
     }
 }
 
