@@ -88,6 +88,13 @@ struct MockServe: AsyncParsableCommand {
     )
     var payPalWebhook: String?
 
+    @Flag(
+        name: .customLong("repeat"),
+        help:
+            "Answer each recorded interaction as often as it is asked (a demo: a retried purchase is verified again), not only the times its cassette allows."
+    )
+    var repeatAnswers = false
+
     @Option(
         name: .customLong("paypal-merchant-id"),
         help: "With --checkout: the payee merchant id of orders that name none (PayPalAdapter's payeeMerchantId)."
@@ -179,7 +186,11 @@ struct MockServe: AsyncParsableCommand {
             where file.lastPathComponent != "scenarios.json"
                 && !file.lastPathComponent.hasSuffix(".schema.json")
             {
-                let cassette = try suite.loadCassette(file, credentials: credentials)
+                var cassette = try suite.loadCassette(file, credentials: credentials)
+                if repeatAnswers {
+                    // Far more answers than any session asks for; the order of the interactions still decides.
+                    for index in cassette.interactions.indices { cassette.interactions[index].times = 1_000_000 }
+                }
                 if (stores.isEmpty || stores.contains(cassette.store.rawValue))
                     && (scenarios.isEmpty || scenarios.contains(cassette.scenario))
                 {

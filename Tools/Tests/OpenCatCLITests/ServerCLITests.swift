@@ -31,6 +31,24 @@ struct ServerCLITests {
         }
     }
 
+    /// Every default `--help` names is the one the server uses: `serve --help` prints ArgumentParser's defaults (the
+    /// properties' own values), and the overview names no other.
+    @Test func theDefaultsTheHelpNamesAreTheRealOnes() async throws {
+        let serve = try await OpenCatCLI.run(["serve", "--help"], executable: OpenCatCLI.server)
+        #expect(serve.status == 0)
+        let help = serve.standardOutput.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        for value in ["127.0.0.1", "8080", "sqlite:opencat-server.sqlite"] {
+            #expect(help.contains("(default: \(value))"), "serve --help names \(value) as a default")
+        }
+        let overview = try await OpenCatCLI.run(["--help"], executable: OpenCatCLI.server).standardOutput
+            .split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        #expect(overview.contains("127.0.0.1:8080"))
+        #expect(overview.contains("sqlite:opencat-server.sqlite"))
+        for wrong in ["sqlite:ledger.sqlite", "--host 0.0.0.0 --port 8080 --database"] {
+            #expect(!overview.contains(wrong), "the overview names \(wrong)")
+        }
+    }
+
     /// `add-user` writes a user with a fresh token (printed once, hashed in the file) and refuses a duplicate.
     @Test func addUserAppendsAUserWithATokenShownOnce() async throws {
         let scratch = try ScratchFolder()
@@ -155,7 +173,8 @@ struct ServerDemoTests {
             OpenCatCLI.executable.path,
             [
                 "mock", "serve", "--root", repository, "--port", "0", "--store", "stripe", "--scenario",
-                "one-time-paid", "--secrets", folder.appendingPathComponent("mock-secrets.json").path,
+                "one-time-paid", "--secrets", folder.appendingPathComponent("mock-secrets.json").path, "--repeat",
+                "--checkout",
             ],
             banner: "MockStores listening"
         ) { _, mockPort in
@@ -169,6 +188,17 @@ struct ServerDemoTests {
                 let bought = try await Self.call(base + "/api/v1/keys/purchase/stripe", token: buyer, body: purchase)
                 #expect(bought.0 == 200, "\(bought.1)")
                 #expect(bought.1.contains("\"keysAdded\":10"))
+                #expect(
+                    try await Self.call(base + "/api/v1/wallet/player-42", token: buyer).1.contains("\"balance\":11")
+                )
+                // What the README says of a retry, another user and a forged id.
+                let again = try await Self.call(base + "/api/v1/keys/purchase/stripe", token: buyer, body: purchase)
+                #expect(again.0 == 200 && again.1.contains("\"transactionId\":\"pi_3OpenCatPaid001\""), "\(again.1)")
+                let other = try await Self.call(base + "/api/v1/keys/purchase/stripe", token: friend, body: purchase)
+                #expect(other.0 == 422 && other.1.contains("purchaserMismatch"), "\(other.1)")
+                let forged = #"{"paymentIntentId":"pi_forged","productId":"gems_500"}"#
+                let refused = try await Self.call(base + "/api/v1/keys/purchase/stripe", token: buyer, body: forged)
+                #expect(refused.0 == 422 && refused.1.contains("\"reason\""), "\(refused.1)")
                 #expect(
                     try await Self.call(base + "/api/v1/wallet/player-42", token: buyer).1.contains("\"balance\":11")
                 )

@@ -172,6 +172,7 @@ struct RouteCoverageTests {
             let router = server.router()
             let json = router.routes.filter { route in
                 !["/portal", "/console", "/assets"].contains { route.path.description.hasPrefix($0) }
+                    && !["", "/"].contains(route.path.description)
             }.map { "\($0.method.rawValue) \(Self.normalized($0.path.description))" }
             // Every JSON route (one key-pack purchase route for every store, `keys/purchase/:store`).
             #expect(json.count >= 26)

@@ -234,7 +234,8 @@ struct KeyServerContractTests {
                         idempotencyKey: "contract-spend"
                     )
                     #expect(spent.remainingBalance == 57)
-                    #expect(spent.featureUnlocked)
+                    // A spend pays for a use and unlocks nothing: echo is not unlocked until the unlock below.
+                    #expect(!spent.featureUnlocked)
                     #expect(!spent.transactionId.isEmpty)
                 }
             ),

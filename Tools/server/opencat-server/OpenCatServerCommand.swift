@@ -9,8 +9,9 @@ struct OpenCatServerCommand: AsyncParsableCommand {
         commandName: "opencat-server",
         abstract: "The OpenCat reference server: the key server API and the OpenCat API (and the LLM key API).",
         discussion: """
-            With no command it serves (`opencat-server --host 0.0.0.0 --port 8080 --database sqlite:ledger.sqlite \
-            --config server.json`). Tools/server/README.md walks through a first run.
+            With no command it serves, by default on 127.0.0.1:8080 with the ledger in sqlite:opencat-server.sqlite \
+            (`opencat-server --config server.json`; `--host 0.0.0.0` for every interface). `opencat-server init \
+            --demo` writes a demo configuration. Tools/server/README.md walks through a first run.
             """,
         subcommands: [
             ServeCommand.self, ServerInit.self, ServerAddUser.self, ServerKeygen.self, ServerHashToken.self,

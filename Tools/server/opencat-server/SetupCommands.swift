@@ -11,19 +11,30 @@ struct ServerInit: ParsableCommand {
         commandName: "init",
         abstract: "Write a starter server configuration (server.json, users.json, a signing key) into a folder.",
         discussion: """
-            Prints the demo user's bearer token and the OpenCat API key once: the files keep only their SHA-256. \
-            No store is configured; add them to server.json (see Tools/server/README.md). With --demo the \
-            configuration is wired to `opencat mock serve` on 127.0.0.1:9090 (Stripe, from the recorded \
-            cassettes), with two users, so that buying a pack, spending, sharing and syncing work at once; it prints \
-            the commands to run.
+            Prints the demo user's bearer token, the OpenCat API key and the console operator's token once: the files \
+            keep only their SHA-256. No store is configured; add them to server.json (see Tools/server/README.md). \
+            With --demo the configuration is wired to `opencat mock serve --checkout` on 127.0.0.1:9090 (Stripe and \
+            PayPal: the recorded payment, hosted checkout pages, webhooks and refunds), with two users, so that \
+            buying on the API and on the portal, spending, sharing, refunding from the console and syncing work at \
+            once; the portal's links follow --host and --port. It prints the commands to run and the three URLs.
             """
     )
 
     @Argument(help: "The folder to create (must not exist).") var folder: String
     @Flag(name: .customLong("demo"), help: "Wire the configuration to `opencat mock serve --port 9090` (Stripe).")
     var demo = false
-    @Option(name: .customLong("mock-port"), help: "The mock stores' port for --demo (default 9090).")
+    @Option(name: .customLong("mock-port"), help: "The mock stores' port for --demo.")
     var mockPort = 9090
+    @Option(name: .customLong("host"), help: "The address the server will listen on (the portal's links use it).")
+    var host = "127.0.0.1"
+    @Option(name: .customLong("port"), help: "The port the server will listen on (the portal's links use it).")
+    var port = 8080
+
+    /// The server's address as a browser reaches it (`0.0.0.0` and `::` listen everywhere: links use loopback).
+    var publicURL: String {
+        let name = ["0.0.0.0", "::", ""].contains(host) ? "127.0.0.1" : (host.contains(":") ? "[\(host)]" : host)
+        return "http://\(name):\(port)"
+    }
 
     func run() throws {
         let root = URL(fileURLWithPath: folder)
@@ -57,27 +68,22 @@ struct ServerInit: ParsableCommand {
         var keyPacks: [String: Any] = [
             "com.example.keys.10": ["keys": 10, "bonusKeys": 1, "communityKeys": 1, "plan": "L1"]
         ]
-        let stripeKey = "sk_test_demo_" + Self.random()
         if demo {
-            // The product and price of the recorded payment Fixtures/stripe/one-time-paid.json.
+            // The product of the recorded payment Fixtures/stripe/one-time-paid.json.
             keyPacks["gems_500"] = ["keys": 10, "bonusKeys": 1, "communityKeys": 1, "plan": "L1", "licenses": 1]
-            stores["stripe"] = [
-                "secretKeyFile": "stripe-secret-key", "baseURL": "http://127.0.0.1:\(mockPort)",
-            ]
-            try write(Data(stripeKey.utf8), to: root.appendingPathComponent("stripe-secret-key"))
-            try write(
-                try JSONSerialization.data(withJSONObject: ["stripe.secretKey": stripeKey], options: [.sortedKeys]),
-                to: root.appendingPathComponent("mock-secrets.json")
-            )
+            stores = try writeDemoStores(root)
         }
         let operatorToken = "opc_" + Self.random()
-        let config = Self.configuration(
+        var config = Self.configuration(
             kid: kid,
             keyPacks: keyPacks,
             stores: stores,
             apiKey: apiKey,
-            operatorToken: operatorToken
+            operatorToken: operatorToken,
+            publicURL: publicURL
         )
+        // The mock's payments are test-mode (Stripe) and sandbox (PayPal).
+        if demo { config["acceptedEnvironments"] = ["*": ["production", "sandbox"]] }
         let data = try JSONSerialization.data(
             withJSONObject: config,
             options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
@@ -92,6 +98,42 @@ struct ServerInit: ParsableCommand {
         if demo { printDemo(root: root, token: token) }
     }
 
+    /// The demo's stores, both on the mock (`opencat mock serve --checkout`), and their secrets in owner-only files:
+    /// Stripe (test key, webhook signing secret, the portal pack's price) and PayPal (sandbox client, the mock's
+    /// payee, the webhook id the mock's verification answers for).
+    func writeDemoStores(_ root: URL) throws -> [String: Any] {
+        let stripeKey = "sk_test_demo_" + Self.random()
+        let webhookSecret = "whsec_" + Self.random()
+        let payPalClient = "opencat-demo-" + Self.random().prefix(12)
+        let payPalSecret = Self.random()
+        try write(Data(stripeKey.utf8), to: root.appendingPathComponent("stripe-secret-key"))
+        try write(Data(webhookSecret.utf8), to: root.appendingPathComponent("stripe-webhook-secret"))
+        try write(Data(payPalSecret.utf8), to: root.appendingPathComponent("paypal-client-secret"))
+        let mockSecrets = [
+            "stripe.secretKey": stripeKey, "paypal.clientId": String(payPalClient), "paypal.clientSecret": payPalSecret,
+        ]
+        try write(
+            try JSONSerialization.data(withJSONObject: mockSecrets, options: [.sortedKeys]),
+            to: root.appendingPathComponent("mock-secrets.json")
+        )
+        let mock = "http://127.0.0.1:\(mockPort)"
+        let prices = ["com.example.keys.10": ["amount": "4.99", "currency": "USD"]]
+        return [
+            "stripe": [
+                "secretKeyFile": "stripe-secret-key", "webhookSecretFile": "stripe-webhook-secret", "baseURL": mock,
+                "prices": prices,
+            ],
+            "paypal": [
+                "baseURL": mock, "clientId": String(payPalClient), "clientSecretFile": "paypal-client-secret",
+                "environment": "sandbox", "payeeMerchantId": Self.mockPayee, "prices": prices,
+                "webhookId": "WH-OPENCAT-DEMO",
+            ],
+        ]
+    }
+
+    /// The payee the mock checkout puts on PayPal orders that name none (`opencat mock serve --paypal-merchant-id`).
+    static let mockPayee = "OPENCATMOCK01"
+
     /// The server configuration `init` writes: the portal and console on `serve`'s default address (the
     /// operator's token is shown once; sign-in links go to portal-mail.jsonl in development), the users file, the
     /// signing keys, the packs, an example app, the OpenCat API key and the stores.
@@ -100,12 +142,13 @@ struct ServerInit: ParsableCommand {
         keyPacks: [String: Any],
         stores: [String: Any],
         apiKey: String,
-        operatorToken: String
+        operatorToken: String,
+        publicURL: String = "http://127.0.0.1:8080"
     ) -> [String: Any] {
         // The web portal and console on the address `serve` listens on by default; the operator's token is shown
         // once. Sign-in links go to portal-mail.jsonl (development): plug a mail sender in for production.
         let portal: [String: Any] = [
-            "publicURL": "http://127.0.0.1:8080",
+            "publicURL": publicURL,
             "products": [["productId": "com.example.keys.10", "name": "10 keys", "amount": "4.99", "currency": "USD"]],
             "operators": [["name": "admin", "tokenSHA256": BearerTokens.hash(operatorToken)]],
             "mail": ["file": "portal-mail.jsonl"],
@@ -125,19 +168,31 @@ struct ServerInit: ParsableCommand {
         ]
     }
 
-    /// How to try the demo: the mock Stripe, the server, a purchase.
+    /// How to try the demo: the mock stores (with the checkout and refunds), the server, the three URLs, where the
+    /// sign-in mail goes, a purchase on the API.
     func printDemo(root: URL, token: String) {
+        let base = publicURL
+        let listen = host == "127.0.0.1" && port == 8080 ? "" : " --host \(host) --port \(port)"
         print(
             """
 
             Try it (Tools/server/README.md walks through it):
-              swift run opencat mock serve --port \(mockPort) --store stripe --scenario one-time-paid \\
-                  --secrets \(root.path)/mock-secrets.json &
-              swift run opencat-server --port 8080 --config \(root.path)/server.json \\
+              OPENCAT_DEMO_WEBHOOK_SECRET=$(cat \(root.path)/stripe-webhook-secret) \\
+                swift run opencat mock serve --port \(mockPort) --store stripe --store paypal --scenario one-time-paid \\
+                  --repeat --secrets \(root.path)/mock-secrets.json --checkout \\
+                  --stripe-webhook \(base)/v1/notifications/stripe --stripe-webhook-secret-env OPENCAT_DEMO_WEBHOOK_SECRET \\
+                  --paypal-webhook \(base)/v1/notifications/paypal &
+              swift run opencat-server\(listen) --config \(root.path)/server.json \\
                   --database sqlite:\(root.path)/ledger.sqlite &
+
+            The API:     \(base)/  (documents at /openapi.yaml and /v1/openapi.yaml)
+            The portal:  \(base)/portal  (sign in as demo@example.com: the link is written to \(root.path)/portal-mail.jsonl)
+            The console: \(base)/console  (operator admin, with the token above)
+
+            Buy a pack on the API with the recorded payment:
               curl -s -H 'Authorization: Bearer \(token)' -H 'Content-Type: application/json' \\
                   -d '{"paymentIntentId":"pi_3OpenCatPaid001","productId":"gems_500"}' \\
-                  http://127.0.0.1:8080/api/v1/keys/purchase/stripe
+                  \(base)/api/v1/keys/purchase/stripe
             """
         )
     }

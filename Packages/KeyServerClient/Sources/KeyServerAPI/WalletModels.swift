@@ -4,7 +4,7 @@ public import Foundation
 public struct SpendResult: Sendable, Hashable, Codable {
     /// The wallet's balance after the spend.
     public var remainingBalance: Int
-    /// Whether the feature is unlocked.
+    /// Whether the feature the spend names is unlocked for the user in that app (a spend itself unlocks nothing).
     public var featureUnlocked: Bool
     /// The ledger entry of the spend.
     public var transactionId: String

@@ -18,6 +18,8 @@ struct StripeSession: Sendable {
         var id: String
         var chargeId: String
         var created: Int64
+        /// What refunds gave back so far, in minor units.
+        var amountRefunded: Int64 = 0
     }
 
     var id: String
@@ -304,23 +306,6 @@ extension MockCheckout {
     /// The succeeded PaymentIntent (<https://docs.stripe.com/api/payment_intents/object>).
     static func json(_ intent: StripeSession.Intent, of session: StripeSession, expandCharge: Bool) -> JSONValue {
         let metadata = JSONValue.object(session.intentMetadata.mapValues(JSONValue.string))
-        let charge: JSONValue = [
-            "id": .string(intent.chargeId),
-            "object": "charge",
-            "amount": .integer(session.amountTotal),
-            "amount_captured": .integer(session.amountTotal),
-            "amount_refunded": 0,
-            "captured": true,
-            "created": .integer(intent.created),
-            "currency": .string(session.currency),
-            "disputed": false,
-            "livemode": false,
-            "metadata": metadata,
-            "paid": true,
-            "payment_intent": .string(intent.id),
-            "refunded": false,
-            "status": "succeeded",
-        ]
         return [
             "id": .string(intent.id),
             "object": "payment_intent",
@@ -335,10 +320,31 @@ extension MockCheckout {
             "customer": .null,
             "description": .null,
             "last_payment_error": .null,
-            "latest_charge": expandCharge ? charge : .string(intent.chargeId),
+            "latest_charge": expandCharge ? chargeJSON(intent, of: session) : .string(intent.chargeId),
             "livemode": false,
             "metadata": metadata,
             "payment_method_types": ["card"],
+            "status": "succeeded",
+        ]
+    }
+
+    /// The PaymentIntent's charge (<https://docs.stripe.com/api/charges/object>), with what refunds gave back.
+    static func chargeJSON(_ intent: StripeSession.Intent, of session: StripeSession) -> JSONValue {
+        [
+            "id": .string(intent.chargeId),
+            "object": "charge",
+            "amount": .integer(session.amountTotal),
+            "amount_captured": .integer(session.amountTotal),
+            "amount_refunded": .integer(intent.amountRefunded),
+            "captured": true,
+            "created": .integer(intent.created),
+            "currency": .string(session.currency),
+            "disputed": false,
+            "livemode": false,
+            "metadata": .object(session.intentMetadata.mapValues(JSONValue.string)),
+            "paid": true,
+            "payment_intent": .string(intent.id),
+            "refunded": .bool(intent.amountRefunded >= session.amountTotal),
             "status": "succeeded",
         ]
     }
@@ -348,32 +354,7 @@ extension MockCheckout {
     static func stripeWebhook(for session: StripeSession, at time: Int64, to url: URL, secret: Secret<String>)
         -> Webhook
     {
-        let eventId = randomId("evt_", count: 24)
-        let event: JSONValue = [
-            "id": .string(eventId),
-            "object": "event",
-            "api_version": .string(stripeAPIVersion),
-            "created": .integer(time),
-            "data": ["object": json(session, expand: [])],
-            "livemode": false,
-            "pending_webhooks": 1,
-            "request": ["id": .null, "idempotency_key": .null],
-            "type": "checkout.session.completed",
-        ]
-        let body = event.serialized()
-        var headers = HTTPFields()
-        headers[HTTPField.Name("Stripe-Signature")!] =
-            "t=\(time),v1=\(stripeSignature(payload: body, timestamp: time, secret: secret))"
-        headers[.contentType] = "application/json; charset=utf-8"
-        headers[.userAgent] = "Stripe/1.0 (+https://stripe.com/docs/webhooks)"
-        return Webhook(
-            store: .stripe,
-            eventType: "checkout.session.completed",
-            eventId: eventId,
-            url: url,
-            headers: headers,
-            body: body
-        )
+        stripeEvent("checkout.session.completed", object: json(session, expand: []), at: time, to: url, secret: secret)
     }
 
     /// The hex HMAC-SHA256 of `"<timestamp>.<payload>"` under the secret (Stripe's `v1` scheme).

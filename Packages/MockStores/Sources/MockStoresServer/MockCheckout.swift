@@ -166,6 +166,7 @@ public final class MockCheckout: Sendable {
         case paymentIntent(String)
         case stripePage(String)
         case stripePay(String)
+        case stripeRefund
         case createOrder
         case order(String)
         case capture(String)
@@ -185,6 +186,7 @@ public final class MockCheckout: Sendable {
                 self = .paymentIntent(s[2])
             case ("GET", let s) where s.count == 3 && s[0] == "checkout" && s[1] == "pay": self = .stripePage(s[2])
             case ("POST", let s) where s.count == 3 && s[0] == "checkout" && s[1] == "pay": self = .stripePay(s[2])
+            case ("POST", ["v1", "refunds"]): self = .stripeRefund
             case ("POST", ["v2", "checkout", "orders"]): self = .createOrder
             case ("GET", let s) where s.count == 4 && s[0] == "v2" && s[1] == "checkout" && s[2] == "orders":
                 self = .order(s[3])
@@ -201,7 +203,7 @@ public final class MockCheckout: Sendable {
         /// The store whose API (or hosted page) this is.
         var store: Store {
             switch self {
-            case .createSession, .session, .paymentIntent, .stripePage, .stripePay: .stripe
+            case .createSession, .session, .paymentIntent, .stripePage, .stripePay, .stripeRefund: .stripe
             default: .paypal
             }
         }
@@ -239,6 +241,7 @@ public final class MockCheckout: Sendable {
             case .paymentIntent(let id): return readPaymentIntent(id, request: request, state: state)
             case .stripePage(let id): return stripePage(id, state: state)
             case .stripePay(let id): return pay(id, request: request, state: &state, webhooks: &webhooks)
+            case .stripeRefund: return refund(request, state: &state, webhooks: &webhooks)
             case .createOrder: return createOrder(request, base: base, state: &state)
             case .order(let id): return readOrder(id, base: base, state: state)
             case .capture(let id): return capture(id, request: request, base: base, state: &state)

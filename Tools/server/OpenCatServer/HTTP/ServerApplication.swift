@@ -94,7 +94,16 @@ public struct OpenCatServerApplication: ServerController {
         )
         addOpenCatControllers(to: router.group("/v1").add(middleware: AppKeyAuthenticator(api: settings.openCat)))
         notifications.addRoutes(to: router)
-        if let portal = settings.portal { addWebControllers(portal, to: router) }
+        let pages = WebPages(
+            portal: settings.portal,
+            adapters: adapters,
+            sessions: ledger,
+            state: ledger,
+            clock: clock,
+            logger: logger
+        )
+        LandingController(pages: pages, webAreas: settings.portal != nil).addRoutes(to: router)
+        if let portal = settings.portal { addWebControllers(portal, pages: pages, to: router) }
         routes.set(router.routes.map { (method: $0.method, path: $0.path) })
         return router
     }
@@ -168,15 +177,7 @@ public struct OpenCatServerApplication: ServerController {
         )
     }
 
-    func addWebControllers(_ portal: PortalSettings, to router: Router<ServerRequestContext>) {
-        let pages = WebPages(
-            portal: portal,
-            adapters: adapters,
-            sessions: ledger,
-            state: ledger,
-            clock: clock,
-            logger: logger
-        )
+    func addWebControllers(_ portal: PortalSettings, pages: WebPages, to router: Router<ServerRequestContext>) {
         let checkout = checkout
         PortalController(
             pages: pages,
@@ -253,7 +254,7 @@ public struct OpenCatServerApplication: ServerController {
         return max(descriptors - max(64, descriptors / 8), 16)
     }
 
-    /// The jobs that run beside the HTTP server (the Steam refund reconciliation), after a warning for every store
+    /// The jobs that run beside the HTTP server (the Steam refund reconciliation, the retry of paid web orders), after a warning for every store
     /// whose refunds never reach the server.
     func backgroundServices() -> [any Service] {
         let missing = storesWithoutRefunds
@@ -263,8 +264,16 @@ public struct OpenCatServerApplication: ServerController {
                 metadata: ["stores": .string(missing.joined(separator: ","))]
             )
         }
-        guard adapters[.steam] != nil, let seconds = settings.steamReconciliationSeconds else { return [] }
-        return [SteamReconciliationService(server: self, interval: .seconds(max(seconds, 60)))]
+        var services: [any Service] = []
+        if settings.portal != nil {
+            // Paid web orders whose keys are not credited yet are taken up every minute (on every instance).
+            let checkout = checkout
+            services.append(PeriodicJob(interval: .seconds(60)) { _ = try? await checkout.retryPaidOrders() })
+        }
+        if adapters[.steam] != nil, let seconds = settings.steamReconciliationSeconds {
+            services.append(steamReconciliationJob(interval: .seconds(max(seconds, 60))))
+        }
+        return services
     }
 
     /// Serves on an address until the task is cancelled (or SIGTERM / SIGINT).

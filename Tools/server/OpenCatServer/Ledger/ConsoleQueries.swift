@@ -32,6 +32,27 @@ extension LedgerStore {
         }
     }
 
+    /// Whether the ledger knows an account: an entry, a subscriber, a web order, a promotional entitlement, or (for a
+    /// web account `web:<email>`) a portal session of its email.
+    public func isKnownCustomer(_ userId: String) async throws(LedgerError) -> Bool {
+        let queries = [
+            "SELECT 1 AS found FROM ledger_entries WHERE user_id = ? LIMIT 1",
+            "SELECT 1 AS found FROM subscribers WHERE app_user_id = ? LIMIT 1",
+            "SELECT 1 AS found FROM web_orders WHERE user_id = ? LIMIT 1",
+            "SELECT 1 AS found FROM promotional_entitlements WHERE app_user_id = ? LIMIT 1",
+        ]
+        let email = userId.hasPrefix("web:") ? String(userId.dropFirst(4)) : nil
+        return try await transaction(locking: []) { connection in
+            for sql in queries where !(try await connection.rows(sql, userId.sql)).isEmpty { return true }
+            guard let email else { return false }
+            let sessions = try await connection.rows(
+                "SELECT 1 AS found FROM web_sessions WHERE kind = 'portal' AND subject = ? LIMIT 1",
+                email.sql
+            )
+            return !sessions.isEmpty
+        }
+    }
+
     /// The accounts a search term names, and why: a redeemed store transaction, a subscriber's transaction, a web
     /// order or its transaction, a ledger user, an app user.
     public func customerMatches(_ term: String) async throws(LedgerError) -> [(userId: String, reason: String)] {

@@ -157,6 +157,10 @@ public protocol WebOrderRepository: Sendable {
     func webOrders(store: String, referenceOrTransaction id: String) async throws(LedgerError) -> [WebOrder]
     /// Orders placed with an email.
     func webOrders(email: String) async throws(LedgerError) -> [WebOrder]
+    /// Marks an order paid and not credited yet (the store's transaction), from `created` only.
+    func markWebOrderPaid(store: String, reference: String, transactionId: String) async throws(LedgerError)
+    /// The orders paid and not credited, last changed before a time, oldest first.
+    func paidWebOrders(before: Date) async throws(LedgerError) -> [WebOrder]
     /// Marks an order credited by a store transaction.
     func markWebOrderCredited(store: String, reference: String, transactionId: String) async throws(LedgerError)
 }
@@ -183,6 +187,9 @@ public protocol SalesAuditRepository: Sendable {
     func reportEntries(since: Date) async throws(LedgerError) -> [(kind: String, amount: Int64, createdAt: Date)]
     /// Every entry in order, for the export.
     func exportEntries() async throws(LedgerError) -> [(seq: Int64, entry: LedgerEntry)]
+    /// Whether the ledger knows an account (an entry, a subscriber, a web order, a promotional entitlement, a portal
+    /// session of a web account's email).
+    func isKnownCustomer(_ userId: String) async throws(LedgerError) -> Bool
     /// Users an operator's search term finds, and why.
     func customerMatches(_ term: String) async throws(LedgerError) -> [(userId: String, reason: String)]
 }

@@ -233,6 +233,29 @@ extension LedgerStore {
         try await webOrders(where: "email = ?", [email.lowercased().sql])
     }
 
+    /// Marks a web order paid: the store says it was paid (as `transactionId`) and its keys are not credited yet. Only
+    /// an order still `created` moves; a credited one stays credited.
+    public func markWebOrderPaid(store: String, reference: String, transactionId: String) async throws(LedgerError) {
+        let now = now
+        try await transaction(locking: []) { connection in
+            try await connection.execute(
+                """
+                UPDATE web_orders SET state = 'paid', transaction_id = ?, updated_at = ?
+                WHERE store = ? AND reference = ? AND state = 'created'
+                """,
+                transactionId.sql,
+                now.sql,
+                store.sql,
+                reference.sql
+            )
+        }
+    }
+
+    /// The orders paid and not credited, oldest first, last changed before `before` (what the retry takes up).
+    public func paidWebOrders(before: Date) async throws(LedgerError) -> [WebOrder] {
+        try await webOrders(where: "state = 'paid' AND updated_at < ?", [before.sql]).reversed()
+    }
+
     /// Marks a web order credited as a store transaction.
     public func markWebOrderCredited(store: String, reference: String, transactionId: String) async throws(LedgerError)
     {

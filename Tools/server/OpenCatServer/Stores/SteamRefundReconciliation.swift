@@ -75,31 +75,45 @@ extension OpenCatServerApplication {
     }
 }
 
-/// Runs the Steam refund reconciliation every `interval` until the server stops; a failed pass is logged (by code)
-/// and retried at the next interval.
-struct SteamReconciliationService: Service {
-    let server: OpenCatServerApplication
+/// A job the server runs every `interval` until it stops, the first time at start (`atStart`) or after one
+/// interval; the job handles its own failures (it logs them by code and waits for the next pass).
+struct PeriodicJob: Service {
     let interval: Duration
+    var atStart = false
+    let job: @Sendable () async -> Void
 
     func run() async throws {
-        let server = server
         let interval = interval
+        let job = job
+        let atStart = atStart
         try? await cancelWhenGracefulShutdown {
+            if !atStart { try await Task.sleep(for: interval) }
             while !Task.isCancelled {
-                do {
-                    let outcome = try await server.reconcileSteamRefunds()
-                    ServerMetrics.reconciliation(
-                        store: "steam",
-                        ok: true,
-                        refunds: outcome?.applied ?? 0,
-                        lagSeconds: outcome.map { server.clock().timeIntervalSince($0.cursor) }
-                    )
-                } catch {
-                    let code = (error as? StoreAdapterError)?.code.rawValue ?? String(describing: type(of: error))
-                    server.logger.warning("steam refund reconciliation failed", metadata: ["error": "\(code)"])
-                    ServerMetrics.reconciliation(store: "steam", ok: false, refunds: 0)
-                }
+                await job()
                 try await Task.sleep(for: interval)
+            }
+        }
+    }
+}
+
+extension OpenCatServerApplication {
+    /// The Steam refund reconciliation as a periodic job: a failed pass is logged (by code) and retried at the next
+    /// interval.
+    func steamReconciliationJob(interval: Duration) -> PeriodicJob {
+        let server = self
+        return PeriodicJob(interval: interval, atStart: true) {
+            do {
+                let outcome = try await server.reconcileSteamRefunds()
+                ServerMetrics.reconciliation(
+                    store: "steam",
+                    ok: true,
+                    refunds: outcome?.applied ?? 0,
+                    lagSeconds: outcome.map { server.clock().timeIntervalSince($0.cursor) }
+                )
+            } catch {
+                let code = (error as? StoreAdapterError)?.code.rawValue ?? String(describing: type(of: error))
+                server.logger.warning("steam refund reconciliation failed", metadata: ["error": "\(code)"])
+                ServerMetrics.reconciliation(store: "steam", ok: false, refunds: 0)
             }
         }
     }

@@ -139,6 +139,14 @@ struct WebCheckout: Sendable {
         let adapter = try desk.adapter(for: store)
         let purchase = try await desk.verify(proof, with: adapter)
         guard purchase.state == .active else { return nil }
+        // Paid: from here the buyer is owed the keys, whatever happens next (a refused rule, a failed write, a crash);
+        // the order says so until it is credited (the portal shows it, the console credits or refunds it, the retry
+        // takes it up).
+        try await orders.markWebOrderPaid(
+            store: store.rawValue,
+            reference: reference,
+            transactionId: purchase.transactionId
+        )
         // The store's order carries the number of packs (Stripe metadata, PayPal's item) and, where it says, what it
         // charged: the order's own; then the key-pack rules every sale meets.
         let acceptance = PurchaseAcceptance([
@@ -155,6 +163,27 @@ struct WebCheckout: Sendable {
             transactionId: purchase.transactionId
         )
         return redemption.outcome.entry.amount
+    }
+
+    /// Credits the orders paid and not credited for a minute or more (a crash or a failed write between the store's
+    /// answer and the ledger's), oldest first; an order that fails again waits for the next pass.
+    /// - Returns: how many were credited now.
+    @discardableResult
+    func retryPaidOrders() async throws -> Int {
+        var credited = 0
+        for order in try await orders.paidWebOrders(before: clock().addingTimeInterval(-60)) {
+            do {
+                if try await credit(store: Store(rawValue: order.store), reference: order.reference) != nil {
+                    credited += 1
+                }
+            } catch {
+                logger.warning(
+                    "a paid web order is still not credited",
+                    metadata: ["store": "\(order.store)", "error": "\(String(reflecting: type(of: error)))"]
+                )
+            }
+        }
+        return credited
     }
 
     /// The proof of a web order's payment: a paid Checkout Session's PaymentIntent (nil while it is unpaid), a PayPal

@@ -21,6 +21,7 @@ enum WebTemplates {
     static let templates: [String: String] = [
         "layout": layout,
         "message": message,
+        "landing": landing,
         "portal-sign-in": portalSignIn,
         "portal-confirm": portalConfirm,
         "portal-wallet": portalWallet,
@@ -65,6 +66,11 @@ enum WebTemplates {
         {{<layout}}{{$body}}<p id="{{messageId}}">{{text}}</p>{{#link}}<p><a id="continue" href="{{href}}">{{label}}</a></p>{{/link}}{{/body}}{{/layout}}
         """
 
+    static let landing = """
+        {{<layout}}{{$body}}<p>This server sells and keeps keys. Start here:</p>
+        <ul id="landing-links">{{#links}}<li><a id="{{id}}" href="{{href}}">{{label}}</a></li>{{/links}}</ul>{{/body}}{{/layout}}
+        """
+
     static let portalSignIn = """
         {{<layout}}{{$body}}
         <p>Enter your email and we send you a link that signs you in. No password.</p>
@@ -95,6 +101,10 @@ enum WebTemplates {
         {{#debt}}<p id="debt" class="error">You owe <span>{{debt}}</span> keys after a refund: spending and sharing wait until it is paid.</p>{{/debt}}
         <p>Signed in as {{email}}.</p>
         </section>
+        {{#crediting}}<section aria-labelledby="crediting-heading">
+        <h2 id="crediting-heading">Paid — we are crediting your keys</h2>
+        <ul id="crediting">{{#paidOrders}}<li>{{date}} · {{quantity}} × pack · {{price}} by {{store}}: paid, keys on their way</li>{{/paidOrders}}</ul>
+        </section>{{/crediting}}
         <section aria-labelledby="history-heading">
         <h2 id="history-heading">History</h2>
         <div class="scroll" tabindex="0" role="region" aria-label="history"><table id="history">
@@ -240,7 +250,7 @@ enum WebTemplates {
         </form></section>
         <section aria-labelledby="purchases-heading"><h2 id="purchases-heading">Purchases</h2>
         <div class="scroll" tabindex="0" role="region" aria-label="purchases"><table id="purchases"><thead><tr><th scope="col">Store</th><th scope="col">Transaction</th><th scope="col">Product</th><th scope="col">Date</th><th scope="col">State</th><th scope="col"><span class="sr">Action</span></th></tr></thead>
-        <tbody>{{#purchases}}<tr><td>{{store}}</td><td><code>{{transactionId}}</code></td><td>{{productId}}</td><td>{{date}}</td><td>{{state}}</td><td>{{#reverifiable}}<form class="reverify" method="post" action="/console/customers/{{path}}/reverify"><input type="hidden" name="csrf" value="{{csrf}}"><input type="hidden" name="store" value="{{store}}"><input type="hidden" name="transaction" value="{{transactionId}}"><input type="hidden" name="reason" value="operator re-verification"><button type="submit">Re-verify</button></form>{{/reverifiable}}{{#refundable}}<form class="refund" method="post" action="/console/customers/{{path}}/refund"><input type="hidden" name="csrf" value="{{csrf}}"><input type="hidden" name="store" value="{{store}}"><input type="hidden" name="transaction" value="{{transactionId}}"><input type="hidden" name="refundKey" value="{{refundKey}}"><label for="refund-amount-{{transactionId}}" class="sr">Amount (empty: all)</label><input id="refund-amount-{{transactionId}}" name="amount" inputmode="decimal" maxlength="20" placeholder="all"><label for="refund-reason-{{transactionId}}" class="sr">Reason</label><input id="refund-reason-{{transactionId}}" name="reason" required maxlength="500" placeholder="Reason"><button type="submit">Refund</button></form>{{/refundable}}{{#extendable}}<form class="extend" method="post" action="/console/customers/{{path}}/extend"><input type="hidden" name="csrf" value="{{csrf}}"><input type="hidden" name="store" value="{{store}}"><input type="hidden" name="transaction" value="{{transactionId}}"><label for="extend-days-{{transactionId}}" class="sr">Days to add</label><input id="extend-days-{{transactionId}}" name="days" type="number" min="1" max="90" required placeholder="days"><label for="extend-reason-{{transactionId}}" class="sr">Reason</label><input id="extend-reason-{{transactionId}}" name="reason" required maxlength="500" placeholder="Reason"><button type="submit">Extend</button></form>{{/extendable}}</td></tr>{{/purchases}}</tbody></table></div></section>
+        <tbody>{{#purchases}}<tr><td>{{store}}</td><td><code>{{transactionId}}</code></td><td>{{productId}}</td><td>{{date}}</td><td>{{state}}</td><td>{{#creditable}}<form class="credit" method="post" action="/console/customers/{{path}}/credit"><input type="hidden" name="csrf" value="{{csrf}}"><input type="hidden" name="store" value="{{store}}"><input type="hidden" name="reference" value="{{reference}}"><input type="hidden" name="reason" value="operator credit of a paid order"><button type="submit">Credit</button></form>{{/creditable}}{{#reverifiable}}<form class="reverify" method="post" action="/console/customers/{{path}}/reverify"><input type="hidden" name="csrf" value="{{csrf}}"><input type="hidden" name="store" value="{{store}}"><input type="hidden" name="transaction" value="{{transactionId}}"><input type="hidden" name="reason" value="operator re-verification"><button type="submit">Re-verify</button></form>{{/reverifiable}}{{#refundable}}<form class="refund" method="post" action="/console/customers/{{path}}/refund"><input type="hidden" name="csrf" value="{{csrf}}"><input type="hidden" name="store" value="{{store}}"><input type="hidden" name="transaction" value="{{transactionId}}"><input type="hidden" name="refundKey" value="{{refundKey}}"><label for="refund-amount-{{transactionId}}" class="sr">Amount (empty: all)</label><input id="refund-amount-{{transactionId}}" name="amount" inputmode="decimal" maxlength="20" placeholder="all"><label for="refund-reason-{{transactionId}}" class="sr">Reason</label><input id="refund-reason-{{transactionId}}" name="reason" required maxlength="500" placeholder="Reason"><button type="submit">Refund</button></form>{{/refundable}}{{#extendable}}<form class="extend" method="post" action="/console/customers/{{path}}/extend"><input type="hidden" name="csrf" value="{{csrf}}"><input type="hidden" name="store" value="{{store}}"><input type="hidden" name="transaction" value="{{transactionId}}"><label for="extend-days-{{transactionId}}" class="sr">Days to add</label><input id="extend-days-{{transactionId}}" name="days" type="number" min="1" max="90" required placeholder="days"><label for="extend-reason-{{transactionId}}" class="sr">Reason</label><input id="extend-reason-{{transactionId}}" name="reason" required maxlength="500" placeholder="Reason"><button type="submit">Extend</button></form>{{/extendable}}</td></tr>{{/purchases}}</tbody></table></div></section>
         <section aria-labelledby="ledger-heading"><h2 id="ledger-heading">Ledger</h2>
         <div class="scroll" tabindex="0" role="region" aria-label="ledger"><table id="ledger"><thead><tr><th scope="col">Date</th><th scope="col">Kind</th><th scope="col">Reference</th><th scope="col">Keys</th></tr></thead>
         <tbody>{{#ledger}}<tr><td>{{date}}</td><td>{{kind}}</td><td>{{reference}}</td><td class="num">{{amount}}</td></tr>{{/ledger}}</tbody></table></div>

@@ -24,17 +24,6 @@ extension KeyServerClient {
     }
 }
 
-/// Email addresses as the key server accepts them: one `@`, a dotted domain, no spaces, at most 254 bytes.
-enum EmailAddress {
-    static func isValid(_ text: String) -> Bool {
-        let parts = text.split(separator: "@", omittingEmptySubsequences: false)
-        guard text.utf8.count <= 254, parts.count == 2, !parts[0].isEmpty, parts[1].contains("."),
-            !parts[1].hasPrefix("."), !parts[1].hasSuffix("."), !text.contains(where: \.isWhitespace)
-        else { return false }
-        return true
-    }
-}
-
 /// 64-bit Steam ids (decimal, 17 digits for individual accounts).
 enum SteamID {
     static func isValid(_ text: String) -> Bool {

@@ -1,4 +1,5 @@
 public import Foundation
+import KeyServerAPI
 import Logging
 import OpenCatCore
 import Synchronization

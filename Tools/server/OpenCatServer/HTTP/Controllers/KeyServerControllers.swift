@@ -70,11 +70,14 @@ struct WalletController: ServerController {
                 app: body.app,
                 idempotencyKey: key
             )
+            // A spend pays for a use; it unlocks nothing. The answer says whether the feature it names is unlocked
+            // for this user in that app (`POST /apps/{appId}/unlock` unlocks one).
+            let unlocked = try await wallet.unlockedFeatures(of: user.userId)[body.app]?.contains(body.feature) ?? false
             return Self.json(
                 .ok,
                 SpendResult(
                     remainingBalance: Int(outcome.balance),
-                    featureUnlocked: true,
+                    featureUnlocked: unlocked,
                     transactionId: outcome.entry.id
                 )
             )
@@ -209,9 +212,8 @@ struct CommunityController: ServerController {
             let key = try IdempotencyKey.required(request)
             let body = try await request.decode(as: ShareRequest.self, context: context)
             try WalletController.own(user, body.userId)
-            let email = body.recipientEmail.trimmingCharacters(in: .whitespaces).lowercased()
-            guard email.contains("@"), email.utf8.count <= 254 else {
-                throw APIError(.badRequest, "invalid_input", "recipientEmail is an email address")
+            guard let email = EmailAddress.normalized(body.recipientEmail) else {
+                throw APIError(.badRequest, "invalid_input", "recipientEmail is an email address (name@example.com)")
             }
             // The answer is the same whether or not the email has an account (it tells nobody who is a
             // customer): keys for an email without one wait in its pending account until it has one.

@@ -33,7 +33,7 @@ struct ConsoleController: WebController {
 
     /// `/console`: its own error page, then the session cookie's operator.
     func addRoutes(to root: Router<ServerRequestContext>) {
-        let router = root.group("/console").add(middleware: WebPageErrorMiddleware(pages: pages))
+        let router = root.group("/console").add(middleware: WebPageErrorMiddleware(pages: pages, area: .console))
             .add(
                 middleware: WebSessionAuthenticator { request in try await consoleOperator(request).map(Caller.console)
                 }
@@ -203,9 +203,18 @@ struct ConsoleController: WebController {
         }
     }
 
+    /// 404 unless the account is a configured user or one the ledger knows: the console never acts on a mistyped id.
+    func requireCustomer(_ userId: String) async throws {
+        var known = settings.users.userIds.contains(userId)
+        if !known, !userId.isEmpty, userId.utf8.count <= 256 { known = try await ledger.isKnownCustomer(userId) }
+        guard known else {
+            throw PageError(.notFound, "No customer has that id. Search for them by email or transaction.")
+        }
+    }
+
     func customerPage(_ request: Request, _ session: ServerRequestContext, userId: String) async throws -> Response {
         let signedIn = try requireOperator(session)
-        guard !userId.isEmpty, userId.utf8.count <= 256 else { throw PageError(.badRequest, "No such customer.") }
+        try await requireCustomer(userId)
         let now = clock()
         var context = consoleContext("Customer \(userId)", signedIn)
         context["notice"] = notice(request)
@@ -291,16 +300,20 @@ struct ConsoleController: WebController {
             )
         }
         for order in try await ledger.webOrders(of: userId) {
-            purchases.append(
-                row(
-                    order.store,
-                    order.transactionId ?? order.reference,
-                    "\(order.productId) × \(order.quantity) (web, \(order.amount) \(order.currency))",
-                    order.createdAt.formatted(.iso8601),
-                    order.state,
-                    order.transactionId != nil
-                )
+            var line = row(
+                order.store,
+                order.transactionId ?? order.reference,
+                "\(order.productId) × \(order.quantity) (web, \(order.amount) \(order.currency))",
+                order.createdAt.formatted(.iso8601),
+                order.state == "paid" ? "paid, not credited" : order.state,
+                order.transactionId != nil
             )
+            // Paid and not credited: the operator credits it (once, whatever the number of clicks) or refunds it.
+            if order.state == "paid" {
+                line["creditable"] = true
+                line["reference"] = order.reference
+            }
+            purchases.append(line)
         }
         for redemption in try await ledger.redemptions(of: userId)
         where !purchases.contains(where: { ($0["transactionId"] as? String) == redemption.transactionId }) {
@@ -354,26 +367,29 @@ struct ConsoleController: WebController {
         try checkCSRF(fields, expected: signedIn.csrf)
         let reason = (fields["reason"] ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
         guard !reason.isEmpty, reason.count <= 500 else { throw PageError(.badRequest, "Give a reason.") }
-        guard !userId.isEmpty, userId.utf8.count <= 256 else { throw PageError(.badRequest, "No such customer.") }
+        try await requireCustomer(userId)
         let page = "/console/customers/" + APIRequest.percentEncoded(userId)
         switch action {
         case "grant":
             try await grantPromotion(fields, userId: userId, by: signedIn, reason: reason)
             return redirect(page + "?notice=granted")
         case "revoke":
-            _ = try await ledger.revokePromotionalEntitlement(
+            let revoked = try await ledger.revokePromotionalEntitlement(
                 id: fields["promotion"] ?? "",
                 appUserId: userId,
                 by: signedIn.name,
                 reason: reason
             )
-            return redirect(page + "?notice=revoked")
+            return redirect(page + (revoked ? "?notice=revoked" : "?notice=not-revoked"))
         case "adjust":
             guard let amount = Int64(fields["amount"] ?? ""), amount != 0 else {
                 throw PageError(.badRequest, "Enter a non-zero number of keys.")
             }
             _ = try await ledger.adjustWallet(userId: userId, amount: amount, by: signedIn.name, reason: reason)
             return redirect(page + "?notice=adjusted")
+        case "credit":
+            let notice = try await creditOrder(fields, userId: userId, by: signedIn, reason: reason)
+            return redirect(page + "?notice=\(notice)")
         case "refund", "reverify", "extend":
             let notice = try await storeAction(action, fields, userId: userId, by: signedIn, reason: reason)
             return redirect(page + "?notice=\(notice)")
@@ -383,6 +399,29 @@ struct ConsoleController: WebController {
     }
 
     /// Grants a promotional entitlement for 1…3650 days.
+    /// Credits a customer's paid web order (the same path as the store's return and webhook: once), audited.
+    func creditOrder(_ fields: [String: String], userId: String, by signedIn: ConsoleOperator, reason: String)
+        async throws -> String
+    {
+        let store = Store(rawValue: fields["store"] ?? "")
+        let reference = fields["reference"] ?? ""
+        guard let order = try await ledger.webOrder(store: store.rawValue, reference: reference),
+            order.userId == userId
+        else { throw PageError(.notFound, "That order is not this customer's.") }
+        let credited = try await checkout.credit(store: store, reference: reference)
+        try await ledger.audit(
+            AuditRecord(
+                operatorName: signedIn.name,
+                action: "credit_order",
+                subject: userId,
+                reason: reason,
+                detail: "\(store.rawValue) \(reference): \(credited.map { "\($0) keys" } ?? "not paid")",
+                createdAt: clock()
+            )
+        )
+        return credited == nil ? "not-credited" : "credited"
+    }
+
     func grantPromotion(_ fields: [String: String], userId: String, by signedIn: ConsoleOperator, reason: String)
         async throws
     {

@@ -22,8 +22,7 @@ struct PortalController: WebController {
 
     /// `/portal` (and the pages' assets): its own error page, then the session cookie's user.
     func addRoutes(to root: Router<ServerRequestContext>) {
-        pages.addAssetRoutes(to: root)
-        let router = root.group("/portal").add(middleware: WebPageErrorMiddleware(pages: pages))
+        let router = root.group("/portal").add(middleware: WebPageErrorMiddleware(pages: pages, area: .portal))
             .add(middleware: WebSessionAuthenticator { request in try await portalSession(request).map(Caller.portal) })
         addSignInRoutes(to: router)
         addAccountRoutes(to: router)
@@ -126,6 +125,14 @@ struct PortalController: WebController {
         context["balance"] = String(max(balance, 0))
         if balance < 0 { context["debt"] = String(-balance) }
         context["email"] = signedIn.user.email ?? ""
+        let paid = try await checkout.orders.webOrders(of: signedIn.user.userId).filter { $0.state == "paid" }
+        context["crediting"] = !paid.isEmpty
+        context["paidOrders"] = paid.map { order -> [String: Any] in
+            [
+                "date": Self.displayDate(order.createdAt), "quantity": String(order.quantity),
+                "price": "\(order.amount) \(order.currency.uppercased())", "store": Self.storeName(order.store),
+            ]
+        }
         context["history"] = entries.map { entry -> [String: Any] in
             [
                 "date": Self.displayDate(entry.createdAt), "kind": Self.entryLabel(entry.kind),
@@ -168,14 +175,21 @@ struct PortalController: WebController {
         return render("portal-buy", context)
     }
 
-    func sharePage(_ request: Request, _ session: ServerRequestContext) async throws -> Response {
+    /// The share page; `error` (with its status) when a share or donation was refused, shown on the form.
+    func sharePage(
+        _ request: Request,
+        _ session: ServerRequestContext,
+        error: String? = nil,
+        status: HTTPResponse.Status = .ok
+    ) async throws -> Response {
         let signedIn = try requirePortalUser(session)
         try await ledger.receivePending(signedIn.user)
         var context = portalContext("Share keys", signedIn, notice: notice(request))
+        if let error { context["error"] = error }
         context["balance"] = String(max(try await ledger.balance(of: signedIn.user.userId), 0))
         context["shareNonce"] = Self.randomSecret()
         context["donateNonce"] = Self.randomSecret()
-        return render("portal-share", context)
+        return render("portal-share", context, status: status)
     }
 
     // MARK: Actions
@@ -186,10 +200,9 @@ struct PortalController: WebController {
         let portal = portalSettings
         let fields = try await form(request)
         try await checkFormCSRF(fields, request)
-        let email = (fields["email"] ?? "").trimmingCharacters(in: .whitespaces).lowercased()
-        guard email.utf8.count <= 254, let at = email.firstIndex(of: "@"), at != email.startIndex,
-            email[email.index(after: at)...].contains("."), !email.contains(where: \.isWhitespace)
-        else { throw PageError(.badRequest, "Enter an email address.") }
+        guard let email = EmailAddress.normalized(fields["email"] ?? "") else {
+            throw PageError(.badRequest, "Enter an email address.")
+        }
         let signIn = settings.signInRateLimit
         if let wait = await limits.wait([
             ("signin:\(client):\(email)", signIn.perClientAndEmail), ("signin-client:\(client)", signIn.perClient),
@@ -249,7 +262,19 @@ struct PortalController: WebController {
         guard let reference, !reference.isEmpty, reference.utf8.count <= 255 else {
             throw PageError(.badRequest, "The store did not say which payment this is.")
         }
-        let credited = try await checkout.credit(store: store, reference: reference)
+        let credited: Int64?
+        do { credited = try await checkout.credit(store: store, reference: reference) } catch {
+            // Paid but not credited (a refused rule, a failed write): the buyer is owed the keys and is told so.
+            guard try await checkout.orders.webOrder(store: store.rawValue, reference: reference)?.state == "paid"
+            else { throw error }
+            var context = portalContext("Paid — we are crediting your keys")
+            context["messageId"] = "return-status"
+            context["text"] =
+                "The store confirmed your payment. Your keys are being credited and arrive in your wallet shortly; "
+                + "nothing more to do."
+            context["link"] = ["href": "/portal/wallet", "label": "Go to your wallet"]
+            return render("message", context, status: .accepted)
+        }
         var context = portalContext(credited == nil ? "Payment pending" : "Thank you")
         context["messageId"] = "return-status"
         context["text"] =
@@ -274,8 +299,14 @@ struct PortalController: WebController {
         if donate {
             recipient = communityPoolAccount
         } else {
-            let email = (fields["email"] ?? "").trimmingCharacters(in: .whitespaces).lowercased()
-            guard email.contains("@"), email.utf8.count <= 254 else { throw PageError(.badRequest, "Enter an email.") }
+            guard let email = EmailAddress.normalized(fields["email"] ?? "") else {
+                return try await sharePage(
+                    request,
+                    session,
+                    error: "That is not an email address (name@example.com). Nothing was shared.",
+                    status: .badRequest
+                )
+            }
             recipient = settings.users.user(email: email)?.userId ?? WalletController.pendingAccount(email)
         }
         do {
@@ -296,6 +327,15 @@ struct PortalController: WebController {
     }
 
     // MARK: Sessions
+
+    /// A store's name as a buyer reads it.
+    static func storeName(_ store: String) -> String {
+        switch store {
+        case "stripe": "card (Stripe)"
+        case "paypal": "PayPal"
+        default: store
+        }
+    }
 
     /// The signed-in portal user, or `nil`.
     func portalUser(_ session: ServerRequestContext) -> PortalUser? {

@@ -57,6 +57,8 @@ extension WebController {
 struct WebPageErrorMiddleware: RouterMiddleware {
     typealias Context = ServerRequestContext
     let pages: WebPages
+    /// The area whose error page it is: its pages link back to its own start, never to the other area's.
+    let area: WebPages.Area
 
     func handle(
         _ request: Request,
@@ -68,32 +70,51 @@ struct WebPageErrorMiddleware: RouterMiddleware {
         } catch let redirect as WebRedirect {
             return pages.redirect(redirect.location)
         } catch let refusal as PageError {
-            return pages.errorPage(refusal.status, refusal.message)
+            return pages.errorPage(refusal.status, refusal.message, area: area)
         } catch let refusal as APIError {
             return pages.errorPage(
                 refusal.status,
                 refusal.status == .tooManyRequests
-                    ? "Too many requests. Try again in a minute." : "The store did not confirm this payment."
+                    ? "Too many requests. Try again in a minute." : "The store did not confirm this payment.",
+                area: area
             )
         } catch let error as LedgerError {
             return pages.errorPage(
                 error.code == .notFound ? .notFound : .unprocessableContent,
-                "That could not be done: \(error.code.rawValue.replacingOccurrences(of: "_", with: " "))."
+                "That could not be done: \(error.code.rawValue.replacingOccurrences(of: "_", with: " ")).",
+                area: area
             )
         } catch {
             pages.logger.error("page failed", metadata: ["error": "\(String(reflecting: type(of: error)))"])
-            return pages.errorPage(.internalServerError, "Something went wrong on our side. Try again later.")
+            return pages.errorPage(
+                .internalServerError,
+                "Something went wrong on our side. Try again later.",
+                area: area
+            )
         }
     }
 }
 
 extension WebPages {
-    /// The web's error page.
-    func errorPage(_ status: HTTPResponse.Status, _ message: String) -> Response {
-        var context: [String: Any] = ["title": status.code >= 500 ? "Sorry" : "That did not work", "home": "/portal"]
+    /// The two web areas: the buyers' portal and the operators' console.
+    enum Area: String, Sendable {
+        case portal
+        case console
+
+        /// Where the area starts (its pages' home link).
+        var home: String { self == .portal ? "/portal" : "/console" }
+        /// The name in the page header.
+        var label: String { self == .portal ? "keys" : "console" }
+    }
+
+    /// An area's error page: the status, the message, a link back to the area's start.
+    func errorPage(_ status: HTTPResponse.Status, _ message: String, area: Area = .portal) -> Response {
+        var context: [String: Any] = [
+            "title": status.code >= 500 ? "Sorry" : "That did not work", "home": area.home, "area": area.label,
+        ]
         context["messageId"] = "error-message"
         context["text"] = message
-        context["link"] = ["href": "/portal", "label": "Back to the start"]
+        context["link"] = ["href": area.home, "label": "Back to the start"]
         return render("message", context, status: status)
     }
 
@@ -106,7 +127,10 @@ extension WebPages {
         case "donated": "Thank you for giving to the pool."
         case "signed-out": "You are signed out."
         case "granted": "Granted."
+        case "credited": "The order is credited: its keys are in the customer's wallet."
+        case "not-credited": "The store does not say this order is paid: nothing was credited."
         case "revoked": "Revoked."
+        case "not-revoked": "Nothing was revoked: that entitlement was already revoked or is not this customer's."
         case "adjusted": "The wallet was adjusted."
         case "reverified": "Re-verified with the store."
         case "refunded": "The store refunded the payment; the ledger took the keys back."

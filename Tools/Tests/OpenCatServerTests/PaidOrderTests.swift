@@ -1,0 +1,77 @@
+import Foundation
+import MockStoresServer
+import OpenCatCore
+import StoreAdapters
+import Testing
+
+@testable import OpenCatServer
+
+/// Money states are honest: a web order the store says is paid and whose keys are not credited yet (a crash, a failed
+/// write between the store's answer and the ledger's) is its own state, shown to the buyer as such and credited once
+/// from the console.
+struct PaidOrderTests {
+    @Test(arguments: Backend.allCases)
+    func aPaidButNotCreditedOrderIsShownAsSuchAndTheOperatorCreditsItOnce(_ backend: Backend) async throws {
+        try await PortalCheckout.run(backend) { shop in
+            let buyer = try await shop.portal.signIn(PortalHarness.alice)
+            let before = try await shop.portal.ledger.balance(of: "user-1")
+            // The store's webhook never arrives and the buyer never comes back: the order is only `created`.
+            shop.relay.dropNext()
+            let (reference, _) = try await shop.buyAndPay(buyer, store: "stripe")
+            try await shop.waitForWebhooks(1)
+            let session = try await shop.stripe.checkoutSession(id: reference)
+            let intent = try #require(session.paymentIntent)
+            // What a crash right after the store said "paid" leaves behind.
+            try await shop.portal.ledger.markWebOrderPaid(store: "stripe", reference: reference, transactionId: intent)
+
+            let wallet = try await buyer.get("/portal/wallet")
+            #expect(wallet.html.contains(id: "crediting"))
+            #expect(wallet.body.contains("paid, keys on their way"))
+            #expect(try await shop.portal.ledger.balance(of: "user-1") == before)
+
+            let console = try await shop.portal.operatorSignIn()
+            let customer = try await console.get("/console/customers/user-1")
+            #expect(customer.body.contains("paid, not credited"))
+            let credit = customer.html.fields(formContaining: "class=\"credit\"")
+            #expect(credit["reference"] == reference)
+            for _ in 0..<2 {
+                let credited = try await console.post("/console/customers/user-1/credit", credit)
+                #expect(credited.status == 303)
+                #expect(credited.location?.hasSuffix("?notice=credited") == true)
+            }
+            #expect(try await shop.portal.ledger.balance(of: "user-1") == before + 10)
+            #expect(try await shop.portal.ledger.webOrder(store: "stripe", reference: reference)?.state == "credited")
+            let after = try await buyer.get("/portal/wallet")
+            #expect(!after.html.contains(id: "crediting"))
+            #expect(try await shop.portal.ledger.auditLog(limit: 10).contains { $0.action == "credit_order" })
+        }
+    }
+
+    /// The mock checkout refunds Stripe payments as Stripe does (and sends `charge.refunded`): the console's refund
+    /// works end to end on a local server and the wallet falls.
+    @Test(arguments: Backend.allCases)
+    func aConsoleRefundOfAStripeOrderIsMadeByTheMockAndTakesTheKeysBack(_ backend: Backend) async throws {
+        try await PortalCheckout.run(backend) { shop in
+            let buyer = try await shop.portal.signIn(PortalHarness.alice)
+            let before = try await shop.portal.ledger.balance(of: "user-1")
+            let (reference, returnPath) = try await shop.buyAndPay(buyer, store: "stripe")
+            _ = try await buyer.get(returnPath)
+            try await shop.waitForWebhooks(1)
+            #expect(try await shop.portal.ledger.balance(of: "user-1") == before + 10)
+            let intent = try #require(try await shop.stripe.checkoutSession(id: reference).paymentIntent)
+
+            let console = try await shop.portal.operatorSignIn()
+            let customer = try await console.get("/console/customers/user-1")
+            var refund = customer.html.fields(formContaining: "name=\"refundKey\"")
+            #expect(refund["transaction"] == intent)
+            refund["reason"] = "customer asked"
+            refund["amount"] = ""
+            let refunded = try await console.post("/console/customers/user-1/refund", refund)
+            #expect(refunded.location?.hasSuffix("?notice=refunded") == true)
+            try await shop.waitForWebhooks(2)
+            #expect(shop.checkout.deliveries.last?.eventType == "charge.refunded")
+            #expect(try await shop.portal.ledger.balance(of: "user-1") == before)
+            #expect(try await shop.portal.ledger.heldKeys(store: "stripe", transactionId: intent) == 0)
+        }
+    }
+}
