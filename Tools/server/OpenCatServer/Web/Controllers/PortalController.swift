@@ -147,7 +147,7 @@ struct PortalController: WebController {
         let licences = try await ledger.licenses(of: signedIn.user.userId)
         let unlocks = try await ledger.unlockedFeatures(of: signedIn.user.userId)
         let revoked = Set(try await ledger.revokedLicenseKeys())
-        var context = portalContext("Your keys", signedIn)
+        var context = portalContext("Your licence keys", signedIn)
         context["licences"] = licences.map { licence -> [String: Any] in
             [
                 "key": licence.keyValue, "plan": licence.plan, "date": Self.displayDate(licence.createdAt),
@@ -368,7 +368,7 @@ struct PortalController: WebController {
             context["nav"] = [
                 "links": [
                     ["id": "nav-wallet", "href": "/portal/wallet", "label": "Wallet"],
-                    ["id": "nav-keys", "href": "/portal/keys", "label": "Keys"],
+                    ["id": "nav-keys", "href": "/portal/keys", "label": "Licence keys"],
                     ["id": "nav-buy", "href": "/portal/buy", "label": "Buy"],
                     ["id": "nav-share", "href": "/portal/share", "label": "Share"],
                     ["id": "nav-pool", "href": "/portal/pool", "label": "Pool"],
