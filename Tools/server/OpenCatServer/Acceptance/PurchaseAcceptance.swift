@@ -12,6 +12,8 @@ struct PurchaseRejection: Error, Sendable {
     var reason: StoreAdapterError.Code
     /// What the client reads.
     var message: String
+    /// The name of the rule that refused it (logged; set by ``PurchaseAcceptance/check(_:)``).
+    var rule: String?
 
     init(_ reason: StoreAdapterError.Code, _ message: String) {
         self.reason = reason
@@ -126,7 +128,13 @@ struct PurchaseAcceptance: Sendable {
     func adding(_ more: [PurchaseRule]) -> PurchaseAcceptance { PurchaseAcceptance(rules + more) }
 
     func check(_ purchase: VerifiedPurchase) throws(PurchaseRejection) {
-        for rule in rules { try rule.check(purchase) }
+        for rule in rules {
+            do throws(PurchaseRejection) { try rule.check(purchase) } catch {
+                var rejection = error
+                rejection.rule = rule.name
+                throw rejection
+            }
+        }
     }
 }
 

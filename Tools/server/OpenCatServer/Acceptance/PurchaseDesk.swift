@@ -52,7 +52,7 @@ struct PurchaseDesk: Sendable {
     /// shared code as `reason`.
     func check(_ purchase: VerifiedPurchase, under acceptance: PurchaseAcceptance) throws {
         do throws(PurchaseRejection) { try acceptance.check(purchase) } catch {
-            log(store: purchase.store, reason: error.reason.rawValue)
+            log(store: purchase.store, reason: error.reason.rawValue, rule: error.rule)
             throw APIError(.unprocessableContent, "invalid_receipt", error.message, reason: error.reason.rawValue)
         }
     }
@@ -66,8 +66,10 @@ struct PurchaseDesk: Sendable {
         return Self.refusal(error)
     }
 
-    private func log(store: Store, reason: String) {
-        logger.notice("proof refused", metadata: ["store": .string(store.rawValue), "reason": .string(reason)])
+    private func log(store: Store, reason: String, rule: String? = nil) {
+        var metadata: Logger.Metadata = ["store": .string(store.rawValue), "reason": .string(reason)]
+        if let rule { metadata["rule"] = .string(rule) }
+        logger.notice("proof refused", metadata: metadata)
         ServerMetrics.purchaseRefused(store: store.rawValue, reason: reason)
     }
 

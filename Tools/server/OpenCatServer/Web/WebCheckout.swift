@@ -155,7 +155,7 @@ struct WebCheckout: Sendable {
             .total(Money(decimalString: order.amount, currency: order.currency)),
         ]).adding(seller.acceptance.rules)
         try desk.check(purchase, under: acceptance)
-        let buyer = users.user(email: order.email) ?? webUser(email: order.email)
+        let buyer = webUser(email: order.email)
         let redemption = try await seller.redeem(purchase, user: buyer)
         try await orders.markWebOrderCredited(
             store: store.rawValue,
