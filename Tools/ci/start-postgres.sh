@@ -2,6 +2,7 @@
 # Starts a throwaway PostgreSQL server on 127.0.0.1 for the tests (initdb and pg_ctl from Debian's postgresql
 # package, run as an unprivileged user: PostgreSQL refuses root) and prints its URL. Idempotent: a server already
 # answering on the port is reused, and a stopped one whose folder is still there is started again with its data.
+# Up to 1000 connections: the tests run many servers and pools at once (two cores, every suite in parallel).
 # Usage: Tools/ci/start-postgres.sh  →  postgres://opencat:…@127.0.0.1:55432/opencat_test
 #        Tools/ci/start-postgres.sh stop   (stops it, keeping its folder; OPENCAT_PG_PORT / OPENCAT_PG_DIR pick another)
 set -euo pipefail
@@ -28,7 +29,7 @@ fi
 if "$bindir/pg_isready" -q -h 127.0.0.1 -p "$port"; then echo "$url"; exit 0; fi
 if [ -f "$data/PG_VERSION" ] && [ -f "$data.pw" ]; then
     as_user "$bindir/pg_ctl" -D "$data" -l "$data/server.log" -w \
-        -o "-c listen_addresses=127.0.0.1 -p $port -c unix_socket_directories=$data -c fsync=off" start >/dev/null
+        -o "-c listen_addresses=127.0.0.1 -p $port -c unix_socket_directories=$data -c fsync=off -c max_connections=1000" start >/dev/null
     echo "$url"
     exit 0
 fi
@@ -38,6 +39,6 @@ printf '%s\n' "$password" > "$data.pw" && chmod 600 "$data.pw"
 [ "$(id -u)" = 0 ] && chown "$user" "$data.pw"
 as_user "$bindir/initdb" -D "$data" -U opencat --auth=scram-sha-256 --pwfile="$data.pw" >/dev/null
 as_user "$bindir/pg_ctl" -D "$data" -l "$data/server.log" -w \
-    -o "-c listen_addresses=127.0.0.1 -p $port -c unix_socket_directories=$data -c fsync=off" start >/dev/null
+    -o "-c listen_addresses=127.0.0.1 -p $port -c unix_socket_directories=$data -c fsync=off -c max_connections=1000" start >/dev/null
 PGPASSWORD="$password" "$bindir/createdb" -h 127.0.0.1 -p "$port" -U opencat opencat_test
 echo "$url"
