@@ -24,6 +24,10 @@ struct PayPalOrder: Sendable {
         var value: String
         var merchantId: String
         var captureId: String?
+        /// When the unit was captured.
+        var captureTime: String?
+        /// The refunds of the unit's capture, oldest first.
+        var refunds: [PayPalRefund] = []
         /// The unit's `items`, as sent (their total checked against `amount.breakdown.item_total`).
         var items: JSONValue? = nil
         var breakdown: JSONValue? = nil
@@ -96,6 +100,7 @@ extension MockCheckout {
         let time = Self.isoTime(request.receivedAt)
         for index in order.units.indices {
             order.units[index].captureId = Self.randomId("", count: 17, alphabet: Self.upperAlphanumerics)
+            order.units[index].captureTime = time
         }
         order.status = .completed
         order.updateTime = time
@@ -313,8 +318,7 @@ extension MockCheckout {
         return .object(object)
     }
 
-    private static func json(_ unit: PayPalOrder.Unit, order: PayPalOrder, base: String) -> JSONValue {
-        let amount: JSONValue = ["currency_code": .string(unit.currency), "value": .string(unit.value)]
+    static func json(_ unit: PayPalOrder.Unit, order: PayPalOrder, base: String) -> JSONValue {
         var unitAmount: [String: JSONValue] = ["currency_code": .string(unit.currency), "value": .string(unit.value)]
         if let breakdown = unit.breakdown { unitAmount["breakdown"] = breakdown }
         var object: [String: JSONValue] = [
@@ -326,26 +330,12 @@ extension MockCheckout {
         if let description = unit.description { object["description"] = .string(description) }
         if let invoiceId = unit.invoiceId { object["invoice_id"] = .string(invoiceId) }
         if let items = unit.items { object["items"] = items }
-        if let captureId = unit.captureId {
-            var capture: [String: JSONValue] = [
-                "id": .string(captureId),
-                "status": "COMPLETED",
-                "amount": amount,
-                "final_capture": true,
-                "seller_protection": [
-                    "status": "ELIGIBLE", "dispute_categories": ["ITEM_NOT_RECEIVED", "UNAUTHORIZED_TRANSACTION"],
-                ],
-                "create_time": .string(order.updateTime ?? order.createTime),
-                "update_time": .string(order.updateTime ?? order.createTime),
-                "links": [
-                    link("\(base)/v2/payments/captures/\(captureId)", "self", "GET"),
-                    link("\(base)/v2/payments/captures/\(captureId)/refund", "refund", "POST"),
-                    link("\(base)/v2/checkout/orders/\(order.id)", "up", "GET"),
-                ],
-            ]
-            if let customId = unit.customId { capture["custom_id"] = .string(customId) }
-            if let invoiceId = unit.invoiceId { capture["invoice_id"] = .string(invoiceId) }
-            object["payments"] = ["captures": [.object(capture)]]
+        if let capture = captureJSON(unit, order: order, base: base) {
+            var payments: [String: JSONValue] = ["captures": [capture]]
+            if !unit.refunds.isEmpty {
+                payments["refunds"] = .array(unit.refunds.map { refundJSON($0, unit: unit, base: base) })
+            }
+            object["payments"] = .object(payments)
         }
         return .object(object)
     }
@@ -372,17 +362,41 @@ extension MockCheckout {
         }
     }
 
-    private static func link(_ href: String, _ rel: String, _ method: String) -> JSONValue {
+    static func link(_ href: String, _ rel: String, _ method: String) -> JSONValue {
         ["href": .string(href), "rel": .string(rel), "method": .string(method)]
     }
 
     // MARK: Webhooks
 
-    /// The `CHECKOUT.ORDER.APPROVED` event with PayPal's transmission headers, recorded so that
-    /// `verify-webhook-signature` can confirm it.
+    /// The `CHECKOUT.ORDER.APPROVED` event of an order.
     func payPalWebhook(for order: PayPalOrder, base: String, at date: Date, to url: URL, state: inout State)
         -> Webhook
     {
+        payPalWebhook(
+            "CHECKOUT.ORDER.APPROVED",
+            resourceType: "checkout-order",
+            resourceVersion: "2.0",
+            summary: "An order has been approved by buyer",
+            resource: Self.json(order, base: base),
+            base: base,
+            at: date,
+            to: url,
+            state: &state
+        )
+    }
+
+    /// An event with PayPal's transmission headers, recorded so that `verify-webhook-signature` can confirm it.
+    func payPalWebhook(
+        _ type: String,
+        resourceType: String,
+        resourceVersion: String,
+        summary: String,
+        resource: JSONValue,
+        base: String,
+        at date: Date,
+        to url: URL,
+        state: inout State
+    ) -> Webhook {
         let eventId =
             "WH-" + Self.randomId("", count: 17, alphabet: Self.upperAlphanumerics) + "-"
             + Self.randomId("", count: 17, alphabet: Self.upperAlphanumerics)
@@ -391,11 +405,11 @@ extension MockCheckout {
             "id": .string(eventId),
             "event_version": "1.0",
             "create_time": .string(time),
-            "resource_type": "checkout-order",
-            "resource_version": "2.0",
-            "event_type": "CHECKOUT.ORDER.APPROVED",
-            "summary": "An order has been approved by buyer",
-            "resource": Self.json(order, base: base),
+            "resource_type": .string(resourceType),
+            "resource_version": .string(resourceVersion),
+            "event_type": .string(type),
+            "summary": .string(summary),
+            "resource": resource,
             "links": [
                 Self.link("\(base)/v1/notifications/webhooks-events/\(eventId)", "self", "GET"),
                 Self.link("\(base)/v1/notifications/webhooks-events/\(eventId)/resend", "resend", "POST"),
@@ -416,14 +430,7 @@ extension MockCheckout {
         headers[HTTPField.Name("PAYPAL-TRANSMISSION-TIME")!] = time
         headers[.contentType] = "application/json"
         headers[.userAgent] = "PayPal/AUHD-214.0-58844195"
-        return Webhook(
-            store: .paypal,
-            eventType: "CHECKOUT.ORDER.APPROVED",
-            eventId: eventId,
-            url: url,
-            headers: headers,
-            body: body
-        )
+        return Webhook(store: .paypal, eventType: type, eventId: eventId, url: url, headers: headers, body: body)
     }
 
     // MARK: Errors

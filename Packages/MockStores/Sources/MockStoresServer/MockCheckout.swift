@@ -33,6 +33,8 @@ import Synchronization
 /// `POST /v2/checkout/orders/{id}/capture` completes an approved order (the same `PayPal-Request-Id` gets the same
 /// answer; an unapproved order gets 422 `ORDER_NOT_APPROVED`, a second capture 422 `ORDER_ALREADY_CAPTURED`), and
 /// `POST /v1/notifications/verify-webhook-signature` answers `SUCCESS` for exactly the deliveries the mock sent.
+/// Captures are read (`GET /v2/payments/captures/{id}`) and refunded (`POST …/refund`, in full or in part, with a
+/// `PAYMENT.CAPTURE.REFUNDED` event); Stripe PaymentIntents are refunded with `POST /v1/refunds` (`charge.refunded`).
 ///
 /// Ids on these paths that the checkout did not make get the store's own 404 (not the unmatched answer). Webhooks
 /// go out in detached tasks, once, without retries; ``deliveries`` records how each went.
@@ -42,7 +44,7 @@ public final class MockCheckout: Sendable {
         /// Where `checkout.session.completed` events go, and the endpoint secret (`whsec_…`) they are signed with;
         /// `nil`: no Stripe webhooks.
         public var stripeWebhook: (url: URL, secret: Secret<String>)?
-        /// Where `CHECKOUT.ORDER.APPROVED` events go; `nil`: no PayPal webhooks.
+        /// Where `CHECKOUT.ORDER.APPROVED` and `PAYMENT.CAPTURE.REFUNDED` events go; `nil`: no PayPal webhooks.
         public var payPalWebhook: URL?
         /// The payee's merchant id on orders that name none (PayPalAdapter checks it against its
         /// `payeeMerchantId`).
@@ -170,6 +172,8 @@ public final class MockCheckout: Sendable {
         case createOrder
         case order(String)
         case capture(String)
+        case readCapture(String)
+        case refundCapture(String)
         case payPalPage(String?)
         case payPalApprove(String?)
         case verifyWebhookSignature
@@ -193,6 +197,11 @@ public final class MockCheckout: Sendable {
             case ("POST", let s)
             where s.count == 5 && s[0] == "v2" && s[1] == "checkout" && s[2] == "orders" && s[4] == "capture":
                 self = .capture(s[3])
+            case ("GET", let s) where s.count == 4 && s[0] == "v2" && s[1] == "payments" && s[2] == "captures":
+                self = .readCapture(s[3])
+            case ("POST", let s)
+            where s.count == 5 && s[0] == "v2" && s[1] == "payments" && s[2] == "captures" && s[4] == "refund":
+                self = .refundCapture(s[3])
             case ("GET", ["checkoutnow"]): self = .payPalPage(request.queryValue("token"))
             case ("POST", ["checkoutnow"]): self = .payPalApprove(request.queryValue("token"))
             case ("POST", ["v1", "notifications", "verify-webhook-signature"]): self = .verifyWebhookSignature
@@ -245,6 +254,9 @@ public final class MockCheckout: Sendable {
             case .createOrder: return createOrder(request, base: base, state: &state)
             case .order(let id): return readOrder(id, base: base, state: state)
             case .capture(let id): return capture(id, request: request, base: base, state: &state)
+            case .readCapture(let id): return readCapture(id, base: base, state: state)
+            case .refundCapture(let id):
+                return refundCapture(id, request: request, base: base, state: &state, webhooks: &webhooks)
             case .payPalPage(let token): return payPalPage(token, state: state)
             case .payPalApprove(let token):
                 return approve(token, request: request, base: base, state: &state, webhooks: &webhooks)

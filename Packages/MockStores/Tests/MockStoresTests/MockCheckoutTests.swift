@@ -414,6 +414,78 @@ struct MockCheckoutTests {
         }
     }
 
+    /// A captured order's capture is read with its order id, refunded in part and then in full, once per
+    /// `PayPal-Request-Id`, never beyond what was captured; each refund is announced with `PAYMENT.CAPTURE.REFUNDED`.
+    @Test func payPalCapturesAreRefundedInPartThenInFullWithTheirWebhooks() async throws {
+        try await Self.withCheckout { server, receiver, _ in
+            let token = try await Self.payPalToken(server)
+            let auth = ["Authorization": "Bearer \(token)", "Content-Type": "application/json"]
+            let created = try await Loopback.send(
+                .post,
+                server,
+                "/v2/checkout/orders",
+                headers: auth,
+                body: Self.orderBody.canonicalText
+            )
+            let id = try #require(created.json?["id"]?.stringValue)
+            _ = try await Loopback.send(.post, server, "/checkoutnow?token=\(id)", headers: Self.formType, body: "")
+            let captured = try await Loopback.send(.post, server, "/v2/checkout/orders/\(id)/capture", headers: auth)
+            let captureId = try #require(
+                captured.json?["purchase_units"]?[0]?["payments"]?["captures"]?[0]?["id"]?.stringValue
+            )
+            let read = try await Loopback.send(.get, server, "/v2/payments/captures/\(captureId)", headers: auth)
+            #expect(read.status.code == 200)
+            #expect(read.json?["supplementary_data"]?["related_ids"]?["order_id"]?.stringValue == id)
+            #expect(read.json?["status"] == "COMPLETED")
+
+            func refund(_ body: JSONValue, key: String) async throws -> HTTPTransportResponse {
+                try await Loopback.send(
+                    .post,
+                    server,
+                    "/v2/payments/captures/\(captureId)/refund",
+                    headers: auth.merging(["PayPal-Request-Id": key]) { $1 },
+                    body: body.canonicalText
+                )
+            }
+            let part: JSONValue = ["amount": ["value": "1.99", "currency_code": "USD"]]
+            let first = try await refund(part, key: "refund-1")
+            #expect(first.status.code == 201)
+            #expect(first.json?["status"] == "COMPLETED")
+            #expect(first.json?["amount"] == ["currency_code": "USD", "value": "1.99"])
+            let up = first.json?["links"]?.arrayValue?.first { $0["rel"] == "up" }?["href"]?.stringValue
+            #expect(up?.hasSuffix("/v2/payments/captures/\(captureId)") == true)
+            #expect(try await refund(part, key: "refund-1").body == first.body)
+            let partly = try await Loopback.send(.get, server, "/v2/payments/captures/\(captureId)", headers: auth)
+            #expect(partly.json?["status"] == "PARTIALLY_REFUNDED")
+
+            let tooMuch = try await refund(["amount": ["value": "3.01", "currency_code": "USD"]], key: "refund-2")
+            #expect(tooMuch.status.code == 422)
+            #expect(tooMuch.json?["details"]?[0]?["issue"] == "REFUND_AMOUNT_EXCEEDED")
+            let euros = try await refund(["amount": ["value": "1.00", "currency_code": "EUR"]], key: "refund-3")
+            #expect(euros.json?["details"]?[0]?["issue"] == "REFUND_CURRENCY_MISMATCH")
+            let rest = try await refund([:], key: "refund-4")
+            #expect(rest.status.code == 201)
+            #expect(rest.json?["amount"]?["value"] == "3.00")
+            let order = try await Loopback.send(.get, server, "/v2/checkout/orders/\(id)", headers: auth)
+            let payments = order.json?["purchase_units"]?[0]?["payments"]
+            #expect(payments?["captures"]?[0]?["status"] == "REFUNDED")
+            #expect(payments?["refunds"]?.arrayValue?.compactMap { $0["amount"]?["value"]?.stringValue } == ["1.99", "3.00"])
+            let again = try await refund([:], key: "refund-5")
+            #expect(again.status.code == 422)
+            #expect(again.json?["details"]?[0]?["issue"] == "CAPTURE_FULLY_REFUNDED")
+            let unknown = try await Loopback.send(.get, server, "/v2/payments/captures/NOPE", headers: auth)
+            #expect(unknown.status.code == 404)
+            #expect(unknown.json?["name"] == "RESOURCE_NOT_FOUND")
+
+            // The approval's event, then one per refund made.
+            try await receiver.waitForRequests(3)
+            let refunds = receiver.receivedRequests.filter { $0.json?["event_type"] == "PAYMENT.CAPTURE.REFUNDED" }
+            #expect(refunds.count == 2)
+            #expect(refunds.allSatisfy { $0.json?["resource_type"] == "refund" })
+            #expect(refunds.compactMap { $0.json?["resource"]?["amount"]?["value"]?.stringValue }.sorted() == ["1.99", "3.00"])
+        }
+    }
+
     @Test func payPalRefusesMissingOrUnissuedTokensAndUnknownOrders() async throws {
         try await Self.withCheckout { server, _, _ in
             let missing = try await Loopback.send(

@@ -232,6 +232,17 @@ extension LedgerStore {
         }
     }
 
+    /// The user a store transaction was redeemed for, or nil when it was not redeemed.
+    public func redeemer(store: String, transactionId: String) async throws(LedgerError) -> String? {
+        try await transaction(locking: []) { connection in
+            try await connection.rows(
+                "SELECT user_id FROM redemptions WHERE store = ? AND transaction_id = ?",
+                store.sql,
+                transactionId.sql
+            ).first?["user_id"]?.text
+        }
+    }
+
     /// Refuses a transaction the store refunded, or the OpenCat API recorded (one proof, one redemption), and says
     /// whether a refund ever charged the buyer (only then can the buyer be in debt): one statement for the three.
     static func checkRedeemable(

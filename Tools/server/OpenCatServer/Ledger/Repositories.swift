@@ -68,6 +68,8 @@ public protocol RedemptionRepository: Sendable {
         async throws(LedgerError) -> LedgerEntry
     /// Takes back what a refunded transaction paid for (all of it, or `share` of it).
     func refund(store: String, transactionId: String, share: RefundShare?) async throws(LedgerError) -> RefundOutcome
+    /// The user a store transaction was redeemed for, or nil when it was not redeemed.
+    func redeemer(store: String, transactionId: String) async throws(LedgerError) -> String?
     /// The keys of a transaction its holders still hold.
     func heldKeys(store: String, transactionId: String) async throws(LedgerError) -> Int64
     /// A user's redeemed store transactions, refunded or not.

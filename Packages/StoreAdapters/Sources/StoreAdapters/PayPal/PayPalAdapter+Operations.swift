@@ -236,7 +236,7 @@ extension PayPalAdapter: StoreOperations {
     }
 
     /// The order a capture was made for (`GET /v2/payments/captures/{id}`).
-    private func orderId(of captureId: String) async throws -> String {
+    func orderId(of captureId: String) async throws -> String {
         let response = try await api.send(.get, path: "/v2/payments/captures/\(captureId)")
         guard response.status.code == 200 else { throw api.error(for: response, subject: "capture") }
         let capture = try api.http.decode(PayPal.CapturedPayment.self, from: response.body)
@@ -357,7 +357,7 @@ extension PayPalAdapter: StoreOperations {
     }
 
     /// An id that goes into a URL path (letters, digits, `-`, `_`; at most 64 characters).
-    private static func pathId(_ text: String, what: String) throws -> String {
+    static func pathId(_ text: String, what: String) throws -> String {
         do {
             return try orderId(from: Secret(text))
         } catch {

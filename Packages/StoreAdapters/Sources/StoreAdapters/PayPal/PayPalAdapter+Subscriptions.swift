@@ -37,9 +37,22 @@ extension PayPalAdapter {
 
     /// The normalized purchase a verified `BILLING.SUBSCRIPTION.*` webhook event (`ACTIVATED`, `SUSPENDED`,
     /// `CANCELLED`, `EXPIRED`, `PAYMENT.FAILED`, `UPDATED`, `RE-ACTIVATED`) or a `PAYMENT.SALE.COMPLETED` for a
-    /// subscription reports: the subscription is read again from PayPal (a webhook resource may be partial);
-    /// `nil` for other events.
+    /// subscription reports: the subscription is read again from PayPal (a webhook resource may be partial). For a
+    /// `PAYMENT.CAPTURE.*` event (`COMPLETED`, `REFUNDED`, `REVERSED`, `DENIED`, …) the order the capture belongs to
+    /// is verified again (the event's `related_ids.order_id`, else `GET /v2/payments/captures/{id}`: a refund's
+    /// resource names only its capture). `nil` for other events.
     public func purchase(for event: PayPal.Event) async throws -> VerifiedPurchase? {
+        if event.eventType.hasPrefix("PAYMENT.CAPTURE."), let captureId = event.captureId {
+            // A capture completed, refunded, reversed or denied: its order is read again (a refund's resource names
+            // its capture only; the capture names the order).
+            let orderId: String
+            if let related = event.relatedOrderId {
+                orderId = related
+            } else {
+                orderId = try await self.orderId(of: try Self.pathId(captureId, what: "capture"))
+            }
+            return try await verify(PurchaseProof(store: .paypal, kind: .paypalOrder, token: Secret(orderId)))
+        }
         // The event's resource may be partial (no billing_info): the subscription is read again from PayPal.
         let id =
             event.subscription?.id ?? (event.eventType == "PAYMENT.SALE.COMPLETED" ? event.saleSubscriptionId : nil)

@@ -116,6 +116,43 @@ struct PayPalSubscriptionMappingTests {
         #expect(sale.saleSubscriptionId == "I-1")
     }
 
+    /// A refund's resource names its capture by its `up` link (or `related_ids.capture_id`); a capture's resource is
+    /// the capture and may name its order.
+    @Test func captureEventsNameTheirCaptureAndOrder() throws {
+        let refunded = try PayPal.Event(
+            payload: Data(
+                #"{"id":"WH-3","event_type":"PAYMENT.CAPTURE.REFUNDED","resource_type":"refund","resource":{"id":"R-1","status":"COMPLETED","amount":{"currency_code":"USD","value":"1.00"},"links":[{"href":"https://api-m.paypal.com/v2/payments/refunds/R-1","rel":"self","method":"GET"},{"href":"https://api-m.paypal.com/v2/payments/captures/C-7","rel":"up","method":"GET"}]}}"#
+                    .utf8
+            )
+        )
+        #expect(refunded.captureId == "C-7")
+        #expect(refunded.relatedOrderId == nil)
+        let related = try PayPal.Event(
+            payload: Data(
+                #"{"id":"WH-4","event_type":"PAYMENT.CAPTURE.REFUNDED","resource_type":"refund","resource":{"id":"R-2","supplementary_data":{"related_ids":{"capture_id":"C-8","order_id":"O-8"}}}}"#
+                    .utf8
+            )
+        )
+        #expect(related.captureId == "C-8")
+        #expect(related.relatedOrderId == "O-8")
+        let completed = try PayPal.Event(
+            payload: Data(
+                #"{"id":"WH-5","event_type":"PAYMENT.CAPTURE.COMPLETED","resource_type":"capture","resource":{"id":"C-9","status":"COMPLETED","supplementary_data":{"related_ids":{"order_id":"O-9"}}}}"#
+                    .utf8
+            )
+        )
+        #expect(completed.captureId == "C-9")
+        #expect(completed.relatedOrderId == "O-9")
+        #expect(completed.capture?.id == "C-9")
+        let unrelated = try PayPal.Event(
+            payload: Data(
+                #"{"id":"WH-6","event_type":"PAYMENT.CAPTURE.REFUNDED","resource_type":"refund","resource":{"id":"R-3","links":[{"href":"https://api-m.paypal.com/v2/checkout/orders/O-1","rel":"up"}]}}"#
+                    .utf8
+            )
+        )
+        #expect(unrelated.captureId == nil)
+    }
+
     @Test func aCaptureHeldForAChargebackRevokes() throws {
         let order = try JSONDecoder().decode(
             PayPal.Order.self,

@@ -41,7 +41,13 @@ struct KeyPurchaseController: ServerController {
         }
         try await limits.limitStoreCalls("user:\(user.userId)")
         let proof = try KeyPackProofForm.proof(body, for: adapter, user: user, bind: bindPurchases)
-        let purchase = try await desk.accept(proof, with: adapter, under: seller.acceptance)
+        let purchase: VerifiedPurchase
+        do { purchase = try await desk.accept(proof, with: adapter, under: seller.acceptance) } catch let error
+            as APIError where error.reason == StoreAdapterError.Code.purchaserMismatch.rawValue
+        {
+            try await refuseIfRedeemedByAnother(proof, with: adapter, user: user)
+            throw error
+        }
         let redemption = try await seller.redeem(purchase, user: user)
         let outcome = redemption.outcome
         let bonus = redemption.pack.bonusKeys * redemption.quantity
@@ -55,6 +61,20 @@ struct KeyPurchaseController: ServerController {
                 licenses: try outcome.licenses.map(Self.licenseKey)
             )
         )
+    }
+
+    /// A proof its store says another user bought: when that user redeemed it, the answer is the one any second
+    /// redemption gets, 409 `already_redeemed` (the purchase is that user's either way; nothing of it is told).
+    func refuseIfRedeemedByAnother(_ proof: PurchaseProof, with adapter: any StoreAdapter, user: ServerUser)
+        async throws
+    {
+        var unbound = proof
+        unbound.expectedPurchaser = nil
+        guard let purchase = try? await adapter.verify(unbound),
+            let owner = try await seller.redemptions.redeemer(store: adapter.store.rawValue, transactionId: purchase.transactionId),
+            owner != user.userId
+        else { return }
+        throw LedgerError(.alreadyRedeemed, "this store transaction was already redeemed")
     }
 
     /// A stored licence as the key server sends it.

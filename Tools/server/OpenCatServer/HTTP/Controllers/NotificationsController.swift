@@ -139,26 +139,16 @@ struct NotificationsController: ServerController {
         // A web portal's order was approved (or its capture completed): capture and credit it once.
         if let resource = event.resource,
             let order = event.eventType == "CHECKOUT.ORDER.APPROVED"
-                ? Self.string(in: resource, path: ["id"])
-                : Self.string(in: resource, path: ["supplementary_data", "related_ids", "order_id"]),
+                ? Self.string(in: resource, path: ["id"]) : event.relatedOrderId,
             ["CHECKOUT.ORDER.APPROVED", "PAYMENT.CAPTURE.COMPLETED"].contains(event.eventType),
             try await orders.webOrder(store: "paypal", reference: order) != nil
         {
             try await creditWebOrderFromWebhook(store: .paypal, reference: order)
             return Self.json(.ok, EventAnswer(applied: true))
         }
-        var purchase: VerifiedPurchase?
-        do {
-            purchase = try await paypal.purchase(for: event)
-            // A refunded or reversed capture of an order: the order is read again.
-            if purchase == nil, event.eventType.hasPrefix("PAYMENT.CAPTURE."), let resource = event.resource,
-                let order = Self.string(in: resource, path: ["supplementary_data", "related_ids", "order_id"])
-            {
-                purchase = try await paypal.verify(
-                    PurchaseProof(store: .paypal, kind: .paypalOrder, token: Secret(order))
-                )
-            }
-        } catch { throw Self.notificationError(error) }
+        // A subscription's event, or a capture's (completed, refunded, reversed): read again from PayPal.
+        let purchase: VerifiedPurchase?
+        do { purchase = try await paypal.purchase(for: event) } catch { throw Self.notificationError(error) }
         return try await apply(source: "paypal", eventId: event.id, purchase)
     }
     /// The state an App Store notification applies, and when Apple says it held. With

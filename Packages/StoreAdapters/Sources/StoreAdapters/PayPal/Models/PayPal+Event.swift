@@ -31,6 +31,13 @@ extension PayPal {
         public var subscription: Subscription?
         /// For a `sale` resource (`PAYMENT.SALE.*`): the subscription it paid (`billing_agreement_id`), if any.
         public var saleSubscriptionId: String?
+        /// For a `capture` or `refund` resource (`PAYMENT.CAPTURE.*`): the capture it is, or the capture a refund
+        /// took money back from (`supplementary_data.related_ids.capture_id`, else its `up` link to
+        /// `/v2/payments/captures/{id}`).
+        public var captureId: String?
+        /// For a `capture` or `refund` resource: the order it belongs to, when the event says
+        /// (`supplementary_data.related_ids.order_id`).
+        public var relatedOrderId: String?
 
         /// The largest event read (PayPal's events are kilobytes).
         public static let maximumPayloadBytes = 4 * 1024 * 1024
@@ -59,15 +66,48 @@ extension PayPal {
             if let resource {
                 switch envelope.resourceType {
                 case "checkout-order": self.order = try? JSONDecoder().decode(Order.self, from: resource)
-                case "capture": self.capture = try? JSONDecoder().decode(Capture.self, from: resource)
                 case "subscription" where envelope.eventType.hasPrefix("BILLING.SUBSCRIPTION."):
                     self.subscription = try? JSONDecoder().decode(Subscription.self, from: resource)
+                case "capture", "refund":
+                    let reference = try? JSONDecoder().decode(PaymentReference.self, from: resource)
+                    self.captureId = reference?.captureId(resourceType: envelope.resourceType)
+                    self.relatedOrderId = reference?.supplementary_data?.related_ids?.order_id
+                    if envelope.resourceType == "capture" {
+                        self.capture = try? JSONDecoder().decode(Capture.self, from: resource)
+                    }
                 case "sale":
                     struct Sale: Decodable { var billing_agreement_id: String? }
                     self.saleSubscriptionId =
                         (try? JSONDecoder().decode(Sale.self, from: resource))?.billing_agreement_id
                 default: break
                 }
+            }
+        }
+
+        /// What a capture or refund resource says of the payment it belongs to.
+        private struct PaymentReference: Decodable {
+            struct Related: Decodable {
+                var order_id: String?
+                var capture_id: String?
+            }
+            struct Supplementary: Decodable { var related_ids: Related? }
+            struct Link: Decodable {
+                var href: String
+                var rel: String
+            }
+            var id: String?
+            var supplementary_data: Supplementary?
+            var links: [Link]?
+
+            func captureId(resourceType: String?) -> String? {
+                if resourceType == "capture" { return id }
+                if let id = supplementary_data?.related_ids?.capture_id { return id }
+                guard let up = links?.first(where: { $0.rel == "up" }), let url = URL(string: up.href) else {
+                    return nil
+                }
+                let parts = url.path.split(separator: "/")
+                guard parts.count >= 2, parts[parts.count - 2] == "captures" else { return nil }
+                return String(parts[parts.count - 1])
             }
         }
 
