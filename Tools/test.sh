@@ -8,7 +8,8 @@
 #   4. `swift test "$@"`: every package's tests and the conformance suite (the PyPI package cryptography is
 #      pip-installed first when missing: a CLI test checks Apple offer signatures with it).
 #   5. The browser tests (Tools/ci/browser/README.md): the server's /portal and /console in Chromium (Playwright and
-#      axe-playwright-python, pip-installed when missing), on SQLite then PostgreSQL; screenshots and logs in
+#      axe-playwright-python, pip-installed when missing), on SQLite then PostgreSQL, then the server README's demo
+#      run as written (run.py --demo); screenshots and logs in
 #      .build/browser-artifacts (or $OPENCAT_BROWSER_ARTIFACTS). OPENCAT_BROWSER_TESTS=0 skips them.
 #   Any failure makes the script fail; every step runs.
 # Usage: bash Tools/test.sh [swift test arguments]   (e.g. --filter Ledger, or -Xswiftc -warnings-as-errors)
@@ -86,6 +87,8 @@ if swift build "${build[@]}" --product opencat-server && swift build "${build[@]
     for database in sqlite postgres; do
         python3 Tools/ci/browser/run.py --bin "$bin" --database "$database" --artifacts "$artifacts" || status=1
     done
+    # The server README's demo, its commands run as written (Tools/server/README.md, "Try it in five minutes").
+    python3 Tools/ci/browser/run.py --bin "$bin" --demo --artifacts "$artifacts" || status=1
 else
     echo "browser: 0 passed, 1 failed (swift build --product opencat-server --product opencat)"
     status=1

@@ -3,6 +3,7 @@
 `opencat mock serve --checkout` as Stripe and PayPal. See Tools/ci/browser/README.md.
 
     python3 Tools/ci/browser/run.py [--bin DIR] [--database sqlite|postgres] [--artifacts DIR]
+    python3 Tools/ci/browser/run.py --demo [--bin DIR]     (the server README's demo, as written)
 
 Prints `browser: N passed, M failed (<database>)` and one line per failure; exits 1 on any failure."""
 
@@ -47,10 +48,13 @@ def main() -> int:
         default=os.environ.get("OPENCAT_CHROMIUM", "/usr/bin/chromium"),
         help="the Chromium executable (default /usr/bin/chromium or $OPENCAT_CHROMIUM)",
     )
+    parser.add_argument(
+        "--demo", action="store_true", help="run the server README's demo commands and walk through them instead"
+    )
     parser.add_argument("--keep", action="store_true", help="keep the run's temp folder (configuration, ledger)")
     arguments = parser.parse_args()
     postgres_url = os.environ.get("OPENCAT_TEST_POSTGRES_URL")
-    if arguments.database == "postgres" and not postgres_url:
+    if arguments.database == "postgres" and not postgres_url and not arguments.demo:
         print("browser: 0 passed, 1 failed (postgres)")
         print("browser(postgres) FAIL startup: OPENCAT_TEST_POSTGRES_URL is not set (bash Tools/ci/start-postgres.sh)")
         return 1
@@ -72,6 +76,7 @@ def main() -> int:
         arguments.artifacts.resolve(),
         arguments.chromium,
         arguments.keep,
+        arguments.demo,
     )
 
 

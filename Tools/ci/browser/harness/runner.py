@@ -11,6 +11,7 @@ from playwright.sync_api import sync_playwright
 
 from .pages import Pages, chromium_arguments, first_line
 from .scenarios import SCENARIOS, World
+from .demo import DEMO_SCENARIOS, DemoStack, DemoWorld
 from .stack import Stack, StackError
 
 
@@ -19,8 +20,17 @@ def _stop_on_signal(number, _frame):
 
 
 def run(
-    bin_dir: Path, root: Path, database: str, postgres_url: str | None, artifacts: Path, chromium: str, keep: bool
+    bin_dir: Path,
+    root: Path,
+    database: str,
+    postgres_url: str | None,
+    artifacts: Path,
+    chromium: str,
+    keep: bool,
+    demo: bool = False,
 ) -> int:
+    if demo:
+        database = "demo"
     tag = f"browser({database})"
 
     def log(message: str) -> None:
@@ -32,7 +42,7 @@ def run(
         old.unlink()
     results: list[tuple[str, list[str]]] = []
     details: list[str] = []
-    stack = Stack(bin_dir, root, database, postgres_url, log)
+    stack = DemoStack(bin_dir, root, log) if demo else Stack(bin_dir, root, database, postgres_url, log)
     started = time.monotonic()
     try:
         try:
@@ -43,7 +53,7 @@ def run(
             results.append(("startup", [lines[0].rstrip(":")]))
             details = [f"    | {line}" for line in lines[1:]]
         else:
-            results.extend(_scenarios(stack, artifacts, database, chromium, log))
+            results.extend(_scenarios(stack, artifacts, database, chromium, log, demo))
     finally:
         stack.stop()
         stack.copy_logs(artifacts)
@@ -65,7 +75,9 @@ def run(
     return 1 if failed or not results else 0
 
 
-def _scenarios(stack: Stack, artifacts: Path, database: str, chromium: str, log) -> list[tuple[str, list[str]]]:
+def _scenarios(
+    stack: Stack, artifacts: Path, database: str, chromium: str, log, demo: bool
+) -> list[tuple[str, list[str]]]:
     results: list[tuple[str, list[str]]] = []
     with sync_playwright() as playwright:
         try:
@@ -73,9 +85,10 @@ def _scenarios(stack: Stack, artifacts: Path, database: str, chromium: str, log)
         except Exception as error:  # noqa: BLE001
             return [("startup", [f"Chromium did not start ({chromium}): {first_line(error)}"])]
         try:
-            world = World(stack, Pages(browser, artifacts, database))
+            pages = Pages(browser, artifacts, database)
+            world = DemoWorld(stack, pages) if demo else World(stack, pages)
             outcome: dict[str, bool] = {}
-            for name, function, needs in SCENARIOS:
+            for name, function, needs in DEMO_SCENARIOS if demo else SCENARIOS:
                 blocked = [need for need in needs if not outcome.get(need)]
                 if blocked:
                     messages = [f"not run: needs {', '.join(blocked)}"]

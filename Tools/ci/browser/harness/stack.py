@@ -150,12 +150,12 @@ class Stack:
             env[DATABASE_ENV] = self.database_url
         return env
 
-    def _spawn(self, name: str, arguments: list[str]) -> Process:
+    def _spawn(self, name: str, arguments: list[str], cwd: Path | None = None) -> Process:
         stdout = self.folder / f"{name}.out"
         stderr = self.folder / f"{name}.err"
         popen = subprocess.Popen(
             arguments,
-            cwd=self.folder,
+            cwd=cwd or self.folder,
             env=self.environment(),
             stdin=subprocess.DEVNULL,
             stdout=stdout.open("wb"),

@@ -299,15 +299,19 @@ struct ConsoleController: WebController {
                 extendable: transaction.expirationDate != nil
             )
         }
+        let redemptions = try await ledger.redemptions(of: userId)
+        let refunded = Set(redemptions.filter(\.refunded).map { "\($0.store):\($0.transactionId)" })
         for order in try await ledger.webOrders(of: userId) {
+            let isRefunded = order.transactionId.map { refunded.contains("\(order.store):\($0)") } ?? false
             var line = row(
                 order.store,
                 order.transactionId ?? order.reference,
                 "\(order.productId) × \(order.quantity) (web, \(order.amount) \(order.currency))",
                 order.createdAt.formatted(.iso8601),
-                order.state == "paid" ? "paid, not credited" : order.state,
+                isRefunded ? "refunded" : order.state == "paid" ? "paid, not credited" : order.state,
                 order.transactionId != nil
             )
+            if isRefunded { line["refundable"] = false }
             // Paid and not credited: the operator credits it (once, whatever the number of clicks) or refunds it.
             if order.state == "paid" {
                 line["creditable"] = true
@@ -315,18 +319,18 @@ struct ConsoleController: WebController {
             }
             purchases.append(line)
         }
-        for redemption in try await ledger.redemptions(of: userId)
+        for redemption in redemptions
         where !purchases.contains(where: { ($0["transactionId"] as? String) == redemption.transactionId }) {
-            purchases.append(
-                row(
-                    redemption.store,
-                    redemption.transactionId,
-                    "key pack",
-                    "",
-                    redemption.refunded ? "refunded" : "redeemed",
-                    redemption.store == "stripe"
-                )
+            var line = row(
+                redemption.store,
+                redemption.transactionId,
+                "key pack",
+                "",
+                redemption.refunded ? "refunded" : "redeemed",
+                redemption.store == "stripe"
             )
+            if redemption.refunded { line["refundable"] = false }
+            purchases.append(line)
         }
         return purchases
     }
