@@ -99,6 +99,101 @@ import Testing
     }
 }
 
+extension WalletRepositoryContract {
+    /// A share to an address nobody has used waits for it: its sender sees it and takes it back once; after the
+    /// owner signed in it is theirs (409 `already_received`); another user cannot cancel it.
+    @Test(arguments: Backend.allCases)
+    func aPendingShareIsTakenBackOnceUntilItsRecipientSignsIn(backend: Backend) async throws {
+        try await backend.withStores(2, now: { Date() }) { stores in
+            _ = try await stores[0].redeem(store: "stripe", transactionId: "pi_w3", userId: "dan", amount: 20)
+            let wallet: any WalletRepository = stores[0]
+            let other: any WalletRepository = stores.last!
+            func share(_ keys: Int64, to email: String, key: String) async throws -> String {
+                try await wallet.transfer(
+                    from: "dan",
+                    to: "pending:\(email)",
+                    amount: keys,
+                    kind: "share",
+                    receivedKind: "received",
+                    idempotencyKey: key
+                ).entry.id
+            }
+            let first = try await share(4, to: "eve@example.com", key: "s1")
+            let second = try await share(3, to: "eve@example.com", key: "s2")
+            let third = try await share(2, to: "fay@example.com", key: "s3")
+            #expect(try await other.pendingShares(of: "dan").map(\.entryId) == [third, second, first])
+            #expect(try await other.pendingShares(of: "dan").first?.email == "fay@example.com")
+            let stranger = await #expect(throws: LedgerError.self) { try await other.cancelShare(first, of: "eve") }
+            #expect(stranger?.code == .notFound)
+            #expect(try await other.cancelShare(first, of: "dan") == 4)
+            #expect(try await wallet.cancelShare(first, of: "dan") == 0)
+            #expect(try await wallet.balance(of: "dan") == 15)
+            #expect(try await wallet.balance(of: "pending:eve@example.com") == 3)
+            #expect(try await wallet.pendingShares(of: "dan").map(\.entryId) == [third, second])
+            // Eve signs in: the second share is hers now and cannot be taken back.
+            #expect(try await wallet.release("pending:eve@example.com", to: "eve") == 3)
+            let received = await #expect(throws: LedgerError.self) { try await other.cancelShare(second, of: "dan") }
+            #expect(received?.code == .alreadyReceived)
+            #expect(try await wallet.pendingShares(of: "dan").map(\.entryId) == [third])
+            for account in ["dan", "eve", "pending:eve@example.com"] {
+                let sum = try await wallet.entries(of: account, limit: 100).map(\.amount).reduce(0, +)
+                #expect(sum == (try await wallet.balance(of: account)), "\(account)")
+                #expect(try await wallet.lots(of: account).map(\.keys).reduce(0, +) == max(sum, 0), "\(account)")
+            }
+        }
+    }
+
+    /// Twenty shares cancelled while their recipients sign in, on two instances at once: each share's keys end in
+    /// exactly one wallet, and every balance is the sum of its entries.
+    @Test(arguments: Backend.allCases)
+    func cancelsRacingSignInsMoveEachShareOnce(backend: Backend) async throws {
+        try await backend.withStores(2, now: { Date() }) { stores in
+            _ = try await stores[0].redeem(store: "stripe", transactionId: "pi_w4", userId: "gus", amount: 100)
+            var shares: [String] = []
+            for index in 0..<20 {
+                shares.append(
+                    try await stores[0].transfer(
+                        from: "gus",
+                        to: "pending:r\(index)@example.com",
+                        amount: 5,
+                        kind: "share",
+                        receivedKind: "received",
+                        idempotencyKey: "race-\(index)"
+                    ).entry.id
+                )
+            }
+            let outcomes = try await withThrowingTaskGroup(of: (Int, Int64?, Int64).self) { group in
+                for (index, share) in shares.enumerated() {
+                    group.addTask {
+                        let returned: Int64?
+                        do { returned = try await stores[index % stores.count].cancelShare(share, of: "gus") } catch let error
+                            as LedgerError where error.code == .alreadyReceived
+                        { returned = nil }
+                        return (index, returned, 0)
+                    }
+                    group.addTask {
+                        (index, nil, try await stores[(index + 1) % stores.count].release("pending:r\(index)@example.com", to: "r\(index)"))
+                    }
+                }
+                var all: [(Int, Int64?, Int64)] = []
+                for try await outcome in group { all.append(outcome) }
+                return all
+            }
+            for index in 0..<20 {
+                let cancelled = outcomes.filter { $0.0 == index }.compactMap(\.1).reduce(0, +)
+                let released = outcomes.filter { $0.0 == index }.map(\.2).reduce(0, +)
+                #expect(cancelled + released == 5, "share \(index): \(cancelled) back, \(released) received")
+                #expect(try await stores[0].balance(of: "r\(index)") == released)
+                #expect(try await stores[0].balance(of: "pending:r\(index)@example.com") == 0)
+            }
+            let back = outcomes.compactMap(\.1).reduce(0, +)
+            #expect(try await stores.last!.balance(of: "gus") == back)
+            let sum = try await stores[0].entries(of: "gus", limit: 1_000).map(\.amount).reduce(0, +)
+            #expect(sum == back)
+        }
+    }
+}
+
 @Suite struct RedemptionRepositoryContract {
     @Test(arguments: Backend.allCases)
     func aTransactionIsRedeemedOnceAndARefundTakesBackWhatItPaidFor(backend: Backend) async throws {

@@ -69,4 +69,56 @@ struct TypedInputTests {
             #expect(landing.header("Content-Security-Policy")?.contains("default-src 'none'") == true)
         }
     }
+
+    /// A share says what will happen; one to an address nobody has signed in with waits for it, listed with a way
+    /// to take it back, which works once and only until the address's owner signs in.
+    @Test(arguments: Backend.allCases)
+    func aShareToANewAddressWaitsAndIsTakenBackUntilItsOwnerSignsIn(_ backend: Backend) async throws {
+        try await PortalHarness.run(backend) { portal in
+            _ = try await portal.ledger.redeem(store: "stripe", transactionId: "pi_wait", userId: "user-1", amount: 9)
+            let buyer = try await portal.signIn(PortalHarness.alice)
+            func share(_ email: String, _ keys: Int) async throws -> PortalPage {
+                let page = try await buyer.get("/portal/share")
+                #expect(page.html.contains(id: "share-what-happens"))
+                return try await buyer.post(
+                    "/portal/share",
+                    page.html.fields(form: "share-form").merging(["email": email, "amount": "\(keys)"]) { $1 }
+                )
+            }
+            #expect(try await share("newcomer@example.com", 3).location == "/portal/share?notice=shared-pending")
+            #expect(try await share("later@example.com", 2).location == "/portal/share?notice=shared-pending")
+            #expect(try await share(PortalHarness.bob, 1).location == "/portal/share?notice=shared")
+            let listed = try await buyer.get("/portal/share?notice=shared-pending")
+            #expect(listed.html.text(id: "notice")?.contains("wait") == true)
+            #expect(listed.html.texts(class: "email") == ["later@example.com", "newcomer@example.com"])
+            #expect(try await portal.ledger.balance(of: "user-1") == 3)
+
+            // Taken back once: the keys return, the share leaves the list, a second post takes nothing.
+            let cancel = listed.html.fields(formContaining: "newcomer@example.com")
+            #expect(cancel["share"] != nil)
+            let cancelled = try await buyer.post("/portal/share/cancel", cancel)
+            #expect(cancelled.location == "/portal/share?notice=share-cancelled")
+            #expect(try await portal.ledger.balance(of: "user-1") == 6)
+            let twice = try await buyer.post("/portal/share/cancel", cancel)
+            #expect(twice.location == "/portal/share?notice=share-not-cancelled")
+            #expect(try await portal.ledger.balance(of: "user-1") == 6)
+            let after = try await buyer.get("/portal/share")
+            #expect(after.html.texts(class: "email") == ["later@example.com"])
+
+            // Once the address's owner signs in, the keys are theirs: taking them back is refused on the page.
+            let other = after.html.fields(formContaining: "later@example.com")
+            let later = try await portal.signIn("later@example.com")
+            #expect(try await later.get("/portal/wallet").html.text(id: "balance") == "2")
+            let refused = try await buyer.post("/portal/share/cancel", other)
+            #expect(refused.status == 409)
+            #expect(refused.body.contains("nothing to take back"))
+            #expect(try await portal.ledger.balance(of: "user-1") == 6)
+            #expect(try await buyer.get("/portal/share").html.texts(class: "email").isEmpty)
+            // Another user cannot take back what is not theirs.
+            let bob = try await portal.signIn(PortalHarness.bob)
+            let bobsForm = try await bob.get("/portal/share").html.fields(form: "share-form")
+            let stolen = try await bob.post("/portal/share/cancel", cancel.merging(["csrf": bobsForm["csrf"] ?? ""]) { $1 })
+            #expect(stolen.status == 404)
+        }
+    }
 }

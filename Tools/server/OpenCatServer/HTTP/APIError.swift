@@ -64,7 +64,7 @@ extension LedgerError: HTTPResponseError {
     var answer: APIError {
         switch code {
         case .insufficientBalance: APIError(HTTPResponse.Status(code: 402), code.rawValue, message)
-        case .alreadyRedeemed, .idempotencyConflict: APIError(.conflict, code.rawValue, message)
+        case .alreadyRedeemed, .idempotencyConflict, .alreadyReceived: APIError(.conflict, code.rawValue, message)
         case .ownedByAnotherUser, .refunded, .invalidInput: APIError(.unprocessableContent, code.rawValue, message)
         case .notFound: APIError(.notFound, code.rawValue, message)
         default: APIError(.serviceUnavailable, "unavailable", "the server could not complete the request")

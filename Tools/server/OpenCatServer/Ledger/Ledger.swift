@@ -64,6 +64,8 @@ public struct LedgerError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let refunded = Code(rawValue: "refunded")
         /// Nothing is known under that id (a recipient's email, a transaction).
         public static let notFound = Code(rawValue: "not_found")
+        /// The keys were received already (a share whose recipient signed in): there is nothing to take back.
+        public static let alreadyReceived = Code(rawValue: "already_received")
     }
 
     /// What went wrong.

@@ -43,6 +43,10 @@ public protocol WalletRepository: Sendable {
     ) async throws(LedgerError) -> TransferOutcome
     /// Moves what a holding account (keys shared to an email not yet known) holds to a user.
     func release(_ account: String, to userId: String) async throws(LedgerError) -> Int64
+    /// A sender's shares whose keys still wait for an address nobody has signed in with.
+    func pendingShares(of userId: String) async throws(LedgerError) -> [PendingShare]
+    /// Takes a pending share's keys back to its sender, once; returns how many came back.
+    func cancelShare(_ entryId: String, of userId: String) async throws(LedgerError) -> Int64
     /// The community pool's keys and how many gave to it.
     func communityPool() async throws(LedgerError) -> (totalKeys: Int64, contributors: Int64)
     /// The lots a user's keys came from (which purchase each key belongs to).

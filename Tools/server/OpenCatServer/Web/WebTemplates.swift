@@ -167,7 +167,13 @@ enum WebTemplates {
         <input id="share-amount" name="amount" type="number" min="1" required>
         <button id="share-button" type="submit">Share</button>
         </form>
+        <p id="share-what-happens">The keys leave your wallet at once. If someone has signed in here with that address, they are in their wallet now; if not, they wait for that address, and you can take them back until its owner signs in.</p>
         </section>
+        {{#hasPending}}<section aria-labelledby="pending-heading">
+        <h2 id="pending-heading">Waiting for their recipient</h2>
+        <ul id="pending-shares">{{#pending}}<li>{{keys}} keys for <span class="email">{{email}}</span>, shared {{date}}
+        <form class="cancel-share" method="post" action="/portal/share/cancel"><input type="hidden" name="csrf" value="{{csrf}}"><input type="hidden" name="share" value="{{entry}}"><button type="submit" aria-label="Take back the {{keys}} keys for {{email}}">Take back</button></form></li>{{/pending}}</ul>
+        </section>{{/hasPending}}
         <section aria-labelledby="donate-heading">
         <h2 id="donate-heading">Give to the community pool</h2>
         <form id="donate-form" method="post" action="/portal/donate">

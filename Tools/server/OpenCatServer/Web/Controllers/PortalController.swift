@@ -101,6 +101,7 @@ struct PortalController: WebController {
         router.post("share") { request, session in
             try await shareOrDonate(request, session, donate: false)
         }
+        router.post("share/cancel") { request, session in try await cancelShare(request, session) }
         router.post("donate") { request, session in
             try await shareOrDonate(request, session, donate: true)
         }
@@ -187,6 +188,14 @@ struct PortalController: WebController {
         var context = portalContext("Share keys", signedIn, notice: notice(request))
         if let error { context["error"] = error }
         context["balance"] = String(max(try await ledger.balance(of: signedIn.user.userId), 0))
+        let pending = try await ledger.pendingShares(of: signedIn.user.userId)
+        context["hasPending"] = !pending.isEmpty
+        context["pending"] = pending.map { share -> [String: Any] in
+            [
+                "entry": share.entryId, "email": share.email, "keys": String(share.keys),
+                "date": share.sharedAt.formatted(.iso8601), "csrf": signedIn.csrf,
+            ]
+        }
         context["shareNonce"] = Self.randomSecret()
         context["donateNonce"] = Self.randomSecret()
         return render("portal-share", context, status: status)
@@ -323,7 +332,33 @@ struct PortalController: WebController {
             guard refused else { throw error }
             throw PageError(.unprocessableContent, "You do not hold that many keys, or that is not a valid recipient.")
         }
-        return redirect("/portal/share?notice=" + (donate ? "donated" : "shared"))
+        let waiting = recipient.hasPrefix("pending:")
+        return redirect("/portal/share?notice=" + (donate ? "donated" : waiting ? "shared-pending" : "shared"))
+    }
+
+    /// Takes back the keys of a share still waiting for its recipient (the sender's own, once).
+    func cancelShare(_ request: Request, _ session: ServerRequestContext) async throws -> Response {
+        let signedIn = try requirePortalUser(session)
+        let fields = try await form(request)
+        try checkCSRF(fields, expected: signedIn.csrf)
+        let entry = fields["share"] ?? ""
+        guard !entry.isEmpty, entry.utf8.count <= 100 else { throw PageError(.badRequest, "Reload the page and try again.") }
+        let returned: Int64
+        do { returned = try await ledger.cancelShare(entry, of: signedIn.user.userId) } catch {
+            switch error.code {
+            case .alreadyReceived:
+                return try await sharePage(
+                    request,
+                    session,
+                    error: "They have signed in and received those keys: there is nothing to take back.",
+                    status: .conflict
+                )
+            case .notFound: throw PageError(.notFound, "That share is not one of yours.")
+            default: throw error
+            }
+        }
+        logger.info("share cancelled", metadata: ["keys": "\(returned)"])
+        return redirect("/portal/share?notice=" + (returned > 0 ? "share-cancelled" : "share-not-cancelled"))
     }
 
     // MARK: Sessions

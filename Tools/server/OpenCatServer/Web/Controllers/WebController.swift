@@ -123,7 +123,12 @@ extension WebPages {
         switch request.uri.queryParameters.get("notice") {
         case "bought": "Thank you: your keys are in your wallet."
         case "cancelled": "The payment was cancelled; nothing was charged."
-        case "shared": "Shared."
+        case "shared": "Shared: the keys are in their wallet."
+        case "shared-pending":
+            "Shared: nobody has signed in with that address yet, so the keys wait for it (below). You can take them "
+                + "back until its owner signs in."
+        case "share-cancelled": "The share is cancelled: its keys are back in your wallet."
+        case "share-not-cancelled": "Nothing to take back: that share was cancelled already."
         case "donated": "Thank you for giving to the pool."
         case "signed-out": "You are signed out."
         case "granted": "Granted."
@@ -151,6 +156,7 @@ extension WebPages {
         case "unlock": "Unlocked a feature"
         case "share": "Shared"
         case "received": "Received"
+        case "share_returned": "A share taken back"
         case "donation": "Donated"
         case "refund": "Refunded"
         case "adjustment": "Adjusted by support"
