@@ -167,6 +167,7 @@ let package = Package(
                 .product(name: "OpenCatAsyncHTTPClient", package: "OpenCatCore"),
                 .product(name: "StoreAdapters", package: "StoreAdapters"),
                 .product(name: "OpenCatLicense", package: "KeyServerClient"),
+                .product(name: "KeyServerAPI", package: "KeyServerClient"),
                 .product(name: "LLMKeyResolver", package: "LLMKeyResolver"),
                 .product(name: "LLMKeyResolverHTTP", package: "LLMKeyResolver"),
                 .product(name: "LLMKeyResolverPostgres", package: "LLMKeyResolver"),

@@ -71,6 +71,15 @@ struct ServerCLITests {
         #expect(again.status != 0)
         #expect(again.standardError.contains("already"))
         #expect(try String(contentsOfFile: users, encoding: .utf8) == text)
+        // An address is checked as the portal checks it (a mailbox's shape), never only for an "@".
+        for bad in ["@", "bo@", "@example.com", "bo@example"] {
+            let refused = try await OpenCatCLI.run(
+                ["add-user", "--users", users, "--user-id", "bo", "--email", bad],
+                executable: OpenCatCLI.server
+            )
+            #expect(refused.status != 0 && refused.standardError.contains("not an email address"), "\(bad)")
+        }
+        #expect(try String(contentsOfFile: users, encoding: .utf8) == text)
     }
 
     /// What a new user runs: `opencat-server init DIR`, then `opencat-server --config DIR/server.json` on SQLite; both APIs

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Crypto
 import Foundation
+import KeyServerAPI
 import OpenCatCore
 import OpenCatLicense
 import OpenCatServer
@@ -278,7 +279,9 @@ struct ServerAddUser: ParsableCommand {
 
     func validate() throws {
         guard !userId.isEmpty, userId.count <= 128 else { throw ValidationError("--user-id takes 1 to 128 characters") }
-        if let email, !email.contains("@") { throw ValidationError("--email is not an email address") }
+        if let email, !EmailAddress.isValid(email) {
+            throw ValidationError("--email is not an email address (name@example.com, at most 254 characters)")
+        }
         if let steamId, UInt64(steamId) == nil { throw ValidationError("--steam-id is a SteamID64 (digits)") }
     }
 
