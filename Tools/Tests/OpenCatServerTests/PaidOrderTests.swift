@@ -76,7 +76,9 @@ struct PaidOrderTests {
             #expect(shop.checkout.deliveries.allSatisfy { $0.status == 200 }, "\(shop.checkout.deliveries)")
             #expect(try await shop.portal.ledger.balance(of: "user-1") == before)
             #expect(try await shop.portal.ledger.heldKeys(store: store, transactionId: transaction) == 0)
-            #expect(try await shop.portal.ledger.redemptions(of: "user-1").first { $0.store == store }?.refunded == true)
+            #expect(
+                try await shop.portal.ledger.redemptions(of: "user-1").first { $0.store == store }?.refunded == true
+            )
             // A second refund of the same payment is the store's "already refunded", said on the page.
             let again = try await console.post("/console/customers/user-1/refund", refund)
             #expect(again.status == 303 || again.status == 200)

@@ -166,13 +166,20 @@ extension WalletRepositoryContract {
                 for (index, share) in shares.enumerated() {
                     group.addTask {
                         let returned: Int64?
-                        do { returned = try await stores[index % stores.count].cancelShare(share, of: "gus") } catch let error
+                        do { returned = try await stores[index % stores.count].cancelShare(share, of: "gus") } catch let
+                            error
                             as LedgerError where error.code == .alreadyReceived
                         { returned = nil }
                         return (index, returned, 0)
                     }
                     group.addTask {
-                        (index, nil, try await stores[(index + 1) % stores.count].release("pending:r\(index)@example.com", to: "r\(index)"))
+                        (
+                            index, nil,
+                            try await stores[(index + 1) % stores.count].release(
+                                "pending:r\(index)@example.com",
+                                to: "r\(index)"
+                            )
+                        )
                     }
                 }
                 var all: [(Int, Int64?, Int64)] = []
@@ -219,6 +226,8 @@ extension WalletRepositoryContract {
                 try await two.redeem(store: "paypal", transactionId: "O-1", userId: "ben", amount: 10)
             }
             #expect(taken?.code == .alreadyRedeemed)
+            #expect(try await two.redeemer(store: "paypal", transactionId: "O-1") == "ana")
+            #expect(try await one.redeemer(store: "paypal", transactionId: "O-2") == nil)
             #expect(try await two.heldKeys(store: "paypal", transactionId: "O-1") == 11)
             let refund = try await two.refund(store: "paypal", transactionId: "O-1")
             #expect(refund.clawedBack == 11)

@@ -239,6 +239,20 @@ struct ServerNotificationTests {
             }
         ) { fixture, urls in
             let ada = keys.client(urls[0], user: 1)
+            // Before Ada redeems her purchase, Bob presenting it is refused as another buyer's.
+            let early = await keys.keyServerError {
+                try await keys.client(urls[0], user: 2).purchaseKeyPack(
+                    PurchaseProof(
+                        store: .google,
+                        kind: .googleProductPurchaseToken,
+                        token: Secret("play-token-1"),
+                        productId: ServerFixture.packProduct
+                    ),
+                    email: "user2@example.com"
+                )
+            }
+            #expect(early?.status == 422)
+            #expect(early?.serverReason == "purchaserMismatch")
             let bought = try await ada.purchaseKeyPack(
                 PurchaseProof(
                     store: .google,

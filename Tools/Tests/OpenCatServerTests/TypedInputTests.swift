@@ -117,7 +117,10 @@ struct TypedInputTests {
             // Another user cannot take back what is not theirs.
             let bob = try await portal.signIn(PortalHarness.bob)
             let bobsForm = try await bob.get("/portal/share").html.fields(form: "share-form")
-            let stolen = try await bob.post("/portal/share/cancel", cancel.merging(["csrf": bobsForm["csrf"] ?? ""]) { $1 })
+            let stolen = try await bob.post(
+                "/portal/share/cancel",
+                cancel.merging(["csrf": bobsForm["csrf"] ?? ""]) { $1 }
+            )
             #expect(stolen.status == 404)
         }
     }

@@ -35,11 +35,12 @@ extension PayPalOrder.Unit {
 extension MockCheckout {
     /// `GET /v2/payments/captures/{id}`.
     func readCapture(_ id: String, base: String, state: State) -> MockResponse {
-        guard let (order, index) = Self.capture(id, in: state), let capture = Self.captureJSON(
-            order.units[index],
-            order: order,
-            base: base
-        )
+        guard let (order, index) = Self.capture(id, in: state),
+            let capture = Self.captureJSON(
+                order.units[index],
+                order: order,
+                base: base
+            )
         else { return Self.captureNotFound(id) }
         var object = capture.objectValue ?? [:]
         object["supplementary_data"] = ["related_ids": ["order_id": .string(order.id)]]

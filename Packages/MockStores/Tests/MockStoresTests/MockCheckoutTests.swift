@@ -469,7 +469,11 @@ struct MockCheckoutTests {
             let order = try await Loopback.send(.get, server, "/v2/checkout/orders/\(id)", headers: auth)
             let payments = order.json?["purchase_units"]?[0]?["payments"]
             #expect(payments?["captures"]?[0]?["status"] == "REFUNDED")
-            #expect(payments?["refunds"]?.arrayValue?.compactMap { $0["amount"]?["value"]?.stringValue } == ["1.99", "3.00"])
+            #expect(
+                payments?["refunds"]?.arrayValue?.compactMap { $0["amount"]?["value"]?.stringValue } == [
+                    "1.99", "3.00",
+                ]
+            )
             let again = try await refund([:], key: "refund-5")
             #expect(again.status.code == 422)
             #expect(again.json?["details"]?[0]?["issue"] == "CAPTURE_FULLY_REFUNDED")
@@ -482,7 +486,11 @@ struct MockCheckoutTests {
             let refunds = receiver.receivedRequests.filter { $0.json?["event_type"] == "PAYMENT.CAPTURE.REFUNDED" }
             #expect(refunds.count == 2)
             #expect(refunds.allSatisfy { $0.json?["resource_type"] == "refund" })
-            #expect(refunds.compactMap { $0.json?["resource"]?["amount"]?["value"]?.stringValue }.sorted() == ["1.99", "3.00"])
+            #expect(
+                refunds.compactMap { $0.json?["resource"]?["amount"]?["value"]?.stringValue }.sorted() == [
+                    "1.99", "3.00",
+                ]
+            )
         }
     }
 

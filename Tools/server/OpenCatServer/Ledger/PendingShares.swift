@@ -73,7 +73,13 @@ extension LedgerStore {
         }
     }
 
-    static func cancel(_ connection: any LedgerConnection, _ entryId: String, of userId: String, account: String, now: Date)
+    static func cancel(
+        _ connection: any LedgerConnection,
+        _ entryId: String,
+        of userId: String,
+        account: String,
+        now: Date
+    )
         async throws -> Int64
     {
         let state = try await connection.rows(

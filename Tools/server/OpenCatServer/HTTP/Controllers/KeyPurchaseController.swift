@@ -71,7 +71,10 @@ struct KeyPurchaseController: ServerController {
         var unbound = proof
         unbound.expectedPurchaser = nil
         guard let purchase = try? await adapter.verify(unbound),
-            let owner = try await seller.redemptions.redeemer(store: adapter.store.rawValue, transactionId: purchase.transactionId),
+            let owner = try await seller.redemptions.redeemer(
+                store: adapter.store.rawValue,
+                transactionId: purchase.transactionId
+            ),
             owner != user.userId
         else { return }
         throw LedgerError(.alreadyRedeemed, "this store transaction was already redeemed")

@@ -342,7 +342,9 @@ struct PortalController: WebController {
         let fields = try await form(request)
         try checkCSRF(fields, expected: signedIn.csrf)
         let entry = fields["share"] ?? ""
-        guard !entry.isEmpty, entry.utf8.count <= 100 else { throw PageError(.badRequest, "Reload the page and try again.") }
+        guard !entry.isEmpty, entry.utf8.count <= 100 else {
+            throw PageError(.badRequest, "Reload the page and try again.")
+        }
         let returned: Int64
         do { returned = try await ledger.cancelShare(entry, of: signedIn.user.userId) } catch {
             switch error.code {
