@@ -239,44 +239,25 @@ struct ServerNotificationTests {
             }
         ) { fixture, urls in
             let ada = keys.client(urls[0], user: 1)
-            // Before Ada redeems her purchase, Bob presenting it is refused as another buyer's.
-            let early = await keys.keyServerError {
-                try await keys.client(urls[0], user: 2).purchaseKeyPack(
-                    PurchaseProof(
-                        store: .google,
-                        kind: .googleProductPurchaseToken,
-                        token: Secret("play-token-1"),
-                        productId: ServerFixture.packProduct
-                    ),
-                    email: "user2@example.com"
-                )
+            let adasPurchase = PurchaseProof(
+                store: .google,
+                kind: .googleProductPurchaseToken,
+                token: Secret("play-token-1"),
+                productId: ServerFixture.packProduct
+            )
+            func bobPresents() async -> KeyServerError? {
+                await keys.keyServerError {
+                    try await keys.client(urls[0], user: 2).purchaseKeyPack(adasPurchase, email: "user2@example.com")
+                }
             }
+            // Before Ada redeems her purchase, Bob presenting it is refused as another buyer's.
+            let early = await bobPresents()
             #expect(early?.status == 422)
             #expect(early?.serverReason == "purchaserMismatch")
-            let bought = try await ada.purchaseKeyPack(
-                PurchaseProof(
-                    store: .google,
-                    kind: .googleProductPurchaseToken,
-                    token: Secret("play-token-1"),
-                    productId: ServerFixture.packProduct
-                ),
-                email: "user1@example.com"
-            )
+            let bought = try await ada.purchaseKeyPack(adasPurchase, email: "user1@example.com")
             #expect(bought.transactionId == "GPA.1111-2222-3333-44444")
-            // Bob cannot redeem Ada's purchase: it names her as the buyer, and she redeemed it (409, as any second
-            // redemption; before she had, the answer would be 422 purchaserMismatch).
-            let bob = await keys.keyServerError {
-                try await keys.client(urls[0], user: 2).purchaseKeyPack(
-                    PurchaseProof(
-                        store: .google,
-                        kind: .googleProductPurchaseToken,
-                        token: Secret("play-token-1"),
-                        productId: ServerFixture.packProduct
-                    ),
-                    email: "user2@example.com"
-                )
-            }
-            #expect(bob?.serverCode == "already_redeemed")
+            // Once she has, Bob gets what any second redemption gets (409).
+            #expect(await bobPresents()?.serverCode == "already_redeemed")
 
             let notification = Data(
                 #"{"version":"1.0","packageName":"dev.opencat.server.tests","eventTimeMillis":"1790000000000","voidedPurchaseNotification":{"purchaseToken":"play-token-1","orderId":"GPA.1111-2222-3333-44444","productType":2,"refundType":1}}"#

@@ -464,14 +464,17 @@ extension MockCheckout {
         )
     }
 
-    static func orderNotFound(_ id: String) -> MockResponse {
+    static func orderNotFound(_ id: String) -> MockResponse { notFound("order_id", id) }
+
+    /// PayPal's 404 for an id in the path that names nothing (`order_id`, `capture_id`).
+    static func notFound(_ field: String, _ id: String) -> MockResponse {
         payPalError(
             404,
             name: "RESOURCE_NOT_FOUND",
             message: "The specified resource does not exist.",
             issue: "INVALID_RESOURCE_ID",
             description: "Specified resource ID does not exist. Please check the resource ID and try again.",
-            field: "order_id",
+            field: field,
             value: id,
             location: "path"
         )
@@ -498,7 +501,7 @@ extension MockCheckout {
         )
     }
 
-    private static func invalid(_ field: String, missing: Bool = false, value: String? = nil) -> CheckoutRefusal {
+    static func invalid(_ field: String, missing: Bool = false, value: String? = nil) -> CheckoutRefusal {
         CheckoutRefusal(
             response: payPalError(
                 400,

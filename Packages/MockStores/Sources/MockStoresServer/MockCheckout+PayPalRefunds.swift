@@ -112,7 +112,7 @@ extension MockCheckout {
         guard let body, body.objectValue != nil else { return .failure(CheckoutRefusal(response: malformedJSON())) }
         guard let amount = body["amount"] else { return .success(nil) }
         guard let currency = amount["currency_code"]?.stringValue, let value = amount["value"]?.stringValue else {
-            return .failure(CheckoutRefusal(response: refundInvalid("/amount", missing: true)))
+            return .failure(CheckoutRefusal(response: invalid("/amount", missing: true).response))
         }
         guard currency == unit.currency else {
             return .failure(
@@ -125,7 +125,7 @@ extension MockCheckout {
             )
         }
         guard isAmount(value), let minor = minor(value, scale: unit.scale), minor > 0 else {
-            return .failure(CheckoutRefusal(response: refundInvalid("/amount/value", missing: false)))
+            return .failure(CheckoutRefusal(response: invalid("/amount/value", value: value).response))
         }
         return .success(minor)
     }
@@ -208,29 +208,5 @@ extension MockCheckout {
         return "\(minor / power)." + String(repeating: "0", count: scale - fraction.count) + fraction
     }
 
-    static func captureNotFound(_ id: String) -> MockResponse {
-        payPalError(
-            404,
-            name: "RESOURCE_NOT_FOUND",
-            message: "The specified resource does not exist.",
-            issue: "INVALID_RESOURCE_ID",
-            description: "Specified resource ID does not exist. Please check the resource ID and try again.",
-            field: "capture_id",
-            value: id,
-            location: "path"
-        )
-    }
-
-    private static func refundInvalid(_ field: String, missing: Bool) -> MockResponse {
-        payPalError(
-            400,
-            name: "INVALID_REQUEST",
-            message: "Request is not well-formed, syntactically incorrect, or violates schema.",
-            issue: missing ? "MISSING_REQUIRED_PARAMETER" : "INVALID_PARAMETER_VALUE",
-            description: missing
-                ? "A required field / parameter is missing."
-                : "The value of a field does not conform to the expected format.",
-            field: field
-        )
-    }
+    static func captureNotFound(_ id: String) -> MockResponse { notFound("capture_id", id) }
 }
