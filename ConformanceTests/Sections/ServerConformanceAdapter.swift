@@ -17,7 +17,7 @@ public import StoreAdapters
 /// A cassette's `config`: `platform` (the store behind the proof), `storeConfig` (that store's adapter config, as in
 /// its own cassettes), `keyPack` (what the product credits), `entitlements` (product → entitlement ids), optional
 /// `steamId` and `appUserId` (the SDK's user in receipts). Its `input.kind`: `keyPurchase`, `replayedKeyPurchase` (bought, then the same proof sent by another
-/// user) or `receipt` (with `context.proofKind`, the store proof's kind); `input.token` is the store's proof.
+/// user), `stolenKeyPurchase` (the proof sent by another user before its buyer) or `receipt` (with `context.proofKind`, the store proof's kind); `input.token` is the store's proof.
 public struct ServerConformanceAdapter: StoreAdapter {
     public static let serverStore = Store(rawValue: "server")
     public var store: Store { Self.serverStore }
@@ -130,6 +130,19 @@ public struct ServerConformanceAdapter: StoreAdapter {
             .paypal: .paypalOrder, .steam: .steamTransaction,
         ]
         switch proof.kind.rawValue {
+        case "stolenKeyPurchase":
+            // Another user sends the buyer's proof first: refused, and nobody is credited.
+            let storeProof = PurchaseProof(
+                store: platform,
+                kind: kinds[platform]!,
+                token: proof.token,
+                productId: proof.productId
+            )
+            _ = try await keyServer {
+                try await client(url, token: Self.bobToken)
+                    .purchaseKeyPack(storeProof, email: "bob@example.com", steamId: steamId)
+            }
+            throw StoreAdapterError(.malformedResponse, store: store, "the server credited another user's purchase")
         case "keyPurchase", "replayedKeyPurchase":
             let storeProof = PurchaseProof(
                 store: platform,

@@ -31,7 +31,7 @@ struct PurchaseAcceptanceTests {
     }
 
     static let keyPackRules = PurchaseAcceptance([
-        .environment { _ in [.production] }, .paid, .keyPack(["keys_10": KeyPack(keys: 10)]), .quantity(in: 1...100),
+        .environment([:]), .paid, .keyPack(["keys_10": KeyPack(keys: 10)]), .quantity(in: 1...100),
         .unitPrice { $0 == .stripe ? ["keys_10": Money(amount: 10, currency: "USD")] : [:] },
     ])
 
