@@ -41,9 +41,8 @@ struct KeyPackSeller: Sendable {
         keyring = settings.keyring
         licenseOfflineSeconds = settings.licenseOfflineSeconds
         let stripePrices = settings.stripePrices
-        let settings = settings
         acceptance = PurchaseAcceptance([
-            .environment { settings.environments($0) },
+            .environment(settings.acceptedEnvironments),
             .paid,
             .keyPack(settings.keyPacks),
             .quantity(in: 1...Self.maximumQuantity),

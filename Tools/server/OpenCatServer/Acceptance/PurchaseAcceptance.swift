@@ -30,11 +30,10 @@ struct PurchaseRule: Sendable {
     let check: @Sendable (VerifiedPurchase) throws(PurchaseRejection) -> Void
 
     /// Made in one of the environments the server accepts for the purchase's store (`stores.<store>.environments`).
-    static func environment(_ accepted: @escaping @Sendable (Store) -> Set<VerifiedPurchase.Environment>)
-        -> PurchaseRule
-    {
+    static func environment(_ accepted: [Store: Set<VerifiedPurchase.Environment>]) -> PurchaseRule {
         PurchaseRule(name: "environment") { purchase throws(PurchaseRejection) in
-            guard !accepted(purchase.store).contains(purchase.environment) else { return }
+            let allowed = ServerSettings.environments(purchase.store, in: accepted)
+            guard !allowed.contains(purchase.environment) else { return }
             throw PurchaseRejection(
                 .sandboxNotAccepted,
                 "the purchase was made in the \(purchase.environment.rawValue) environment, which is not accepted here"

@@ -256,7 +256,14 @@ public struct ServerSettings: Sendable {
 
     /// The environments a store's purchases may come from.
     public func environments(_ store: Store) -> Set<VerifiedPurchase.Environment> {
-        acceptedEnvironments[store] ?? [.production]
+        Self.environments(store, in: acceptedEnvironments)
+    }
+
+    /// The environments `accepted` allows for a store: production only for a store it does not name.
+    static func environments(_ store: Store, in accepted: [Store: Set<VerifiedPurchase.Environment>])
+        -> Set<VerifiedPurchase.Environment>
+    {
+        accepted[store] ?? [.production]
     }
 
     /// Settings; key sync is limited to 10 requests per 60 seconds per user by default, and the other settings take their

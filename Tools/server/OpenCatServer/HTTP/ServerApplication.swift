@@ -89,11 +89,15 @@ public struct OpenCatServerApplication: ServerController {
         }
         OperationsController(state: ledger, databaseKind: databaseKind, storesWithoutRefunds: storesWithoutRefunds)
             .addRoutes(to: router)
+        // One seller and one checkout: the key-pack route, the store notifications and the web pages share them.
+        let seller = makeSeller()
+        let checkout = makeCheckout(seller)
         addKeyServerControllers(
-            to: router.group("/api/v1").add(middleware: KeyServerAuthenticator(users: settings.users))
+            to: router.group("/api/v1").add(middleware: KeyServerAuthenticator(users: settings.users)),
+            seller: seller
         )
         addOpenCatControllers(to: router.group("/v1").add(middleware: AppKeyAuthenticator(api: settings.openCat)))
-        notifications.addRoutes(to: router)
+        notifications(checkout).addRoutes(to: router)
         let pages = WebPages(
             portal: settings.portal,
             adapters: adapters,
@@ -103,27 +107,29 @@ public struct OpenCatServerApplication: ServerController {
             logger: logger
         )
         LandingController(pages: pages, webAreas: settings.portal != nil).addRoutes(to: router)
-        if let portal = settings.portal { addWebControllers(portal, pages: pages, to: router) }
+        if let portal = settings.portal { addWebControllers(portal, pages: pages, checkout: checkout, to: router) }
         routes.set(router.routes.map { (method: $0.method, path: $0.path) })
         return router
     }
 
-    var seller: KeyPackSeller { KeyPackSeller(settings: settings, redemptions: ledger, clock: clock, logger: logger) }
+    func makeSeller() -> KeyPackSeller {
+        KeyPackSeller(settings: settings, redemptions: ledger, clock: clock, logger: logger)
+    }
 
-    var checkout: WebCheckout {
+    func makeCheckout(_ seller: KeyPackSeller) -> WebCheckout {
         WebCheckout(
             desk: purchases,
             seller: seller,
             orders: ledger,
             users: settings.users,
             portal: settings.portal,
-            environments: { [settings] in settings.environments($0) },
+            environments: settings.acceptedEnvironments,
             clock: clock,
             logger: logger
         )
     }
 
-    func addKeyServerControllers(to group: RouterGroup<ServerRequestContext>) {
+    func addKeyServerControllers(to group: RouterGroup<ServerRequestContext>, seller: KeyPackSeller) {
         KeyPurchaseController(
             desk: purchases,
             seller: seller,
@@ -157,12 +163,12 @@ public struct OpenCatServerApplication: ServerController {
                 bindPurchases: settings.bindPurchases,
                 requireAppleAccountToken: settings.requireAppleAccountToken,
                 steamTicketIdentity: settings.steamTicketIdentity,
-                environments: { [settings] in settings.environments($0) }
+                environments: settings.acceptedEnvironments
             )
         ).addRoutes(to: group)
     }
 
-    var notifications: NotificationsController {
+    func notifications(_ checkout: WebCheckout) -> NotificationsController {
         NotificationsController(
             desk: purchases,
             stripeWebhooks: stripeWebhooks,
@@ -177,8 +183,12 @@ public struct OpenCatServerApplication: ServerController {
         )
     }
 
-    func addWebControllers(_ portal: PortalSettings, pages: WebPages, to router: Router<ServerRequestContext>) {
-        let checkout = checkout
+    func addWebControllers(
+        _ portal: PortalSettings,
+        pages: WebPages,
+        checkout: WebCheckout,
+        to router: Router<ServerRequestContext>
+    ) {
         PortalController(
             pages: pages,
             ledger: ledger,
@@ -267,7 +277,7 @@ public struct OpenCatServerApplication: ServerController {
         var services: [any Service] = []
         if settings.portal != nil {
             // Paid web orders whose keys are not credited yet are taken up every minute (on every instance).
-            let checkout = checkout
+            let checkout = makeCheckout(makeSeller())
             services.append(PeriodicJob(interval: .seconds(60)) { _ = try? await checkout.retryPaidOrders() })
         }
         if adapters[.steam] != nil, let seconds = settings.steamReconciliationSeconds {

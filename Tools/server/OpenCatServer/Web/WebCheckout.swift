@@ -16,7 +16,8 @@ struct WebCheckout: Sendable {
     /// The key-server users (a portal email of one signs in as that user).
     let users: BearerTokens
     let portal: PortalSettings?
-    let environments: @Sendable (Store) -> Set<VerifiedPurchase.Environment>
+    /// `acceptedEnvironments`: the environments each store's purchases may be made in.
+    let environments: [Store: Set<VerifiedPurchase.Environment>]
     let clock: @Sendable () -> Date
     let logger: Logger
 

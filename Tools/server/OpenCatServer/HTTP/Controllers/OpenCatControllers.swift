@@ -99,7 +99,7 @@ struct ReceiptsController: ServerController {
         var bindPurchases: Bool
         var requireAppleAccountToken: Bool
         var steamTicketIdentity: String
-        var environments: @Sendable (Store) -> Set<VerifiedPurchase.Environment>
+        var environments: [Store: Set<VerifiedPurchase.Environment>]
     }
 
     func addRoutes(to router: RouterGroup<ServerRequestContext>) {
