@@ -351,6 +351,8 @@ let package = Package(
                 .product(name: "KeyServerClient", package: "KeyServerClient"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "OpenCatTesting", package: "OpenCatCore"),
+                .product(name: "OpenCatCore", package: "OpenCatCore"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 "opencat",
                 "opencat-server",
                 "ToolsTestSupport",

@@ -5,8 +5,9 @@
 #   2. PostgreSQL on 127.0.0.1 (Tools/ci/start-postgres.sh, as an unprivileged user), its URL exported as
 #      OPENCAT_TEST_POSTGRES_URL — unless that is already set.
 #   3. The tests' temporary files on a RAM disk (/dev/shm) when TMPDIR is not set (docs/TESTING.md).
-#   4. `swift test "$@"`: every package's tests and the conformance suite (the PyPI package cryptography is
-#      pip-installed first when missing: a CLI test checks Apple offer signatures with it).
+#   4. `swift test "$@"`: every package's tests and the conformance suite (the PyPI packages cryptography and
+#      standardwebhooks are pip-installed first when missing: tests check Apple offer signatures and webhook
+#      signatures with them).
 #   5. The browser tests (Tools/ci/browser/README.md): the server's /portal and /console in Chromium (Playwright and
 #      axe-playwright-python, pip-installed when missing), on SQLite then PostgreSQL, then the server README's demo
 #      run as written (run.py --demo); screenshots and logs in
@@ -54,13 +55,15 @@ if [ -z "${TMPDIR:-}" ] && [ -d /dev/shm ] && [ -w /dev/shm ]; then
     trap 'rm -rf "$TMPDIR"' EXIT
 fi
 
-# The PyPI packages the tests use: cryptography (an independent check of Apple offer signatures, during swift test),
+# The PyPI packages the tests use: cryptography and standardwebhooks (independent checks of Apple offer signatures and
+# of webhook signatures, during swift test),
 # Playwright and axe-playwright-python (the browser tests, after it).
-if ! python3 -c 'import cryptography, playwright, axe_playwright_python' 2>/dev/null; then
-    echo "test: installing cryptography, playwright and axe-playwright-python (pip)"
-    python3 -m pip install --quiet cryptography playwright axe-playwright-python 2>/dev/null \
-        || python3 -m pip install --quiet --user --break-system-packages cryptography playwright axe-playwright-python \
-        || echo "test: pip could not install cryptography, playwright and axe-playwright-python" >&2
+if ! python3 -c 'import cryptography, standardwebhooks, playwright, axe_playwright_python' 2>/dev/null; then
+    echo "test: installing cryptography, standardwebhooks, playwright and axe-playwright-python (pip)"
+    python3 -m pip install --quiet cryptography standardwebhooks playwright axe-playwright-python 2>/dev/null \
+        || python3 -m pip install --quiet --user --break-system-packages cryptography standardwebhooks playwright \
+            axe-playwright-python \
+        || echo "test: pip could not install cryptography, standardwebhooks, playwright and axe-playwright-python" >&2
 fi
 
 status=0
