@@ -36,7 +36,12 @@ struct StandardWebhooksInteropTests {
         for (index, payload) in Self.payloads.enumerated() {
             let secrets = [StandardWebhookSecret(), StandardWebhookSecret(randomBytes: 64)]
             let id = "msg_" + UUID().uuidString.lowercased()
-            let headers = StandardWebhooks.headers(id: id, timestamp: now, payload: Data(payload.utf8), secrets: secrets)
+            let headers = StandardWebhooks.headers(
+                id: id,
+                timestamp: now,
+                payload: Data(payload.utf8),
+                secrets: secrets
+            )
             // A receiver holding either secret (the old or the new one) accepts the delivery.
             deliveries.append([
                 "secret": secrets[index % 2].serialized.revealed, "id": id,
