@@ -25,6 +25,9 @@ public struct TransferOutcome: Sendable, Hashable {
 /// The community pool's ledger account.
 public let communityPoolAccount = "community:pool"
 
+/// The prefix of a holding account: keys shared to an email nobody has signed in with wait in `pending:<email>`.
+public let pendingAccountPrefix = "pending:"
+
 // The ledger's operations, written once over ``LedgerStore`` for every backend. Each runs in one transaction and
 // writes its entries in the same transaction as the check that allows them.
 extension LedgerStore {

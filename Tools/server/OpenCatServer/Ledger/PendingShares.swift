@@ -32,18 +32,19 @@ extension LedgerStore {
             try await connection.rows(
                 """
                 SELECT s.id, s.reference, s.amount, s.created_at FROM ledger_entries s
-                WHERE s.user_id = ? AND s.kind = 'share' AND s.reference LIKE 'pending:%'
+                WHERE s.user_id = ? AND s.kind = 'share' AND s.reference LIKE ?
                     AND NOT EXISTS (SELECT 1 FROM ledger_entries c
                         WHERE c.user_id = s.reference AND c.kind = 'share_cancelled' AND c.reference = s.id)
                     AND NOT EXISTS (SELECT 1 FROM ledger_entries r
                         WHERE r.user_id = s.reference AND r.kind = 'released' AND r.seq > s.seq)
                 ORDER BY s.seq DESC LIMIT 100
                 """,
-                userId.sql
+                userId.sql,
+                (pendingAccountPrefix + "%").sql
             ).map { row in
                 PendingShare(
                     entryId: row["id"]?.text ?? "",
-                    email: String((row["reference"]?.text ?? "").dropFirst("pending:".count)),
+                    email: String((row["reference"]?.text ?? "").dropFirst(pendingAccountPrefix.count)),
                     keys: -(row["amount"]?.integer ?? 0),
                     sharedAt: Date(timeIntervalSince1970: row["created_at"]?.real ?? 0)
                 )
@@ -64,7 +65,7 @@ extension LedgerStore {
                 userId.sql
             ).first?["reference"]?.text
         }
-        guard let account = share, account.hasPrefix("pending:") else {
+        guard let account = share, account.hasPrefix(pendingAccountPrefix) else {
             throw LedgerError(.notFound, "no share of yours waits under that id")
         }
         let now = now

@@ -101,7 +101,7 @@ struct WalletController: ServerController {
     }
 
     /// The account keys shared to an email without an account wait in.
-    static func pendingAccount(_ email: String) -> String { "pending:" + email.lowercased() }
+    static func pendingAccount(_ email: String) -> String { pendingAccountPrefix + email.lowercased() }
 
     /// A history cursor: the last entry's sequence number, opaque to clients.
     static func historyCursor(_ seq: Int64) -> String { "h" + String(seq, radix: 36) }

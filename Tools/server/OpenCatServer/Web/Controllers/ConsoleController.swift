@@ -189,7 +189,7 @@ struct ConsoleController: WebController {
             }
         }
         let rows = try await ledger.customerMatches(query)
-        for (user, reason) in rows where !user.hasPrefix("pending:") && user != communityPoolAccount {
+        for (user, reason) in rows where !user.hasPrefix(pendingAccountPrefix) && user != communityPoolAccount {
             if found[user] == nil { found[user] = (nil, reason) }
         }
         if let user = settings.users.userIds.first(where: { $0 == query }), found[user] == nil {

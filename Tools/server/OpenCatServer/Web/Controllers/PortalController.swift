@@ -332,7 +332,7 @@ struct PortalController: WebController {
             guard refused else { throw error }
             throw PageError(.unprocessableContent, "You do not hold that many keys, or that is not a valid recipient.")
         }
-        let waiting = recipient.hasPrefix("pending:")
+        let waiting = recipient.hasPrefix(pendingAccountPrefix)
         return redirect("/portal/share?notice=" + (donate ? "donated" : waiting ? "shared-pending" : "shared"))
     }
 
