@@ -226,7 +226,8 @@ func buildApplication(
         payPalWebhooks: stores.payPal,
         databaseKind: kind,
         logger: logger,
-        metrics: registry
+        metrics: registry,
+        webhookTransport: transport
     )
     let host = arguments.host
     if let metricsPort = arguments.metricsPort {

@@ -69,7 +69,13 @@ struct KeyPackSeller: Sendable {
                 keys: pack.keys * quantity,
                 bonusKeys: pack.bonusKeys * quantity,
                 communityKeys: pack.communityKeys * quantity,
-                licenses: licenses
+                licenses: licenses,
+                purchase: KeyGrant.Facts(
+                    productId: purchase.productId,
+                    environment: purchase.environment.rawValue,
+                    price: purchase.price,
+                    purchaseDate: purchase.purchaseDate
+                )
             )
         )
         if !outcome.replayed {

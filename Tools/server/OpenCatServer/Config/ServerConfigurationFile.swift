@@ -89,13 +89,38 @@ public struct ServerConfigurationFile: Sendable, Decodable {
     /// The web portal and console; absent, neither is served.
     public var portal: Portal?
 
+    /// Events out (`webhooks`): endpoints registered by the file, development mode, timeouts and retries.
+    public struct Webhooks: Sendable, Decodable {
+        /// An endpoint: `id`, `app`, `url`, `events` (absent: all), and its `whsec_` secret from a file or an
+        /// environment variable (never in the file itself).
+        public struct Endpoint: Sendable, Decodable {
+            public var id: String
+            public var app: String?
+            public var url: String
+            public var events: [String]?
+            public var secretFile: String?
+            public var secretEnv: String?
+        }
+
+        public var endpoints: [Endpoint]?
+        /// Development only: `http`, loopback and private addresses allowed (default false).
+        public var allowPrivateNetworks: Bool?
+        public var timeoutSeconds: Int?
+        public var retryHours: Int?
+        public var disableAfterDays: Int?
+        public var rotationOverlapHours: Int?
+    }
+
+    /// Events out; absent: endpoints come only from the console.
+    public var webhooks: Webhooks?
+
     /// The folder relative paths resolve against.
     var base = URL(fileURLWithPath: ".")
 
     enum CodingKeys: String, CodingKey {
         case usersFile, signingKeys, keyPacks, apps, syncRateLimit, openCat, stores, acceptedEnvironments
         case storeRateLimit, idleTimeoutSeconds, portal, clientRateLimit, apiKeyRateLimit, clientAddressHeader
-        case signInRateLimit, licenseOfflineDays
+        case signInRateLimit, licenseOfflineDays, webhooks
     }
 
     /// Reads a configuration file.
@@ -155,7 +180,68 @@ public struct ServerConfigurationFile: Sendable, Decodable {
         settings.requireAppleAccountToken = openCat?.requireAppleAccountToken ?? false
         try applyStoreKeys(to: &settings)
         settings.portal = try portalSettings(keyPacks: settings.keyPacks)
+        settings.webhooks = try webhookSettings(environment: environment)
         return settings
+    }
+
+    /// The `webhooks` section: every endpoint's URL checked (SSRF) and secret read, the numbers in range.
+    func webhookSettings(environment: [String: String]) throws(ServerConfigurationError) -> WebhookSettings {
+        var settings = WebhookSettings()
+        guard let webhooks else { return settings }
+        settings.allowPrivateNetworks = webhooks.allowPrivateNetworks ?? false
+        settings.timeoutSeconds = webhooks.timeoutSeconds ?? settings.timeoutSeconds
+        settings.retryHours = webhooks.retryHours ?? settings.retryHours
+        settings.disableAfterDays = webhooks.disableAfterDays ?? settings.disableAfterDays
+        settings.rotationOverlapHours = webhooks.rotationOverlapHours ?? settings.rotationOverlapHours
+        guard (1...120).contains(settings.timeoutSeconds), (24...720).contains(settings.retryHours),
+            (1...90).contains(settings.disableAfterDays), (0...720).contains(settings.rotationOverlapHours)
+        else {
+            throw ServerConfigurationError(
+                "webhooks: timeoutSeconds 1…120, retryHours 24…720, disableAfterDays 1…90, rotationOverlapHours 0…720"
+            )
+        }
+        let policy = WebhookAddressPolicy(allowPrivateNetworks: settings.allowPrivateNetworks)
+        for endpoint in webhooks.endpoints ?? [] {
+            settings.endpoints.append(try configuredEndpoint(endpoint, policy: policy, environment: environment))
+        }
+        guard Set(settings.endpoints.map(\.id)).count == settings.endpoints.count else {
+            throw ServerConfigurationError("webhooks.endpoints: every id once")
+        }
+        return settings
+    }
+
+    func configuredEndpoint(
+        _ endpoint: Webhooks.Endpoint,
+        policy: WebhookAddressPolicy,
+        environment: [String: String]
+    ) throws(ServerConfigurationError) -> WebhookSettings.ConfiguredEndpoint {
+        let name = "webhooks.endpoints.\(endpoint.id)"
+        guard !endpoint.id.isEmpty, endpoint.id.utf8.count <= 64 else {
+            throw ServerConfigurationError("webhooks.endpoints: an id of 1 to 64 characters")
+        }
+        do { _ = try policy.check(endpoint.url) } catch {
+            throw ServerConfigurationError("\(name).url: \(error.message)")
+        }
+        var text: String?
+        if let file = endpoint.secretFile {
+            text = (try? String(contentsOf: path(file), encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
+        } else if let variable = endpoint.secretEnv {
+            text = environment[variable]
+        }
+        guard let text, (try? StandardWebhookSecret(text)) != nil, text.hasPrefix(StandardWebhookSecret.prefix) else {
+            throw ServerConfigurationError("\(name): secretFile or secretEnv holds a whsec_ secret")
+        }
+        let known = Set(WebhookEventType.all.map(\.rawValue))
+        if let unknown = endpoint.events?.first(where: { !known.contains($0) }) {
+            throw ServerConfigurationError("\(name).events: \(unknown) is not an event type")
+        }
+        return WebhookSettings.ConfiguredEndpoint(
+            id: endpoint.id,
+            app: endpoint.app ?? "default",
+            url: endpoint.url,
+            eventTypes: endpoint.events.map { $0.map(WebhookEventType.init(rawValue:)) },
+            secret: Secret(text)
+        )
     }
 
     /// The OpenCat API's settings (keys by hash, entitlements, the offerings file), or nil when the file has none.

@@ -253,6 +253,8 @@ public struct ServerSettings: Sendable {
     public var requireAppleAccountToken: Bool = false
     /// The web portal (`/portal`) and the operator console (`/console`); `nil`: neither is served.
     public var portal: PortalSettings?
+    /// Events out: the endpoints the configuration registers, development mode, timeouts and retries (`webhooks`).
+    public var webhooks = WebhookSettings()
 
     /// The environments a store's purchases may come from.
     public func environments(_ store: Store) -> Set<VerifiedPurchase.Environment> {

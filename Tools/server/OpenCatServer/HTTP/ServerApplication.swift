@@ -39,11 +39,15 @@ public struct OpenCatServerApplication: ServerController {
     let limits: RateLimits
     /// The one path store events take into the ledger.
     let storeEvents: StoreEvents
+    /// Sends the events the outbox holds to the integrators' endpoints.
+    let webhooks: WebhookDispatcher
 
     /// A server.
     /// - Parameters:
     ///   - adapters: one adapter per store the server accepts proofs from.
     ///   - stripeWebhooks, payPalWebhooks: verifiers for those stores' webhooks (the endpoints answer 404 without).
+    ///   - webhookTransport: what posts events to the integrators' endpoints (it must not follow redirects; default
+    ///     `URLSessionTransport`, which refuses them).
     ///   - now: the server's clock (`requestDate`, ledger times, rate limits).
     public init(
         ledger: any LedgerStore,
@@ -54,9 +58,23 @@ public struct OpenCatServerApplication: ServerController {
         databaseKind: String,
         logger: Logger,
         metrics: PrometheusCollectorRegistry? = nil,
+        webhookTransport: (any HTTPTransport)? = nil,
         now: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.metrics = metrics
+        webhooks = WebhookDispatcher(
+            store: ledger,
+            client: HTTPClient(
+                transport: webhookTransport ?? URLSessionTransport(),
+                retryPolicy: .never,
+                timeout: .seconds(settings.webhooks.timeoutSeconds),
+                logger: logger
+            ),
+            policy: WebhookAddressPolicy(allowPrivateNetworks: settings.webhooks.allowPrivateNetworks),
+            settings: settings.webhooks,
+            clock: now,
+            logger: logger
+        )
         self.ledger = ledger
         self.settings = settings
         purchases = PurchaseDesk(adapters: adapters, logger: logger)
@@ -274,7 +292,7 @@ public struct OpenCatServerApplication: ServerController {
                 metadata: ["stores": .string(missing.joined(separator: ","))]
             )
         }
-        var services: [any Service] = []
+        var services: [any Service] = [WebhookDeliveryService(dispatcher: webhooks)]
         if settings.portal != nil {
             // Paid web orders whose keys are not credited yet are taken up every minute (on every instance).
             let checkout = makeCheckout(makeSeller())

@@ -54,7 +54,7 @@ public protocol LedgerConnection: Sendable {
 /// lock the same user (SQLite serialises every writer; PostgreSQL takes a transaction-scoped advisory lock per user,
 /// in a fixed order so two transactions never wait on each other).
 public protocol LedgerStore: WalletRepository, RedemptionRepository, SubscriberRepository, WebSessionRepository,
-    WebOrderRepository, SalesAuditRepository, ServerStateRepository
+    WebOrderRepository, SalesAuditRepository, ServerStateRepository, WebhookRepository
 {
     /// `sqlite` or `postgresql`.
     var dialect: SQLDialect { get }
@@ -358,6 +358,50 @@ package enum LedgerSchema {
                     """,
                 ]
             ),
+        ] + webhookMigrations(dialect)
+    }
+
+    /// v11: events out (Webhooks/): the integrators' endpoints, the outbox of events written in the transaction of
+    /// the change that causes them, one delivery per event and endpoint; and each subscription's price.
+    static func webhookMigrations(_ dialect: SQLDialect) -> [(name: String, sql: [String])] {
+        let serial = dialect == .sqlite ? "INTEGER PRIMARY KEY AUTOINCREMENT" : "BIGSERIAL PRIMARY KEY"
+        let integer = dialect == .sqlite ? "INTEGER" : "BIGINT"
+        let real = dialect == .sqlite ? "REAL" : "DOUBLE PRECISION"
+        return [
+            (
+                "v11",
+                [
+                    // `event_types`: `*` or `,type,type,`; the secrets as `whsec_…` (they sign, so they are kept);
+                    // `failing_since`: the first failure since the last 2xx.
+                    """
+                    CREATE TABLE webhook_endpoints (
+                        id TEXT PRIMARY KEY, app TEXT NOT NULL, url TEXT NOT NULL, event_types TEXT NOT NULL,
+                        secret TEXT NOT NULL, previous_secret TEXT, previous_secret_until \(real),
+                        origin TEXT NOT NULL, created_at \(real) NOT NULL, disabled_at \(real), disabled_reason TEXT,
+                        failing_since \(real))
+                    """,
+                    """
+                    CREATE TABLE webhook_events (
+                        seq \(serial), id TEXT NOT NULL UNIQUE, type TEXT NOT NULL, app_user_id TEXT,
+                        payload TEXT NOT NULL, created_at \(real) NOT NULL)
+                    """,
+                    // `next_attempt_at` is also the lease: a claim moves it past the attempt's timeout, so an
+                    // instance that dies mid-delivery leaves it to another one, later, with the same webhook-id.
+                    """
+                    CREATE TABLE webhook_deliveries (
+                        seq \(serial), event_id TEXT NOT NULL, endpoint_id TEXT NOT NULL, state TEXT NOT NULL,
+                        attempts \(integer) NOT NULL DEFAULT 0, next_attempt_at \(real) NOT NULL,
+                        last_attempt_at \(real), last_status \(integer), last_error TEXT, delivered_at \(real),
+                        created_at \(real) NOT NULL, UNIQUE (event_id, endpoint_id))
+                    """,
+                    """
+                    CREATE INDEX webhook_deliveries_due ON webhook_deliveries(next_attempt_at) WHERE state = 'pending'
+                    """,
+                    "CREATE INDEX webhook_deliveries_endpoint ON webhook_deliveries(endpoint_id, seq)",
+                    "ALTER TABLE subscriber_transactions ADD COLUMN price TEXT",
+                    "ALTER TABLE subscriber_transactions ADD COLUMN currency TEXT",
+                ]
+            )
         ]
     }
 }

@@ -274,6 +274,15 @@ extension LedgerStore {
                     idempotencyKey: "received:\(outcome.entry.id)"
                 )
                 try await Self.addLots(connection, userId: recipient, lots, balanceBefore: before, now: now)
+                if kind == "share" {
+                    var data = WebhookEventData()
+                    data.appUserId = userId
+                    data.keys = amount
+                    // A holding account is written as the address it waits for.
+                    data.recipient = recipient.hasPrefix(pendingAccountPrefix)
+                        ? String(recipient.dropFirst(pendingAccountPrefix.count)) : recipient
+                    try await connection.enqueue(.keysShared, data, now: now)
+                }
             }
             return TransferOutcome(
                 entry: outcome.entry,

@@ -1,4 +1,5 @@
 public import Foundation
+public import OpenCatCore
 
 /// A license minted for a key-pack purchase, as the ledger keeps it.
 public struct LicenseRecord: Sendable, Hashable {
@@ -48,13 +49,42 @@ public struct KeyGrant: Sendable, Hashable {
     public var communityKeys: Int64
     /// The licenses minted for the purchase.
     public var licenses: [LicenseRecord]
+    /// What the store said about the purchase (product, environment, price, time), for its event.
+    public var purchase: Facts?
+
+    /// What the store said about a key-pack purchase.
+    public struct Facts: Sendable, Hashable {
+        /// The store's product id.
+        public var productId: String
+        /// `production` or `sandbox`.
+        public var environment: String
+        /// What the store charged, when it said.
+        public var price: Money?
+        /// When the store says the purchase was made.
+        public var purchaseDate: Date
+
+        /// Facts.
+        public init(productId: String, environment: String, price: Money?, purchaseDate: Date) {
+            self.productId = productId
+            self.environment = environment
+            self.price = price
+            self.purchaseDate = purchaseDate
+        }
+    }
 
     /// A grant; no bonus, no community share and no license by default.
-    public init(keys: Int64, bonusKeys: Int64 = 0, communityKeys: Int64 = 0, licenses: [LicenseRecord] = []) {
+    public init(
+        keys: Int64,
+        bonusKeys: Int64 = 0,
+        communityKeys: Int64 = 0,
+        licenses: [LicenseRecord] = [],
+        purchase: Facts? = nil
+    ) {
         self.keys = keys
         self.bonusKeys = bonusKeys
         self.communityKeys = communityKeys
         self.licenses = licenses
+        self.purchase = purchase
     }
 }
 
@@ -223,6 +253,11 @@ extension LedgerStore {
                     }
                 )
             }
+            try await connection.enqueue(
+                .keyPackPurchased,
+                Self.keyPackEvent(store: store, transactionId: transactionId, userId: userId, grant: grant),
+                now: now
+            )
             return RedemptionOutcome(
                 entry: entry,
                 licenses: grant.licenses,
@@ -230,6 +265,24 @@ extension LedgerStore {
                 replayed: false
             )
         }
+    }
+
+    /// The `key_pack_purchased` event of a redemption.
+    static func keyPackEvent(store: String, transactionId: String, userId: String, grant: KeyGrant)
+        -> WebhookEventData
+    {
+        var data = WebhookEventData()
+        data.appUserId = userId
+        data.store = store
+        data.transactionId = transactionId
+        data.keys = grant.keys + grant.bonusKeys
+        if let facts = grant.purchase {
+            data.productId = facts.productId
+            data.environment = facts.environment
+            data.price = facts.price.flatMap(WebhookAmount.init)
+            data.storeTime = WebhookEvent.timestamp(facts.purchaseDate)
+        }
+        return data
     }
 
     /// The user a store transaction was redeemed for, or nil when it was not redeemed.
@@ -408,7 +461,42 @@ extension LedgerStore {
             step: step,
             now: now
         )
+        try await connection.enqueue(
+            .refund,
+            try await refundEvent(connection, store: store, transactionId: transactionId, share: share, outcome),
+            now: now
+        )
         return outcome
+    }
+
+    /// The `refund` event of a key pack: the sale's product and price, the part refunded, the keys taken back.
+    static func refundEvent(
+        _ connection: any LedgerConnection,
+        store: String,
+        transactionId: String,
+        share: RefundShare?,
+        _ outcome: RefundOutcome
+    ) async throws -> WebhookEventData {
+        let sale = try await connection.rows(
+            "SELECT product_id, amount, currency, sold_at FROM sales WHERE store = ? AND transaction_id = ?",
+            store.sql,
+            transactionId.sql
+        ).first
+        let price = sale.flatMap { row in
+            row["amount"]?.text.flatMap { amount in
+                row["currency"]?.text.flatMap { Money(decimalString: amount, currency: $0) }
+            }
+        }
+        var data = WebhookEventData()
+        data.appUserId = outcome.userId
+        data.store = store
+        data.transactionId = transactionId
+        data.productId = sale?["product_id"]?.text
+        data.price = price.flatMap(WebhookAmount.init)
+        data.keys = outcome.clawedBack
+        data.refund = StoreFacts(price: price, refundShare: share).refund(price: price)
+        data.refund?.keysClawedBack = outcome.clawedBack
+        return data
     }
 
     /// Takes back `due` keys of the purchase `reference` wherever they are (the buyer's own first, then the newest

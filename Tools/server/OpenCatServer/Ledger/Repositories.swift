@@ -98,15 +98,16 @@ public protocol SubscriberRepository: Sendable {
     func subscriber(_ appUserId: String) async throws(LedgerError) -> (
         firstSeenAt: Date, transactions: [TransactionInfo]
     )
-    /// Records a verified transaction for an app user, as of `storeTime`.
-    func record(_ info: TransactionInfo, appUserId: String, storeTime: Date?) async throws(LedgerError)
+    /// Records a verified transaction for an app user, as of `storeTime`, with the price the store charged.
+    func record(_ info: TransactionInfo, appUserId: String, storeTime: Date?, price: Money?) async throws(LedgerError)
     /// Applies a store's event once per event id, never over a newer state.
     func applyStoreEvent(
         source: String,
         eventId: String,
         update: TransactionInfo?,
         refundShare: RefundShare?,
-        storeTime: Date?
+        storeTime: Date?,
+        price: Money?
     ) async throws(LedgerError) -> StoreEventOutcome
     /// A transaction as stored.
     func storedTransaction(store: Store, transactionId: String) async throws(LedgerError) -> TransactionInfo?
@@ -124,14 +125,44 @@ public protocol SubscriberRepository: Sendable {
 extension SubscriberRepository {
     /// Records a verified transaction for an app user, as of now.
     public func record(_ info: TransactionInfo, appUserId: String) async throws(LedgerError) {
-        try await record(info, appUserId: appUserId, storeTime: nil)
+        try await record(info, appUserId: appUserId, storeTime: nil, price: nil)
+    }
+
+    /// Records a verified transaction for an app user, as of `storeTime`, price unknown.
+    public func record(_ info: TransactionInfo, appUserId: String, storeTime: Date?) async throws(LedgerError) {
+        try await record(info, appUserId: appUserId, storeTime: storeTime, price: nil)
+    }
+
+    /// Applies a store's event once per event id, price unknown.
+    public func applyStoreEvent(
+        source: String,
+        eventId: String,
+        update: TransactionInfo?,
+        refundShare: RefundShare?,
+        storeTime: Date?
+    ) async throws(LedgerError) -> StoreEventOutcome {
+        try await applyStoreEvent(
+            source: source,
+            eventId: eventId,
+            update: update,
+            refundShare: refundShare,
+            storeTime: storeTime,
+            price: nil
+        )
     }
 
     /// Applies a store's event once per event id.
     public func applyStoreEvent(source: String, eventId: String, update: TransactionInfo?)
         async throws(LedgerError) -> StoreEventOutcome
     {
-        try await applyStoreEvent(source: source, eventId: eventId, update: update, refundShare: nil, storeTime: nil)
+        try await applyStoreEvent(
+            source: source,
+            eventId: eventId,
+            update: update,
+            refundShare: nil,
+            storeTime: nil,
+            price: nil
+        )
     }
 }
 

@@ -1,6 +1,23 @@
 public import Foundation
 public import OpenCatCore
 
+/// What a store said about a transaction besides its state: when the state held by the store's clock, and the price.
+struct StoreFacts: Sendable {
+    var storeTime: Date?
+    var price: Money?
+    /// The part refunded, when the store reported a partial refund.
+    var refundShare: RefundShare?
+
+    /// A refund's figures in the price's currency (nil amount when the price is unknown).
+    func refund(price: Money?) -> WebhookRefund {
+        let whole = refundShare?.isWhole ?? true
+        let amount = price.flatMap { price in
+            WebhookAmount(Money(amount: whole ? price.amount : refundShare?.refunded ?? 0, currency: price.currency))
+        }
+        return WebhookRefund(whole: whole, amount: amount, keysClawedBack: 0)
+    }
+}
+
 /// The outcome of a store notification.
 public struct StoreEventOutcome: Sendable, Hashable {
     /// False when the event had been applied before (nothing changed now).
@@ -36,7 +53,9 @@ extension LedgerStore {
     /// Records a verified transaction for a user: a transaction (or its subscription) belongs to the first user
     /// that posted it, and posting it again updates it — but never out of `refunded`, so an old proof cannot revive
     /// a refunded purchase, and never with a state older (by the store's clock, `storeTime`) than the one it holds.
-    public func record(_ info: TransactionInfo, appUserId: String, storeTime: Date?) async throws(LedgerError) {
+    public func record(_ info: TransactionInfo, appUserId: String, storeTime: Date?, price: Money?)
+        async throws(LedgerError)
+    {
         let now = now
         let locks = [Self.subscriptionLock(info), Self.transactionLock(info.store.rawValue, info.transactionId)]
         try await transaction(locking: locks) { connection in
@@ -63,7 +82,13 @@ extension LedgerStore {
                     now: now
                 )
             }
-            try await Self.upsert(connection, info, appUserId: appUserId, storeTime: storeTime, now: now)
+            try await Self.upsert(
+                connection,
+                info,
+                appUserId: appUserId,
+                facts: StoreFacts(storeTime: storeTime, price: price),
+                now: now
+            )
         }
     }
 
@@ -77,7 +102,8 @@ extension LedgerStore {
         eventId: String,
         update: TransactionInfo?,
         refundShare: RefundShare?,
-        storeTime: Date?
+        storeTime: Date?,
+        price: Money?
     ) async throws(LedgerError) -> StoreEventOutcome {
         guard !source.isEmpty, !eventId.isEmpty else { throw LedgerError(.invalidInput, "an event needs an id") }
         // The accounts a claw-back may lower are locked too (the key pack's owner, whom they shared with, the pool);
@@ -115,7 +141,8 @@ extension LedgerStore {
                 let owner = try await Self.owner(connection, of: update)
                 let refunded = try await Self.isRefunded(connection, update)
                 if let owner, !refunded || update.status == .refunded {
-                    try await Self.upsert(connection, update, appUserId: owner, storeTime: storeTime, now: now)
+                    let facts = StoreFacts(storeTime: storeTime, price: price, refundShare: refundShare)
+                    try await Self.upsert(connection, update, appUserId: owner, facts: facts, now: now)
                 }
                 var refund: RefundOutcome?
                 if update.status == .refunded {
@@ -206,24 +233,29 @@ extension LedgerStore {
         ).first?["app_user_id"]?.text
     }
 
-    /// Writes a transaction's state, unless the row holds a newer one by the store's clock (a refund always lands).
+    /// Writes a transaction's state, unless the row holds a newer one by the store's clock (a refund always lands),
+    /// and the subscription events the change means (``SubscriptionChange``) in the same transaction.
     static func upsert(
         _ connection: any LedgerConnection,
         _ info: TransactionInfo,
         appUserId: String,
-        storeTime: Date?,
+        facts: StoreFacts,
         now: Date
     ) async throws {
-        try await connection.execute(
+        let before = try await storedInfo(connection, store: info.store, transactionId: info.transactionId)
+        let written = try await connection.rows(
             """
             INSERT INTO subscriber_transactions (store, transaction_id, app_user_id, original_transaction_id, info,
-                updated_at, state_at)
-            VALUES (?, ?, ?, ?, ?, ?, ?)
+                updated_at, state_at, price, currency)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT (store, transaction_id) DO UPDATE
             SET info = excluded.info, updated_at = excluded.updated_at,
-                state_at = COALESCE(excluded.state_at, subscriber_transactions.state_at)
+                state_at = COALESCE(excluded.state_at, subscriber_transactions.state_at),
+                price = COALESCE(excluded.price, subscriber_transactions.price),
+                currency = COALESCE(excluded.currency, subscriber_transactions.currency)
             WHERE ? = 1 OR subscriber_transactions.state_at IS NULL OR excluded.state_at IS NULL
                 OR excluded.state_at >= subscriber_transactions.state_at
+            RETURNING transaction_id
             """,
             info.store.rawValue.sql,
             info.transactionId.sql,
@@ -231,9 +263,60 @@ extension LedgerStore {
             (info.originalTransactionId ?? info.transactionId).sql,
             try encodeInfo(info).sql,
             now.sql,
-            storeTime.map(\.sql) ?? .null,
+            facts.storeTime.map(\.sql) ?? .null,
+            facts.price.map(\.amountString).sql,
+            facts.price.map { $0.currency.uppercased() }.sql,
             Int64(info.status == .refunded ? 1 : 0).sql
         )
+        guard !written.isEmpty else { return }
+        var previous: TransactionInfo?
+        if before == nil { previous = try await newestInSubscription(connection, info) }
+        var price = facts.price
+        if price == nil { price = try await storedPrice(connection, info) }
+        for type in SubscriptionChange.events(before: before, previous: previous, after: info) {
+            var data = WebhookEventData(info, appUserId: appUserId, storeTime: facts.storeTime, price: price)
+            if type == .productChange { data.previousProductId = (before ?? previous)?.productId }
+            if type == .refund { data.refund = facts.refund(price: price) }
+            try await connection.enqueue(type, data, now: now)
+        }
+    }
+
+    /// A stored transaction's state, inside a transaction.
+    static func storedInfo(_ connection: any LedgerConnection, store: Store, transactionId: String) async throws
+        -> TransactionInfo?
+    {
+        try await connection.rows(
+            "SELECT info FROM subscriber_transactions WHERE store = ? AND transaction_id = ?",
+            store.rawValue.sql,
+            transactionId.sql
+        ).first?["info"]?.text.map { try decodeInfo($0) }
+    }
+
+    /// The newest other transaction of the same subscription (what a renewal follows).
+    static func newestInSubscription(_ connection: any LedgerConnection, _ info: TransactionInfo) async throws
+        -> TransactionInfo?
+    {
+        try await connection.rows(
+            """
+            SELECT info FROM subscriber_transactions
+            WHERE store = ? AND original_transaction_id = ? AND transaction_id <> ?
+            ORDER BY updated_at DESC LIMIT 1
+            """,
+            info.store.rawValue.sql,
+            (info.originalTransactionId ?? info.transactionId).sql,
+            info.transactionId.sql
+        ).first?["info"]?.text.map { try decodeInfo($0) }
+    }
+
+    /// The price stored for a transaction, if a verification reported one.
+    static func storedPrice(_ connection: any LedgerConnection, _ info: TransactionInfo) async throws -> Money? {
+        let row = try await connection.rows(
+            "SELECT price, currency FROM subscriber_transactions WHERE store = ? AND transaction_id = ?",
+            info.store.rawValue.sql,
+            info.transactionId.sql
+        ).first
+        guard let amount = row?["price"]?.text, let currency = row?["currency"]?.text else { return nil }
+        return Money(decimalString: amount, currency: currency)
     }
 
     static func encodeInfo(_ info: TransactionInfo) throws -> String {
@@ -255,11 +338,7 @@ extension LedgerStore {
     /// A recorded transaction, if any user posted it.
     public func storedTransaction(store: Store, transactionId: String) async throws(LedgerError) -> TransactionInfo? {
         try await transaction(locking: []) { connection in
-            try await connection.rows(
-                "SELECT info FROM subscriber_transactions WHERE store = ? AND transaction_id = ?",
-                store.rawValue.sql,
-                transactionId.sql
-            ).first?["info"]?.text.map { try Self.decodeInfo($0) }
+            try await Self.storedInfo(connection, store: store, transactionId: transactionId)
         }
     }
 }

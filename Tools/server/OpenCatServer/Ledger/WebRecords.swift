@@ -327,6 +327,12 @@ extension LedgerStore {
                     createdAt: now
                 )
             )
+            var data = WebhookEventData()
+            data.appUserId = grant.appUserId
+            data.entitlement = grant.entitlement
+            data.storeTime = WebhookEvent.timestamp(grant.startsAt)
+            data.expiresAt = WebhookEvent.timestamp(grant.expiresAt)
+            try await connection.enqueue(.promotionalGrant, data, now: now)
         }
     }
 

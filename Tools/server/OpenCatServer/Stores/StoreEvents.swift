@@ -16,14 +16,16 @@ struct StoreEvents: Sendable {
         _ eventId: String,
         _ info: TransactionInfo?,
         refundShare: RefundShare? = nil,
-        storeTime: Date? = nil
+        storeTime: Date? = nil,
+        price: Money? = nil
     ) async throws -> StoreEventOutcome {
         let outcome = try await subscribers.applyStoreEvent(
             source: source,
             eventId: eventId,
             update: info,
             refundShare: refundShare,
-            storeTime: storeTime
+            storeTime: storeTime,
+            price: price
         )
         ServerMetrics.notification(source: source, applied: outcome.applied)
         if let refund = outcome.refund, outcome.applied {
@@ -52,7 +54,8 @@ struct StoreEvents: Sendable {
             eventId,
             purchase?.transactionInfo,
             refundShare: purchase.flatMap(Self.refundShare),
-            storeTime: storeTime ?? purchase?.verifiedAt
+            storeTime: storeTime ?? purchase?.verifiedAt,
+            price: purchase?.price
         )
     }
 

@@ -34,6 +34,9 @@ enum WebTemplates {
         "console-customers": consoleCustomers,
         "console-customer": consoleCustomer,
         "console-audit": consoleAudit,
+        "console-webhooks": consoleWebhooks,
+        "console-webhook": consoleWebhook,
+        "console-webhook-secret": consoleWebhookSecret,
     ]
 
     static let layout = """
@@ -278,6 +281,48 @@ enum WebTemplates {
         {{<layout}}{{$body}}
         <div class="scroll" tabindex="0" role="region" aria-label="audit"><table id="audit"><thead><tr><th scope="col">When</th><th scope="col">Operator</th><th scope="col">Action</th><th scope="col">Subject</th><th scope="col">Reason</th><th scope="col">Detail</th></tr></thead>
         <tbody>{{#records}}<tr><td>{{date}}</td><td>{{operator}}</td><td>{{action}}</td><td>{{subject}}</td><td>{{reason}}</td><td>{{detail}}</td></tr>{{/records}}</tbody></table></div>
+        {{/body}}{{/layout}}
+        """
+
+    static let consoleWebhooks = """
+        {{<layout}}{{$body}}
+        <p>Each endpoint receives the events it asks for, signed the Standard Webhooks way (<code>webhook-id</code>, <code>webhook-timestamp</code>, <code>webhook-signature</code>) with its secret.</p>
+        <div class="scroll" tabindex="0" role="region" aria-label="endpoints"><table id="endpoints"><thead><tr><th scope="col">Endpoint</th><th scope="col">App</th><th scope="col">URL</th><th scope="col">Events</th><th scope="col">State</th></tr></thead>
+        <tbody>{{#endpoints}}<tr><td><a href="/console/webhooks/{{path}}">{{id}}</a></td><td>{{app}}</td><td><code>{{url}}</code></td><td>{{events}}</td><td>{{state}}</td></tr>{{/endpoints}}</tbody></table></div>
+        {{^endpoints}}<p id="no-endpoints">No endpoint yet.</p>{{/endpoints}}
+        <section aria-labelledby="add-heading"><h2 id="add-heading">Add an endpoint</h2>
+        <form id="add-endpoint" method="post" action="/console/webhooks">
+        <input type="hidden" name="csrf" value="{{csrf}}">
+        <label for="endpoint-app">App</label><input id="endpoint-app" name="app" required maxlength="100" value="default">
+        <label for="endpoint-url">URL</label><input id="endpoint-url" name="url" type="url" required maxlength="2048" placeholder="https://example.com/opencat-events">
+        <label for="endpoint-events">Events (comma-separated; empty: all)</label><input id="endpoint-events" name="events" maxlength="1000" placeholder="renewal, refund">
+        <button id="add-endpoint-button" type="submit">Add</button>
+        </form>
+        <p>Event types: {{#types}}<code>{{.}}</code> {{/types}}</p></section>
+        {{/body}}{{/layout}}
+        """
+
+    static let consoleWebhook = """
+        {{<layout}}{{$body}}
+        <p>URL <code id="endpoint-url">{{url}}</code> · app {{app}} · events {{events}} · <strong id="endpoint-state">{{state}}</strong>{{#reason}} ({{reason}}){{/reason}}</p>
+        <div class="actions">
+        <form id="send-test" method="post" action="/console/webhooks/{{path}}/test"><input type="hidden" name="csrf" value="{{csrf}}"><button type="submit">Send a test event</button></form>
+        <form id="rotate-secret" method="post" action="/console/webhooks/{{path}}/rotate"><input type="hidden" name="csrf" value="{{csrf}}"><button type="submit">Rotate the secret</button></form>
+        {{#enabled}}<form id="disable-endpoint" method="post" action="/console/webhooks/{{path}}/disable"><input type="hidden" name="csrf" value="{{csrf}}"><button type="submit">Turn off</button></form>{{/enabled}}
+        {{^enabled}}<form id="enable-endpoint" method="post" action="/console/webhooks/{{path}}/enable"><input type="hidden" name="csrf" value="{{csrf}}"><button type="submit">Turn on</button></form>{{/enabled}}
+        </div>
+        <section aria-labelledby="deliveries-heading"><h2 id="deliveries-heading">Deliveries</h2>
+        <div class="scroll" tabindex="0" role="region" aria-label="deliveries"><table id="deliveries"><thead><tr><th scope="col">Event</th><th scope="col">Type</th><th scope="col">Written</th><th scope="col">State</th><th scope="col" class="num">Attempts</th><th scope="col">Next try</th><th scope="col">Last answer</th><th scope="col"><span class="sr">Action</span></th></tr></thead>
+        <tbody>{{#deliveries}}<tr><td><code>{{eventId}}</code></td><td>{{type}}</td><td>{{created}}</td><td>{{state}}</td><td class="num">{{attempts}}</td><td>{{next}}</td><td>{{answer}}</td><td><form class="resend" method="post" action="/console/webhooks/{{path}}/resend"><input type="hidden" name="csrf" value="{{csrf}}"><input type="hidden" name="event" value="{{eventId}}"><button type="submit" aria-label="Resend {{eventId}}">Resend</button></form></td></tr>{{/deliveries}}</tbody></table></div>
+        {{^deliveries}}<p id="no-deliveries">Nothing sent yet.</p>{{/deliveries}}</section>
+        {{/body}}{{/layout}}
+        """
+
+    static let consoleWebhookSecret = """
+        {{<layout}}{{$body}}
+        <p id="secret-once">This is the endpoint's signing secret. It is shown once: store it with the receiver now.{{#overlap}} The old secret keeps signing too until {{overlap}}.{{/overlap}}</p>
+        <p><code id="endpoint-secret">{{secret}}</code> <button type="button" class="copy" data-copy="{{secret}}">Copy</button></p>
+        <p><a id="continue" href="/console/webhooks/{{path}}">Go to the endpoint</a></p>
         {{/body}}{{/layout}}
         """
 

@@ -124,7 +124,8 @@ struct ReceiptsController: ServerController {
             try await subscribers.record(
                 purchase.transactionInfo,
                 appUserId: body.appUserId,
-                storeTime: purchase.verifiedAt
+                storeTime: purchase.verifiedAt,
+                price: purchase.price
             )
             ServerMetrics.purchaseAccepted(store: adapter.store.rawValue, api: "receipts")
             return try await answer.subscriber(appUserId: body.appUserId, caller)

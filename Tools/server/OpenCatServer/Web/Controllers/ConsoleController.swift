@@ -17,7 +17,7 @@ struct ConsoleController: WebController {
     /// orders, sales and the audit log.
     let ledger:
         any WalletRepository & SubscriberRepository & RedemptionRepository & WebSessionRepository & WebOrderRepository
-            & SalesAuditRepository
+            & SalesAuditRepository & WebhookRepository
     /// The adapters the console's store actions (refund, extend, re-verify) go through.
     let desk: PurchaseDesk
     /// What the store answered to an action is applied as a store event.
@@ -73,6 +73,7 @@ struct ConsoleController: WebController {
                 action: context.parameters.get("action") ?? ""
             )
         }
+        addWebhookRoutes(to: router)
         router.get("audit") { request, session in
             let signedIn = try requireOperator(session)
             var context = consoleContext("Audit log", signedIn)
@@ -149,6 +150,7 @@ struct ConsoleController: WebController {
                 "links": [
                     ["id": "nav-overview", "href": "/console", "label": "Overview"],
                     ["id": "nav-customers", "href": "/console/customers", "label": "Customers"],
+                    ["id": "nav-webhooks", "href": "/console/webhooks", "label": "Webhooks"],
                     ["id": "nav-audit", "href": "/console/audit", "label": "Audit log"],
                 ]
             ]

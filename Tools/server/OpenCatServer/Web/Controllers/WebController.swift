@@ -141,6 +141,11 @@ extension WebPages {
         case "refunded": "The store refunded the payment; the ledger took the keys back."
         case "extended": "The store extended the subscription; the entitlement runs until its new date."
         case "refused": "The store refused the request; the audit log has its reason."
+        case "test-sent": "A test event is queued for this endpoint; it is sent within seconds."
+        case "resent": "The event is queued again, with the same webhook-id."
+        case "not-resent": "That event never went to this endpoint."
+        case "endpoint-disabled": "The endpoint is off: nothing is sent to it until it is turned on."
+        case "endpoint-enabled": "The endpoint is on; what is due is sent."
         default: nil
         }
     }
