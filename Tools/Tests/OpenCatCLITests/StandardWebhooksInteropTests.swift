@@ -8,21 +8,8 @@ import ToolsTestSupport
 /// package (Tools/ci/standard_webhooks_check.py) verifies what the kernel signs, and the kernel verifies what it signs —
 /// over payloads with non-ASCII text, JSON escapes and rotated secrets.
 struct StandardWebhooksInteropTests {
-    static var script: String {
-        TestEnvironment.repositoryRoot.appendingPathComponent("Tools/ci/standard_webhooks_check.py").path
-    }
-
-    /// Runs the checker with `deliveries` on its standard input; fails naming the install command when the package
-    /// is missing.
     static func check(_ mode: String, _ deliveries: [[String: Any]]) async throws -> [String: Any] {
-        let input = String(decoding: try JSONSerialization.data(withJSONObject: deliveries), as: UTF8.self)
-        let result = try await runProcess("python3", [script, mode], input: input)
-        #expect(
-            result.status != 2,
-            "\(result.error) — run `\(TestEnvironment.provisionCommand)` (it pip-installs standardwebhooks)"
-        )
-        let answer = try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any]
-        return try #require(answer, "the checker answered \(result.output) \(result.error)")
+        try await standardWebhooksCheck(mode, deliveries)
     }
 
     static let payloads = [

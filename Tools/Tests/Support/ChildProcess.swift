@@ -195,3 +195,28 @@ public func withServerProcess<T: Sendable>(
         return try await body(child, port)
     }
 }
+
+/// Runs Tools/ci/standard_webhooks_check.py (Python's `standardwebhooks`, an independent implementation) in `mode`
+/// (`verify` or `sign`) over `deliveries` and returns its JSON answer.
+/// - Throws: ``ChildProcessError`` naming the provisioning command when the package is missing, or the checker's
+///   output when it is not JSON.
+public func standardWebhooksCheck(_ mode: String, _ deliveries: [[String: Any]]) async throws -> [String: Any] {
+    let script = TestEnvironment.repositoryRoot.appendingPathComponent("Tools/ci/standard_webhooks_check.py").path
+    let input = String(decoding: try JSONSerialization.data(withJSONObject: deliveries), as: UTF8.self)
+    let result = try await runProcess("python3", [script, mode], input: input)
+    guard result.status != 2 else {
+        throw ChildProcessError("\(result.error) — run `\(TestEnvironment.provisionCommand)` (it pip-installs standardwebhooks)")
+    }
+    guard let answer = try? JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any] else {
+        throw ChildProcessError("the checker answered \(result.output) \(result.error)")
+    }
+    return answer
+}
+
+/// A helper process that did not give what the test needs.
+public struct ChildProcessError: Error, CustomStringConvertible {
+    /// Why.
+    public var description: String
+    /// An error saying why.
+    public init(_ description: String) { self.description = description }
+}

@@ -309,7 +309,7 @@ extension LedgerStore {
                     delivery.endpointId.sql
                 )
             case .gone:
-                try await Self.settle(connection, delivery, state: "failed", next: now, status: 410, error: nil)
+                _ = try await Self.settle(connection, delivery, state: "failed", next: now, status: 410, error: nil)
                 _ = try await Self.setEndpoint(
                     connection,
                     delivery.endpointId,
@@ -323,7 +323,7 @@ extension LedgerStore {
                 let wait = WebhookSettings.backoff(after: delivery.attempt, jitter: jitter)
                 let over = now >= window
                 let next = over ? now : min(now.addingTimeInterval(wait), window)
-                try await Self.settle(
+                let settled = try await Self.settle(
                     connection,
                     delivery,
                     state: over ? "failed" : "pending",
@@ -331,12 +331,13 @@ extension LedgerStore {
                     status: status,
                     error: error
                 )
-                try await Self.noteFailure(connection, delivery.endpointId, settings: settings, now: now)
+                if settled { try await Self.noteFailure(connection, delivery.endpointId, settings: settings, now: now) }
             }
         }
     }
 
-    /// Writes an attempt's outcome, only while the delivery is still this attempt's (not claimed again since).
+    /// Writes an attempt's outcome, only while the delivery is still this attempt's (not claimed again since);
+    /// whether it did.
     static func settle(
         _ connection: any LedgerConnection,
         _ delivery: ClaimedDelivery,
@@ -344,11 +345,11 @@ extension LedgerStore {
         next: Date,
         status: Int?,
         error: String?
-    ) async throws {
-        try await connection.execute(
+    ) async throws -> Bool {
+        let settled = try await connection.rows(
             """
             UPDATE webhook_deliveries SET state = ?, next_attempt_at = ?, last_status = ?, last_error = ?
-            WHERE seq = ? AND attempts = ? AND state = 'pending'
+            WHERE seq = ? AND attempts = ? AND state = 'pending' RETURNING seq
             """,
             state.sql,
             next.sql,
@@ -357,6 +358,7 @@ extension LedgerStore {
             delivery.seq.sql,
             delivery.attempt.sql
         )
+        return !settled.isEmpty
     }
 
     /// Marks an endpoint failing since now (if it was not already) and turns it off when it has been for days.

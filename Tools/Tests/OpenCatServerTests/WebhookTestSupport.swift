@@ -1,0 +1,157 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+import OpenCatAsyncHTTPClient
+import OpenCatCore
+import Synchronization
+
+@testable import OpenCatServer
+
+/// An integrator's receiver on loopback for the webhook tests: records every request (its three Standard Webhooks
+/// headers and body) and answers by path — `/ok` 200, `/gone` 410, `/redirect` 302 to `/elsewhere`, `/hang` never
+/// (until the test ends), `/flaky` and `/down` 503 while ``down`` is set, 200 after.
+final class WebhookReceiver: Sendable {
+    struct Received: Sendable, Hashable {
+        var path: String
+        var id: String
+        var timestamp: String
+        var signature: String
+        var body: String
+        var status: Int
+    }
+
+    let received = Mutex<[Received]>([])
+    let down = Mutex(true)
+
+    /// The receiver is back: `/flaky` and `/down` answer 204 from now on.
+    func recover() { down.withLock { $0 = false } }
+
+    /// The requests one path received.
+    func requests(_ path: String) -> [Received] { received.withLock { $0.filter { $0.path == path } } }
+
+    /// The requests a path answered with a 2xx.
+    func delivered(_ path: String) -> [Received] { requests(path).filter { (200..<300).contains($0.status) } }
+
+    func answer(_ path: String) -> HTTPResponse.Status {
+        switch path {
+        case "/ok", "/elsewhere": .ok
+        case "/gone": .gone
+        case "/redirect": .found
+        default: down.withLock { $0 } ? .serviceUnavailable : .noContent
+        }
+    }
+
+    /// Runs `body` with the receiver listening on 127.0.0.1 (its base URL).
+    func run<T: Sendable>(_ body: @Sendable (URL) async throws -> T) async throws -> T {
+        let router = Router()
+        let (hang, ended) = AsyncStream.makeStream(of: Void.self)
+        router.post("**") { request, context -> Response in
+            let path = request.uri.path
+            if path == "/hang" {
+                for await _ in hang {}
+                return Response(status: .ok)
+            }
+            let bytes = try await request.body.collect(upTo: 1 << 20)
+            let status = self.answer(path)
+            let fields = request.headers
+            self.received.withLock {
+                $0.append(
+                    Received(
+                        path: path,
+                        id: fields[StandardWebhooks.idHeader] ?? "",
+                        timestamp: fields[StandardWebhooks.timestampHeader] ?? "",
+                        signature: fields[StandardWebhooks.signatureHeader] ?? "",
+                        body: String(buffer: bytes),
+                        status: Int(status.code)
+                    )
+                )
+            }
+            var headers = HTTPFields()
+            if status == .found { headers[.location] = "/elsewhere" }
+            return Response(status: status, headers: headers)
+        }
+        let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
+        let running = Application(
+            router: router,
+            configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+            onServerRunning: { channel in continuation.yield(channel.localAddress?.port ?? 0) },
+            logger: Logger(label: "tests.receiver", factory: { _ in SwiftLogNoOpLogHandler() })
+        )
+        return try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await running.runService() }
+            defer {
+                ended.finish()
+                group.cancelAll()
+            }
+            var port = 0
+            for await listening in ports {
+                port = listening
+                break
+            }
+            return try await body(URL(string: "http://127.0.0.1:\(port)")!)
+        }
+    }
+}
+
+/// Builds a dispatcher over a store for the tests: loopback allowed unless `allowPrivate` is false, the attempts'
+/// timeouts on the real clock (a receiver that hangs is cut off after `timeoutSeconds`), jitter fixed.
+func testDispatcher(
+    _ store: any LedgerStore,
+    transport: AsyncHTTPClientTransport,
+    allowPrivate: Bool = true,
+    timeoutSeconds: Int = 15,
+    now: @escaping @Sendable () -> Date
+) -> WebhookDispatcher {
+    var settings = WebhookSettings()
+    settings.allowPrivateNetworks = allowPrivate
+    settings.timeoutSeconds = timeoutSeconds
+    return WebhookDispatcher(
+        store: store,
+        client: HTTPClient(transport: transport, retryPolicy: .never, timeout: .seconds(timeoutSeconds)),
+        policy: WebhookAddressPolicy(allowPrivateNetworks: allowPrivate),
+        settings: settings,
+        clock: now,
+        logger: Logger(label: "tests.webhooks", factory: { _ in SwiftLogNoOpLogHandler() }),
+        jitter: { 1 }
+    )
+}
+
+/// Registers an endpoint for `types` (nil: all) and returns its secret.
+@discardableResult
+func registerEndpoint(
+    _ store: any LedgerStore,
+    id: String,
+    url: String,
+    types: [WebhookEventType]? = nil
+) async throws -> StandardWebhookSecret {
+    let secret = StandardWebhookSecret()
+    try await store.registerWebhookEndpoint(
+        WebhookEndpoint(id: id, app: "app", url: url, eventTypes: types, origin: "console", createdAt: store.now),
+        secret: secret.serialized.revealed,
+        by: "ops"
+    )
+    return secret
+}
+
+/// A subscription transaction for the tests.
+func subscription(
+    _ id: String,
+    original: String = "sub-1",
+    product: String = "pro.monthly",
+    expires: Date,
+    status: TransactionInfo.Status = .active,
+    willRenew: Bool = true
+) -> TransactionInfo {
+    TransactionInfo(
+        transactionId: id,
+        originalTransactionId: original,
+        productId: product,
+        store: .apple,
+        purchaseDate: expires.addingTimeInterval(-30 * 86_400),
+        expirationDate: expires,
+        status: status,
+        willRenew: willRenew,
+        environment: .sandbox
+    )
+}
