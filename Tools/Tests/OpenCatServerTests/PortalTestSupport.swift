@@ -327,6 +327,7 @@ struct PortalHarness {
         stripePrices: Bool = true,
         pack: KeyPack = KeyPack(keys: 10, plan: "L2", licenses: 1),
         metrics: PrometheusCollectorRegistry? = nil,
+        webhooks: WebhookSettings = WebhookSettings(),
         _ body: (PortalHarness) async throws -> Void
     ) async throws {
         try await backend.withStores(now: { clock.now }) { ledgers in
@@ -342,6 +343,7 @@ struct PortalHarness {
             if stripePrices { settings.stripePrices[product] = Money(decimalString: "4.99", currency: "USD") }
             // As behind a reverse proxy: a browser made with `browser(from:)` says where it comes from.
             settings.clientAddressHeader = "X-Forwarded-For"
+            settings.webhooks = webhooks
             settings.portal = PortalSettings(
                 publicURL: publicURL,
                 products: [.init(productId: product, name: "10 keys", amount: "4.99", currency: "USD")],
