@@ -465,6 +465,17 @@ struct PortalHarness {
         return try await keyClient(user: user).purchaseKeyPack(proof, email: "user\(user)@example.com")
     }
 
+    /// `POST` of a JSON body to the OpenCat API with a key, as JSON.
+    func openCatPost(_ path: String, _ body: [String: Any], key: String) async throws -> (Int, [String: Any]) {
+        var request = HTTPRequest(method: .post, scheme: "http", authority: "127.0.0.1:\(url.port!)", path: path)
+        request.headerFields[.authorization] = "Bearer \(key)"
+        request.headerFields[.contentType] = "application/json"
+        let data = try JSONSerialization.data(withJSONObject: body)
+        let response = try await ServerKeyServerTests.transport.send(request, body: data)
+        let json = (try? JSONSerialization.jsonObject(with: response.body)) as? [String: Any] ?? [:]
+        return (response.head.status.code, json)
+    }
+
     /// `GET` of the OpenCat API with a key (the app's public key by default), as JSON.
     func openCatGet(_ path: String, key: String = ServerFixture.apiKey) async throws -> (Int, [String: Any]) {
         var request = HTTPRequest(method: .get, scheme: "http", authority: "127.0.0.1:\(url.port!)", path: path)

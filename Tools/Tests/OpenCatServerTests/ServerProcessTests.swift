@@ -113,6 +113,55 @@ struct ServerProcessTests {
         #expect(result.error.contains("OPENCAT_TEST_NO_SUCH_VARIABLE"))
     }
 
+    /// The `webhooks` section as the README describes it, on the built executable: a loopback URL is refused at start
+    /// (naming the field) unless development mode allows it; then the endpoint it names is registered, and a test
+    /// event the app's backend asks for reaches the receiver signed with the secret from `secretFile`.
+    @Test func theConfiguredWebhookEndpointIsCheckedAtStartAndReceivesSignedEvents() async throws {
+        let setup = try Setup()
+        defer { setup.remove() }
+        let secret = StandardWebhookSecret()
+        try Data(secret.serialized.revealed.utf8).write(to: setup.folder.appendingPathComponent("hook.secret"))
+        let receiver = WebhookReceiver()
+        try await receiver.run { base in
+            let hook = base.appendingPathComponent("ok").absoluteString
+            func config(development: Bool) -> String {
+                """
+                {"usersFile": "users.json", "openCat": {"apiKeySHA256": ["\(BearerTokens.hash("ocat_public"))"],
+                 "secretKeySHA256": ["\(BearerTokens.hash("ocat_sk_process"))"]},
+                 "webhooks": {"allowPrivateNetworks": \(development), "endpoints": [
+                   {"id": "backend", "app": "cat", "url": "\(hook)", "secretFile": "hook.secret"}]}}
+                """
+            }
+            let arguments = ["--port", "0", "--database", "sqlite:" + setup.ledger.path, "--config", setup.config.path]
+            try Data(config(development: false).utf8).write(to: setup.config)
+            let refused = try await runProcess(ServerProcess.executable.path, arguments)
+            #expect(refused.status != 0 && refused.error.contains("webhooks.endpoints.backend.url"))
+            try Data(config(development: true).utf8).write(to: setup.config)
+            try await ServerProcess.run(arguments) { _, port in
+                let transport = AsyncHTTPClientTransport()
+                defer { Task { try? await transport.shutdown() } }
+                var request = HTTPRequest(
+                    method: .post,
+                    scheme: "http",
+                    authority: "127.0.0.1:\(port)",
+                    path: "/v1/webhooks/endpoints/backend/test"
+                )
+                request.headerFields[.authorization] = "Bearer ocat_sk_process"
+                try await waitUntil("the configured endpoint is registered and takes a test event") {
+                    try await transport.send(request, body: nil).status.code == 202
+                }
+                try await waitUntil("the test event delivered") { !receiver.delivered("/ok").isEmpty }
+            }
+            let item = try #require(receiver.delivered("/ok").first)
+            var headers = HTTPFields()
+            headers[StandardWebhooks.idHeader] = item.id
+            headers[StandardWebhooks.timestampHeader] = item.timestamp
+            headers[StandardWebhooks.signatureHeader] = item.signature
+            _ = try StandardWebhooks.verify(payload: Data(item.body.utf8), headers: headers, secrets: [secret])
+            #expect(item.body.contains("\"type\":\"test\""))
+        }
+    }
+
     /// An address of this machine other than loopback, if it has one.
     static let nonLoopbackAddress: String? = {
         var list: UnsafeMutablePointer<ifaddrs>?

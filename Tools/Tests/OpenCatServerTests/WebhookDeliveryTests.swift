@@ -35,7 +35,11 @@ import ToolsTestSupport
         try await backend.withStores(now: { Date() }) { stores in
             let store = stores[0]
             try await receiver.run { base in
-                let secret = try await registerEndpoint(store, id: "ep", url: base.appendingPathComponent("ok").absoluteString)
+                let secret = try await registerEndpoint(
+                    store,
+                    id: "ep",
+                    url: base.appendingPathComponent("ok").absoluteString
+                )
                 try await Self.causeEvents(store, count: 3)
                 _ = try await store.transfer(
                     from: "user-0",
@@ -64,7 +68,10 @@ import ToolsTestSupport
                 #expect(Set(delivered.map(\.id)).count == 6, "each event once")
                 let types = delivered.compactMap { Self.type(of: $0.body) }
                 #expect(Set(types) == ["key_pack_purchased", "keys_shared", "refund", "test"])
-                #expect(delivered.last?.signature.split(separator: " ").count == 2, "signed with the old and the new secret")
+                #expect(
+                    delivered.last?.signature.split(separator: " ").count == 2,
+                    "signed with the old and the new secret"
+                )
                 var checks: [[String: Any]] = delivered.map { Self.pythonDelivery($0, secret: secret) }
                 checks.append(Self.pythonDelivery(delivered.last!, secret: rotated))
                 let answer = try await standardWebhooksCheck("verify", checks)
@@ -75,7 +82,11 @@ import ToolsTestSupport
                     headers[StandardWebhooks.idHeader] = item.id
                     headers[StandardWebhooks.timestampHeader] = item.timestamp
                     headers[StandardWebhooks.signatureHeader] = item.signature
-                    _ = try StandardWebhooks.verify(payload: Data(item.body.utf8), headers: headers, secrets: [rotated, secret])
+                    _ = try StandardWebhooks.verify(
+                        payload: Data(item.body.utf8),
+                        headers: headers,
+                        secrets: [rotated, secret]
+                    )
                 }
                 let records = try await store.webhookDeliveries(endpoint: "ep", limit: 50)
                 #expect(records.allSatisfy { $0.state == "delivered" && $0.lastStatus == 200 && $0.attempts == 1 })
@@ -125,7 +136,11 @@ import ToolsTestSupport
                 #expect(receiver.requests("/gone").count == 1)
                 let gone = try #require(try await store.webhookEndpoints().first { $0.id == "gone" })
                 #expect(gone.disabledAt != nil && gone.disabledReason == "the endpoint answered 410 Gone")
-                #expect(try await store.auditLog(limit: 10).contains { $0.action == "webhook_endpoint_disabled" && $0.subject == "gone" })
+                #expect(
+                    try await store.auditLog(limit: 10).contains {
+                        $0.action == "webhook_endpoint_disabled" && $0.subject == "gone"
+                    }
+                )
                 // Off: later events are not written for it, and nothing more is sent.
                 try await Self.causeEvents(store, count: 1, prefix: "later")
                 clock.advance(3600)
@@ -273,10 +288,16 @@ import ToolsTestSupport
         await #expect(throws: WebhookAddressPolicy.Refusal.self) {
             try await rebinding.checkResolved(URL(string: "https://hooks.example.com/")!)
         }
-        let publicOnly = WebhookAddressPolicy(allowPrivateNetworks: false) { _ in ["93.184.216.34", "2606:2800:220:1::1"] }
-        await #expect(throws: Never.self) { try await publicOnly.checkResolved(URL(string: "https://hooks.example.com/")!) }
+        let publicOnly = WebhookAddressPolicy(allowPrivateNetworks: false) { _ in
+            ["93.184.216.34", "2606:2800:220:1::1"]
+        }
+        await #expect(throws: Never.self) {
+            try await publicOnly.checkResolved(URL(string: "https://hooks.example.com/")!)
+        }
         let resolved = try await WebhookAddressPolicy.systemResolve("localhost")
-        #expect(resolved.allSatisfy { WebhookAddressPolicy.specialRange($0) == "a loopback address" } && !resolved.isEmpty)
+        #expect(
+            resolved.allSatisfy { WebhookAddressPolicy.specialRange($0) == "a loopback address" } && !resolved.isEmpty
+        )
     }
 
     @Test(arguments: Backend.allCases)
@@ -290,7 +311,11 @@ import ToolsTestSupport
             try await receiver.run { base in
                 // Registered in development, delivered by a server that is not: refused before any connection.
                 try await registerEndpoint(store, id: "local", url: base.appendingPathComponent("ok").absoluteString)
-                try await registerEndpoint(store, id: "moved", url: base.appendingPathComponent("redirect").absoluteString)
+                try await registerEndpoint(
+                    store,
+                    id: "moved",
+                    url: base.appendingPathComponent("redirect").absoluteString
+                )
                 try await Self.causeEvents(store, count: 1)
                 let production = testDispatcher(store, transport: transport, allowPrivate: false, now: { clock.now })
                 try await production.deliverDue()
@@ -315,7 +340,11 @@ import ToolsTestSupport
         defer { Task { try? await transport.shutdown() } }
         try await Backend.sqlite.withStores(now: { Date() }) { stores in
             try await receiver.run { base in
-                try await registerEndpoint(stores[0], id: "slow", url: base.appendingPathComponent("hang").absoluteString)
+                try await registerEndpoint(
+                    stores[0],
+                    id: "slow",
+                    url: base.appendingPathComponent("hang").absoluteString
+                )
                 try await Self.causeEvents(stores[0], count: 1)
                 let dispatcher = testDispatcher(stores[0], transport: transport, timeoutSeconds: 1, now: { Date() })
                 try await dispatcher.deliverDue()

@@ -15,7 +15,10 @@ import Testing
         let cases: [(TransactionInfo?, TransactionInfo?, TransactionInfo, [WebhookEventType])] = [
             (nil, nil, first, [.initialPurchase]),
             (nil, first, subscription("t2", expires: now + 30 * day), [.renewal]),
-            (nil, first, subscription("t2", product: "pro.yearly", expires: now + 365 * day), [.productChange, .renewal]),
+            (
+                nil, first, subscription("t2", product: "pro.yearly", expires: now + 365 * day),
+                [.productChange, .renewal]
+            ),
             (first, nil, subscription("t1", expires: now + 30 * day), [.renewal]),
             (first, nil, subscription("t1", expires: now, willRenew: false), [.cancellation]),
             (subscription("t1", expires: now, willRenew: false), nil, first, [.uncancellation]),
@@ -23,7 +26,10 @@ import Testing
             (first, nil, subscription("t1", expires: now, status: .billingRetry), [.billingIssue]),
             (first, nil, subscription("t1", expires: now, status: .gracePeriod), [.gracePeriod]),
             (first, nil, subscription("t1", expires: now, status: .refunded), [.refund]),
-            (subscription("t1", expires: now, status: .refunded), nil, subscription("t1", expires: now, status: .refunded), []),
+            (
+                subscription("t1", expires: now, status: .refunded), nil,
+                subscription("t1", expires: now, status: .refunded), []
+            ),
             (first, nil, first, []),
         ]
         for (before, previous, after, expected) in cases {
@@ -149,7 +155,9 @@ import Testing
         let pack = try #require(byType["key_pack_purchased"])
         #expect(pack["keys"] as? Int == 11 && pack["product_id"] as? String == "keys_10")
         let change = try #require(byType["product_change"])
-        #expect(change["previous_product_id"] as? String == "pro.monthly" && change["product_id"] as? String == "pro.yearly")
+        #expect(
+            change["previous_product_id"] as? String == "pro.monthly" && change["product_id"] as? String == "pro.yearly"
+        )
         let shared = try #require(byType["keys_shared"])
         #expect(shared["recipient"] as? String == "ben" && shared["keys"] as? Int == 2)
         // The last refund written is the key pack's partial one: 2.50 of 4.99, ceil(11 × 2.50 / 4.99) = 6 keys back.

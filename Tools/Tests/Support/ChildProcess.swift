@@ -205,7 +205,9 @@ public func standardWebhooksCheck(_ mode: String, _ deliveries: [[String: Any]])
     let input = String(decoding: try JSONSerialization.data(withJSONObject: deliveries), as: UTF8.self)
     let result = try await runProcess("python3", [script, mode], input: input)
     guard result.status != 2 else {
-        throw ChildProcessError("\(result.error) — run `\(TestEnvironment.provisionCommand)` (it pip-installs standardwebhooks)")
+        throw ChildProcessError(
+            "\(result.error) — run `\(TestEnvironment.provisionCommand)` (it pip-installs standardwebhooks)"
+        )
     }
     guard let answer = try? JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any] else {
         throw ChildProcessError("the checker answered \(result.output) \(result.error)")

@@ -224,7 +224,9 @@ public struct ServerConfigurationFile: Sendable, Decodable {
         }
         var text: String?
         if let file = endpoint.secretFile {
-            text = (try? String(contentsOf: path(file), encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
+            text = (try? String(contentsOf: path(file), encoding: .utf8))?.trimmingCharacters(
+                in: .whitespacesAndNewlines
+            )
         } else if let variable = endpoint.secretEnv {
             text = environment[variable]
         }

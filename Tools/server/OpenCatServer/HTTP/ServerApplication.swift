@@ -171,6 +171,7 @@ public struct OpenCatServerApplication: ServerController {
         let subscribers = SubscribersController(subscribers: ledger, clock: clock)
         subscribers.addRoutes(to: group)
         OfferingsController(clock: clock).addRoutes(to: group)
+        WebhookEndpointsController(webhooks: ledger, settings: settings.webhooks, clock: clock).addRoutes(to: group)
         ReceiptsController(
             desk: purchases,
             subscribers: ledger,

@@ -279,7 +279,8 @@ extension LedgerStore {
                     data.appUserId = userId
                     data.keys = amount
                     // A holding account is written as the address it waits for.
-                    data.recipient = recipient.hasPrefix(pendingAccountPrefix)
+                    data.recipient =
+                        recipient.hasPrefix(pendingAccountPrefix)
                         ? String(recipient.dropFirst(pendingAccountPrefix.count)) : recipient
                     try await connection.enqueue(.keysShared, data, now: now)
                 }

@@ -236,23 +236,14 @@ extension LedgerStore {
                 lots.append((communityPoolAccount, gift))
             }
             try await Self.insertLots(connection, lots, now: now)
-            if !grant.licenses.isEmpty {
-                let rows = Array(repeating: "(?, ?, ?, ?, ?, ?, ?)", count: grant.licenses.count).joined(
-                    separator: ", "
-                )
-                try await connection.query(
-                    """
-                    INSERT INTO licenses (key_value, user_id, plan, license, store, transaction_id, created_at)
-                    VALUES \(rows)
-                    """,
-                    grant.licenses.flatMap { license in
-                        [
-                            license.keyValue.sql, userId.sql, license.plan.sql, license.license.sql, store.sql,
-                            transactionId.sql, now.sql,
-                        ]
-                    }
-                )
-            }
+            try await Self.insertLicenses(
+                connection,
+                grant.licenses,
+                userId: userId,
+                store: store,
+                transactionId: transactionId,
+                now: now
+            )
             try await connection.enqueue(
                 .keyPackPurchased,
                 Self.keyPackEvent(store: store, transactionId: transactionId, userId: userId, grant: grant),
@@ -265,6 +256,33 @@ extension LedgerStore {
                 replayed: false
             )
         }
+    }
+
+    /// Stores the licences a redemption minted, in one statement.
+    static func insertLicenses(
+        _ connection: any LedgerConnection,
+        _ licenses: [LicenseRecord],
+        userId: String,
+        store: String,
+        transactionId: String,
+        now: Date
+    ) async throws {
+        guard !licenses.isEmpty else { return }
+        let rows = Array(repeating: "(?, ?, ?, ?, ?, ?, ?)", count: licenses.count).joined(
+            separator: ", "
+        )
+        try await connection.query(
+            """
+            INSERT INTO licenses (key_value, user_id, plan, license, store, transaction_id, created_at)
+            VALUES \(rows)
+            """,
+            licenses.flatMap { license in
+                [
+                    license.keyValue.sql, userId.sql, license.plan.sql, license.license.sql, store.sql,
+                    transactionId.sql, now.sql,
+                ]
+            }
+        )
     }
 
     /// The `key_pack_purchased` event of a redemption.

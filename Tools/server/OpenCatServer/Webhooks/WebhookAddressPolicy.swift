@@ -126,7 +126,9 @@ public struct WebhookAddressPolicy: Sendable {
             var addresses: [String] = []
             var cursor: UnsafeMutablePointer<addrinfo>? = first
             while let entry = cursor {
-                if let address = entry.pointee.ai_addr { addresses.append(numericHost(address, entry.pointee.ai_addrlen)) }
+                if let address = entry.pointee.ai_addr {
+                    addresses.append(numericHost(address, entry.pointee.ai_addrlen))
+                }
                 cursor = entry.pointee.ai_next
             }
             return addresses.filter { !$0.isEmpty }

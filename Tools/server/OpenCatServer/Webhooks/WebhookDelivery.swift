@@ -80,7 +80,12 @@ struct WebhookDispatcher: Sendable {
                 group.addTask {
                     let result = await attempt(delivery)
                     do {
-                        try await store.finishWebhookAttempt(delivery, result: result, settings: settings, jitter: jitter())
+                        try await store.finishWebhookAttempt(
+                            delivery,
+                            result: result,
+                            settings: settings,
+                            jitter: jitter()
+                        )
                     } catch {
                         logger.error("webhook attempt not recorded", metadata: ["error": "\(error)"])
                     }
@@ -117,7 +122,9 @@ struct WebhookDispatcher: Sendable {
             let status = response.status.code
             logger.info(
                 "webhook attempt",
-                metadata: ["endpoint": "\(delivery.endpointId)", "status": "\(status)", "attempt": "\(delivery.attempt)"]
+                metadata: [
+                    "endpoint": "\(delivery.endpointId)", "status": "\(status)", "attempt": "\(delivery.attempt)",
+                ]
             )
             if (200..<300).contains(status) { return .delivered(status: status) }
             return status == 410 ? .gone : .failed(status: status, error: nil)

@@ -319,7 +319,9 @@ extension LedgerStore {
                     now: now
                 )
             case .failed(let status, let error):
-                let window = delivery.eventCreatedAt.addingTimeInterval(TimeInterval(max(settings.retryHours, 24) * 3600))
+                let window = delivery.eventCreatedAt.addingTimeInterval(
+                    TimeInterval(max(settings.retryHours, 24) * 3600)
+                )
                 let wait = WebhookSettings.backoff(after: delivery.attempt, jitter: jitter)
                 let over = now >= window
                 let next = over ? now : min(now.addingTimeInterval(wait), window)

@@ -42,7 +42,9 @@ extension ConsoleController {
         let fields = try await form(request)
         try checkCSRF(fields, expected: signedIn.csrf)
         let app = (fields["app"] ?? "").trimmingCharacters(in: .whitespaces)
-        guard !app.isEmpty, app.count <= 100 else { throw PageError(.badRequest, "Name the app (1 to 100 characters).") }
+        guard !app.isEmpty, app.count <= 100 else {
+            throw PageError(.badRequest, "Name the app (1 to 100 characters).")
+        }
         let policy = WebhookAddressPolicy(allowPrivateNetworks: settings.webhooks.allowPrivateNetworks)
         do { _ = try policy.check((fields["url"] ?? "").trimmingCharacters(in: .whitespaces)) } catch {
             throw PageError(.badRequest, "That URL cannot receive events: \(error.message).")
@@ -119,7 +121,12 @@ extension ConsoleController {
         case "rotate":
             let secret = StandardWebhookSecret()
             let until = clock().addingTimeInterval(TimeInterval(settings.webhooks.rotationOverlapHours * 3600))
-            _ = try await ledger.rotateWebhookSecret(id, to: secret.serialized.revealed, overlapUntil: until, by: signedIn.name)
+            _ = try await ledger.rotateWebhookSecret(
+                id,
+                to: secret.serialized.revealed,
+                overlapUntil: until,
+                by: signedIn.name
+            )
             var context = consoleContext("Secret rotated", signedIn)
             context["secret"] = secret.serialized.revealed
             context["overlap"] = WebhookEvent.timestamp(until)
