@@ -220,6 +220,8 @@ public protocol SalesAuditRepository: Sendable {
     func audit(_ record: AuditRecord) async throws(LedgerError)
     /// The newest audit records.
     func auditLog(limit: Int) async throws(LedgerError) -> [AuditRecord]
+    /// What the subscription analytics read (``SubscriptionAnalytics``).
+    func analyticsFacts() async throws(LedgerError) -> AnalyticsFacts
     /// Entries since a date (kind, amount, time) for the reports.
     func reportEntries(since: Date) async throws(LedgerError) -> [(kind: String, amount: Int64, createdAt: Date)]
     /// Every entry in order, for the export.

@@ -35,6 +35,7 @@ enum WebTemplates {
         "console-customer": consoleCustomer,
         "console-audit": consoleAudit,
         "console-webhooks": consoleWebhooks,
+        "console-analytics": consoleAnalytics,
         "console-webhook": consoleWebhook,
         "console-webhook-secret": consoleWebhookSecret,
     ]
@@ -228,7 +229,7 @@ enum WebTemplates {
         <h2 id="keys-heading">Keys minted and spent per day</h2>
         {{{keysChart}}}
         </section>
-        <p><a id="export-ledger" href="/console/ledger.csv">Export the ledger (CSV)</a></p>
+        <p><a id="export-ledger" href="/console/ledger.csv">Export the ledger (CSV)</a> · <a id="open-analytics" href="/console/analytics">Subscription analytics: MRR, actives, trials, churn, refunds</a></p>
         {{/body}}{{/layout}}
         """
 
@@ -281,6 +282,27 @@ enum WebTemplates {
         {{<layout}}{{$body}}
         <div class="scroll" tabindex="0" role="region" aria-label="audit"><table id="audit"><thead><tr><th scope="col">When</th><th scope="col">Operator</th><th scope="col">Action</th><th scope="col">Subject</th><th scope="col">Reason</th><th scope="col">Detail</th></tr></thead>
         <tbody>{{#records}}<tr><td>{{date}}</td><td>{{operator}}</td><td>{{action}}</td><td>{{subject}}</td><td>{{reason}}</td><td>{{detail}}</td></tr>{{/records}}</tbody></table></div>
+        {{/body}}{{/layout}}
+        """
+
+    static let consoleAnalytics = """
+        {{<layout}}{{$body}}
+        <form id="analytics-range" method="get" action="/console/analytics">
+        <label for="granularity">Per</label><select id="granularity" name="granularity">{{#granularities}}<option value="{{value}}"{{#selected}} selected{{/selected}}>{{value}}</option>{{/granularities}}</select>
+        <label for="from">From</label><input id="from" name="from" type="date" value="{{from}}">
+        <label for="to">To</label><input id="to" name="to" type="date" value="{{to}}">
+        <button id="analytics-button" type="submit">Show</button>
+        </form>
+        <p><a id="analytics-csv" href="{{csv}}">CSV</a> · <a id="analytics-json" href="{{json}}">JSON</a> (the same figures)</p>
+        <p>Per store and currency, never summed across currencies. MRR: each subscription active at the period's end, its price normalised to a month. Churn rate: subscriptions that ended in the period over those active at its start. Refund rate: purchases refunded in the period over purchases made in it.</p>
+        {{#charts}}<section aria-labelledby="chart-{{currency}}"><h2 id="chart-{{currency}}">{{currency}}</h2>{{{mrr}}}{{{active}}}</section>{{/charts}}
+        {{^charts}}<p id="no-analytics">Nothing sold or subscribed in these periods.</p>{{/charts}}
+        <section aria-labelledby="figures-heading"><h2 id="figures-heading">Figures</h2>
+        <div class="scroll" tabindex="0" role="region" aria-label="figures"><table id="analytics"><thead><tr><th scope="col">Period</th><th scope="col">Store</th><th scope="col">Currency</th><th scope="col" class="num">MRR</th><th scope="col" class="num">Active</th><th scope="col" class="num">Trials</th><th scope="col" class="num">New</th><th scope="col" class="num">Churned</th><th scope="col" class="num">Churn rate</th><th scope="col" class="num">Purchases</th><th scope="col" class="num">Refunds</th><th scope="col" class="num">Refund rate</th><th scope="col" class="num">Key packs</th><th scope="col" class="num">Key pack revenue</th></tr></thead>
+        <tbody>{{#rows}}<tr><td>{{period}}</td><td>{{store}}</td><td>{{currency}}</td><td class="num">{{mrr}}</td><td class="num">{{active}}</td><td class="num">{{trials}}</td><td class="num">{{new}}</td><td class="num">{{churned}}</td><td class="num">{{churnRate}}</td><td class="num">{{purchases}}</td><td class="num">{{refunds}}</td><td class="num">{{refundRate}}</td><td class="num">{{packs}}</td><td class="num">{{packRevenue}}</td></tr>{{/rows}}</tbody></table></div></section>
+        <section aria-labelledby="spent-heading"><h2 id="spent-heading">Keys spent</h2>
+        <div class="scroll" tabindex="0" role="region" aria-label="keys spent"><table id="keys-spent-table"><thead><tr><th scope="col">Period</th><th scope="col" class="num">Keys spent</th></tr></thead>
+        <tbody>{{#spent}}<tr><td>{{period}}</td><td class="num">{{keys}}</td></tr>{{/spent}}</tbody></table></div></section>
         {{/body}}{{/layout}}
         """
 

@@ -74,6 +74,7 @@ struct ConsoleController: WebController {
             )
         }
         addWebhookRoutes(to: router)
+        addAnalyticsRoutes(to: router)
         router.get("audit") { request, session in
             let signedIn = try requireOperator(session)
             var context = consoleContext("Audit log", signedIn)
@@ -150,6 +151,7 @@ struct ConsoleController: WebController {
                 "links": [
                     ["id": "nav-overview", "href": "/console", "label": "Overview"],
                     ["id": "nav-customers", "href": "/console/customers", "label": "Customers"],
+                    ["id": "nav-analytics", "href": "/console/analytics", "label": "Analytics"],
                     ["id": "nav-webhooks", "href": "/console/webhooks", "label": "Webhooks"],
                     ["id": "nav-audit", "href": "/console/audit", "label": "Audit log"],
                 ]
