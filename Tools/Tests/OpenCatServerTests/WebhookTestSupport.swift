@@ -23,6 +23,33 @@ final class WebhookReceiver: Sendable {
 
     let received = Mutex<[Received]>([])
     let down = Mutex(true)
+    /// `/held`: requests wait here (their ids noted) until the gate opens.
+    let gate = Mutex<(open: Bool, waiting: [CheckedContinuation<Void, Never>], ids: [String])>((false, [], []))
+
+    /// How many requests wait at the gate, and their webhook-ids.
+    var held: [String] { gate.withLock { $0.ids } }
+
+    /// Lets every waiting request through, and every later one at once.
+    func openGate() {
+        let waiting = gate.withLock { state in
+            state.open = true
+            defer { state.waiting = [] }
+            return state.waiting
+        }
+        for continuation in waiting { continuation.resume() }
+    }
+
+    func waitAtGate(_ id: String) async {
+        await withCheckedContinuation { continuation in
+            let pass = gate.withLock { state in
+                if state.open { return true }
+                state.waiting.append(continuation)
+                state.ids.append(id)
+                return false
+            }
+            if pass { continuation.resume() }
+        }
+    }
 
     /// The receiver is back: `/flaky` and `/down` answer 204 from now on.
     func recover() { down.withLock { $0 = false } }
@@ -35,7 +62,7 @@ final class WebhookReceiver: Sendable {
 
     func answer(_ path: String) -> HTTPResponse.Status {
         switch path {
-        case "/ok", "/elsewhere": .ok
+        case "/ok", "/elsewhere", "/held": .ok
         case "/gone": .gone
         case "/redirect": .found
         default: down.withLock { $0 } ? .serviceUnavailable : .noContent
@@ -53,6 +80,7 @@ final class WebhookReceiver: Sendable {
                 return Response(status: .ok)
             }
             let bytes = try await request.body.collect(upTo: 1 << 20)
+            if path == "/held" { await self.waitAtGate(request.headers[StandardWebhooks.idHeader] ?? "") }
             let status = self.answer(path)
             let fields = request.headers
             self.received.withLock {
@@ -82,6 +110,7 @@ final class WebhookReceiver: Sendable {
             group.addTask { try await running.runService() }
             defer {
                 ended.finish()
+                openGate()
                 group.cancelAll()
             }
             var port = 0

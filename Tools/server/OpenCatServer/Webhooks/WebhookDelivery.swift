@@ -72,7 +72,8 @@ struct WebhookDispatcher: Sendable {
     /// Claims and sends one batch of due deliveries (at most `limit`, a few at a time); how many were attempted.
     @discardableResult
     func deliverDue(limit: Int = 16) async throws -> Int {
-        let lease = TimeInterval(settings.timeoutSeconds + 30)
+        // Longer than an attempt can take (its timeout, the address check, the answer's write), with a margin.
+        let lease = TimeInterval(2 * settings.timeoutSeconds + 10)
         let claimed = try await store.claimWebhookDeliveries(limit: limit, lease: lease)
         await withTaskGroup(of: Void.self) { group in
             for (index, delivery) in claimed.enumerated() {
