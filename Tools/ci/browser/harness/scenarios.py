@@ -448,6 +448,97 @@ def overview(world: World) -> None:
     expect(len(response.text().splitlines()) >= 2, "the ledger export has no row under its header")
 
 
+class _Receiver:
+    """An integrator's endpoint on loopback: keeps every POST (its headers and body) and answers 204."""
+
+    def __init__(self) -> None:
+        import http.server
+        import threading
+
+        received: list[dict] = []
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_POST(self) -> None:  # noqa: N802 — http.server's name
+                body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                received.append({"headers": {k.lower(): v for k, v in self.headers.items()}, "body": body})
+                self.send_response(204)
+                self.end_headers()
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        self.received = received
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/opencat-events"
+
+
+def webhooks(world: World) -> None:
+    """The operator adds an endpoint (the secret shown once), sends a test event from its page, sees it delivered,
+    and the delivery verifies with Python's standardwebhooks under that secret."""
+    page = world.ops_page
+    world.page = page
+    receiver = _Receiver()
+    try:
+        goto(page, world.url("/console/webhooks"), "/console/webhooks")
+        world.pages.capture(page, "console-webhooks")
+        page.fill("#endpoint-app", "browser-app")
+        page.fill("#endpoint-url", receiver.url)
+        page.click("#add-endpoint-button")
+        page.wait_for_selector("#endpoint-secret")
+        secret = page.inner_text("#endpoint-secret").strip()
+        expect(secret.startswith("whsec_"), f"the secret page shows {secret[:8]!r}…, not a whsec_ secret")
+        world.pages.capture(page, "console-webhook-secret")
+        page.click("#continue")
+        page.wait_for_selector("#send-test")
+        expect(secret not in page.content(), "the endpoint page shows the secret again")
+        page.click("#send-test button")
+        page.wait_for_selector("#notice")
+        delivered = wait_until(lambda: receiver.received[0] if receiver.received else None)
+        expect(delivered is not None, "the test event never reached the receiver")
+        _verify_delivery(world, secret, delivered)
+        state = wait_until(lambda: _delivered_row(page, world))
+        expect(state is not None, "the endpoint's deliveries never show the test event as delivered")
+        world.pages.capture(page, "console-webhook")
+    finally:
+        receiver.server.shutdown()
+
+
+def _delivered_row(page: Page, world: World) -> bool | None:
+    goto(page, page.url.split("?")[0], "the endpoint's page")
+    return True if "delivered" in page.inner_text("table#deliveries") else None
+
+
+def _verify_delivery(world: World, secret: str, delivered: dict) -> None:
+    try:
+        from standardwebhooks.webhooks import Webhook
+    except ImportError:
+        world.soft("standardwebhooks is not installed (python3 -m pip install standardwebhooks): not verified")
+        return
+    headers = {name: delivered["headers"].get(name, "") for name in ("webhook-id", "webhook-timestamp", "webhook-signature")}
+    try:
+        Webhook(secret).verify(delivered["body"], headers, json_parse=False)
+    except Exception as error:  # noqa: BLE001 — a refusal is the finding
+        raise Failure(f"the delivery does not verify under the shown secret: {error}") from error
+    expect(json.loads(delivered["body"]).get("type") == "test", "the delivery is not the test event")
+
+
+def analytics(world: World) -> None:
+    """The analytics page draws MRR and active subscriptions per currency with exact figures, and exports them."""
+    page = world.ops_page
+    world.page = page
+    goto(page, world.url("/console/analytics?granularity=day"), "/console/analytics")
+    expect(page.locator("table#analytics").count() == 1, "/console/analytics has no table#analytics")
+    if world.purchases:
+        expect(page.locator("svg#mrr-chart").count() == 1, "/console/analytics has no svg#mrr-chart after purchases")
+        expect("stripe" in page.inner_text("table#analytics"), "the figures do not list the Stripe key packs")
+    world.pages.capture(page, "console-analytics")
+    for link in ("#analytics-csv", "#analytics-json"):
+        href = page.get_attribute(link, "href") or ""
+        response = page.request.get(world.url(href))
+        expect(response.status == 200, f"GET {href} answered {response.status}")
+
+
 def _refused(status: int, page_url: str, login_path: str) -> bool:
     return status in (401, 403) or urllib.parse.urlsplit(page_url).path.startswith(login_path)
 
@@ -544,7 +635,8 @@ EXPECTED_PAGES = [
     "portal-sign-in", "portal-link-sent", "portal-confirm", "portal-wallet", "portal-buy", "mock-stripe-checkout",
     "portal-wallet-bought", "mock-paypal-approve", "portal-share", "portal-shared", "portal-wallet-bob",
     "portal-keys", "portal-pool", "console-sign-in", "console-customers", "console-customer",
-    "console-customer-granted", "console-audit", "console-overview", "portal-link-used",
+    "console-customer-granted", "console-audit", "console-overview", "portal-link-used", "console-webhooks",
+    "console-webhook-secret", "console-webhook", "console-analytics",
 ]  # fmt: skip
 
 
@@ -570,6 +662,8 @@ SCENARIOS = [
     ("console-sign-in", console_sign_in, ["preflight"]),
     ("operator", operator_customer, ["console-sign-in"]),
     ("overview", overview, ["console-sign-in"]),
+    ("webhooks", webhooks, ["console-sign-in"]),
+    ("analytics", analytics, ["console-sign-in", "buy-stripe", "buy-paypal"]),
     ("security", security, ["sign-in", "console-sign-in"]),
     ("accessibility", accessibility, []),
 ]

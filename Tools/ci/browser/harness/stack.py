@@ -340,6 +340,8 @@ class Stack:
                     "webhookId": "WH-BROWSER-TEST",
                 },
             },
+            # Development mode: the browser test's receiver listens on loopback.
+            "webhooks": {"allowPrivateNetworks": True},
             "portal": {
                 "publicURL": self.base,
                 "mail": {"file": "mail.jsonl"},

@@ -295,7 +295,7 @@ enum WebTemplates {
         </form>
         <p><a id="analytics-csv" href="{{csv}}">CSV</a> · <a id="analytics-json" href="{{json}}">JSON</a> (the same figures)</p>
         <p>Per store and currency, never summed across currencies. MRR: each subscription active at the period's end, its price normalised to a month. Churn rate: subscriptions that ended in the period over those active at its start. Refund rate: purchases refunded in the period over purchases made in it.</p>
-        {{#charts}}<section aria-labelledby="chart-{{currency}}"><h2 id="chart-{{currency}}">{{currency}}</h2>{{{mrr}}}{{{active}}}</section>{{/charts}}
+        {{#charts}}<section aria-labelledby="chart-{{currency}}"><h2 id="chart-{{currency}}">{{currency}}</h2><h3>MRR</h3>{{{mrr}}}<h3>Active subscriptions</h3>{{{active}}}</section>{{/charts}}
         {{^charts}}<p id="no-analytics">Nothing sold or subscribed in these periods.</p>{{/charts}}
         <section aria-labelledby="figures-heading"><h2 id="figures-heading">Figures</h2>
         <div class="scroll" tabindex="0" role="region" aria-label="figures"><table id="analytics"><thead><tr><th scope="col">Period</th><th scope="col">Store</th><th scope="col">Currency</th><th scope="col" class="num">MRR</th><th scope="col" class="num">Active</th><th scope="col" class="num">Trials</th><th scope="col" class="num">New</th><th scope="col" class="num">Churned</th><th scope="col" class="num">Churn rate</th><th scope="col" class="num">Purchases</th><th scope="col" class="num">Refunds</th><th scope="col" class="num">Refund rate</th><th scope="col" class="num">Key packs</th><th scope="col" class="num">Key pack revenue</th></tr></thead>
@@ -357,7 +357,7 @@ enum WebTemplates {
         nav ul { display: flex; flex-wrap: wrap; gap: .25rem 1rem; list-style: none; margin: 0; padding: 0; }
         a { color: var(--accent); }
         main { max-width: 60rem; margin: 0 auto; padding: 1rem; }
-        h1 { font-size: 1.6rem; margin-top: 0; }
+        h1 { font-size: 1.6rem; margin-top: 0; overflow-wrap: anywhere; }
         form { display: flex; flex-wrap: wrap; gap: .5rem; align-items: center; margin: .75rem 0; }
         label { font-weight: 600; }
         input { font: inherit; padding: .4rem .5rem; border: 1px solid #767676; border-radius: 4px; max-width: 100%; }

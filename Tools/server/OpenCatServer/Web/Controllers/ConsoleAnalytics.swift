@@ -72,12 +72,14 @@ extension ConsoleController {
                 "mrr": SVGChart.stackedBars(
                     id: "mrr-chart" + suffix,
                     title: "MRR in \(currency) per store",
-                    bars: bars { $0.mrr }
+                    bars: bars { $0.mrr },
+                    unit: "periods"
                 ),
                 "active": SVGChart.stackedBars(
                     id: "active-chart" + suffix,
                     title: "Active subscriptions billed in \(currency) per store",
-                    bars: bars { Decimal($0.activeSubscriptions) }
+                    bars: bars { Decimal($0.activeSubscriptions) },
+                    unit: "periods"
                 ),
             ]
         }

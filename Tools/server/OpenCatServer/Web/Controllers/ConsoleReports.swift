@@ -140,7 +140,8 @@ enum SVGChart {
         id: String,
         title: String,
         bars: [(label: String, parts: [(String, Decimal)])],
-        grouped: Bool = false
+        grouped: Bool = false,
+        unit: String = "days"
     ) -> String {
         let width = 640
         let height = 240
@@ -160,7 +161,7 @@ enum SVGChart {
             <svg id="\(escape(id))" class="chart" role="img" aria-labelledby="\(escape(id))-title \(escape(id))-desc" \
             viewBox="0 0 \(width) \(height)" xmlns="http://www.w3.org/2000/svg">\
             <title id="\(escape(id))-title">\(escape(title))</title>\
-            <desc id="\(escape(id))-desc">\(bars.count) days; maximum \(maximum)</desc>\
+            <desc id="\(escape(id))-desc">\(bars.count) \(unit); maximum \(maximum)</desc>\
             <line x1="\(left)" y1="\(height - bottom)" x2="\(width - legendWidth)" y2="\(height - bottom)" stroke="#4a4a4a"/>\
             <text x="4" y="16" font-size="12" fill="#1a1a1a">\(maximum)</text>
             """
@@ -180,9 +181,12 @@ enum SVGChart {
                     """
                 if !grouped { y -= value }
             }
-            svg += """
-                <text x="\(fmt(x))" y="\(height - 10)" font-size="11" fill="#1a1a1a">\(escape(bar.label))</text>
-                """
+            // At most about twelve labels, so they never overlap (every bar keeps its value in its title).
+            if index.isMultiple(of: max(1, (bars.count + 11) / 12)) {
+                svg += """
+                    <text x="\(fmt(x))" y="\(height - 10)" font-size="11" fill="#1a1a1a">\(escape(bar.label))</text>
+                    """
+            }
         }
         for (index, name) in series.enumerated() {
             svg += """

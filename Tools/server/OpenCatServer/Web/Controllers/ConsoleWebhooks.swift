@@ -79,7 +79,7 @@ extension ConsoleController {
         context["app"] = endpoint.app
         context["events"] = Self.eventList(endpoint)
         context["state"] = Self.state(endpoint)
-        context["reason"] = endpoint.disabledReason ?? ""
+        if let reason = endpoint.disabledReason { context["reason"] = reason }
         context["enabled"] = endpoint.disabledAt == nil
         context["deliveries"] = try await ledger.webhookDeliveries(endpoint: endpoint.id, limit: 200).map {
             delivery -> [String: Any] in
