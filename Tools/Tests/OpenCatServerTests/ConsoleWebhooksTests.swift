@@ -25,11 +25,7 @@ import Testing
     ) throws -> WebhookReceiver.Received? {
         guard let item = receiver.delivered("/ok").last(where: { WebhookDeliveryTests.type(of: $0.body) == type })
         else { return nil }
-        var headers = HTTPFields()
-        headers[StandardWebhooks.idHeader] = item.id
-        headers[StandardWebhooks.timestampHeader] = item.timestamp
-        headers[StandardWebhooks.signatureHeader] = item.signature
-        _ = try StandardWebhooks.verify(payload: Data(item.body.utf8), headers: headers, secrets: secrets, now: now)
+        try item.verify(secrets, now: now)
         return item
     }
 

@@ -78,15 +78,7 @@ import ToolsTestSupport
                 #expect(answer["verified"] as? Int == 7, "\(answer)")
                 // The kernel's own verifier agrees, and every delivery is recorded as delivered with its answer.
                 for item in delivered {
-                    var headers = HTTPFields()
-                    headers[StandardWebhooks.idHeader] = item.id
-                    headers[StandardWebhooks.timestampHeader] = item.timestamp
-                    headers[StandardWebhooks.signatureHeader] = item.signature
-                    _ = try StandardWebhooks.verify(
-                        payload: Data(item.body.utf8),
-                        headers: headers,
-                        secrets: [rotated, secret]
-                    )
+                    try item.verify([rotated, secret])
                 }
                 let records = try await store.webhookDeliveries(endpoint: "ep", limit: 50)
                 #expect(records.allSatisfy { $0.state == "delivered" && $0.lastStatus == 200 && $0.attempts == 1 })
@@ -107,118 +99,100 @@ import ToolsTestSupport
 
     @Test(arguments: Backend.allCases)
     func retriesKeepTheWebhookIdUntilA2xxAndA410TurnsTheEndpointOff(backend: Backend) async throws {
-        let receiver = WebhookReceiver()
-        let transport = AsyncHTTPClientTransport()
-        defer { Task { try? await transport.shutdown() } }
-        let clock = TestClock(Date(timeIntervalSince1970: 1_800_000_000))
-        try await backend.withStores(now: { clock.now }) { stores in
-            let store = stores[0]
-            try await receiver.run { base in
-                try await registerEndpoint(store, id: "flaky", url: base.appendingPathComponent("flaky").absoluteString)
-                try await registerEndpoint(store, id: "gone", url: base.appendingPathComponent("gone").absoluteString)
-                try await Self.causeEvents(store, count: 1)
-                let dispatcher = testDispatcher(store, transport: transport, now: { clock.now })
-                // Two failures, 5 s then 20 s apart (jitter 1), then the receiver is back.
-                try await dispatcher.deliverDue()
-                clock.advance(4)
-                #expect(try await dispatcher.deliverDue() == 0, "not due before its backoff")
-                clock.advance(1)
-                try await dispatcher.deliverDue()
-                receiver.recover()
-                clock.advance(20)
-                try await dispatcher.deliverDue()
-                let attempts = receiver.requests("/flaky")
-                #expect(attempts.map(\.status) == [503, 503, 204])
-                #expect(Set(attempts.map(\.id)).count == 1, "the same webhook-id on every attempt")
-                let flaky = try #require(try await store.webhookDeliveries(endpoint: "flaky", limit: 5).first)
-                #expect(flaky.state == "delivered" && flaky.attempts == 3 && flaky.lastStatus == 204)
+        try await DeliveryWorld.run(backend) { world in
+            let (store, receiver, clock) = (world.store, world.receiver, world.clock)
+            try await registerEndpoint(store, id: "flaky", url: world.url("flaky"))
+            try await registerEndpoint(store, id: "gone", url: world.url("gone"))
+            try await Self.causeEvents(store, count: 1)
+            let dispatcher = world.dispatcher()
+            // Two failures, 5 s then 20 s apart (jitter 1), then the receiver is back.
+            try await dispatcher.deliverDue()
+            clock.advance(4)
+            #expect(try await dispatcher.deliverDue() == 0, "not due before its backoff")
+            clock.advance(1)
+            try await dispatcher.deliverDue()
+            receiver.recover()
+            clock.advance(20)
+            try await dispatcher.deliverDue()
+            let attempts = receiver.requests("/flaky")
+            #expect(attempts.map(\.status) == [503, 503, 204])
+            #expect(Set(attempts.map(\.id)).count == 1, "the same webhook-id on every attempt")
+            let flaky = try #require(try await store.webhookDeliveries(endpoint: "flaky", limit: 5).first)
+            #expect(flaky.state == "delivered" && flaky.attempts == 3 && flaky.lastStatus == 204)
 
-                #expect(receiver.requests("/gone").count == 1)
-                let gone = try #require(try await store.webhookEndpoints().first { $0.id == "gone" })
-                #expect(gone.disabledAt != nil && gone.disabledReason == "the endpoint answered 410 Gone")
-                #expect(
-                    try await store.auditLog(limit: 10).contains {
-                        $0.action == "webhook_endpoint_disabled" && $0.subject == "gone"
-                    }
-                )
-                // Off: later events are not written for it, and nothing more is sent.
-                try await Self.causeEvents(store, count: 1, prefix: "later")
-                clock.advance(3600)
-                try await dispatcher.deliverDue()
-                #expect(receiver.requests("/gone").count == 1)
-                #expect(try await store.webhookDeliveries(endpoint: "gone", limit: 5).count == 1)
-            }
+            #expect(receiver.requests("/gone").count == 1)
+            let gone = try #require(try await store.webhookEndpoints().first { $0.id == "gone" })
+            #expect(gone.disabledAt != nil && gone.disabledReason == "the endpoint answered 410 Gone")
+            #expect(
+                try await store.auditLog(limit: 10).contains {
+                    $0.action == "webhook_endpoint_disabled" && $0.subject == "gone"
+                }
+            )
+            // Off: later events are not written for it, and nothing more is sent.
+            try await Self.causeEvents(store, count: 1, prefix: "later")
+            clock.advance(3600)
+            try await dispatcher.deliverDue()
+            #expect(receiver.requests("/gone").count == 1)
+            #expect(try await store.webhookDeliveries(endpoint: "gone", limit: 5).count == 1)
         }
     }
 
     @Test(arguments: Backend.allCases)
     func aReceiverDownForAnHourGetsEveryEventAfterItRecovers(backend: Backend) async throws {
-        let receiver = WebhookReceiver()
-        let transport = AsyncHTTPClientTransport()
-        defer { Task { try? await transport.shutdown() } }
-        let clock = TestClock(Date(timeIntervalSince1970: 1_800_000_000))
-        try await backend.withStores(now: { clock.now }) { stores in
-            let store = stores[0]
-            try await receiver.run { base in
-                try await registerEndpoint(store, id: "down", url: base.appendingPathComponent("down").absoluteString)
-                let dispatcher = testDispatcher(store, transport: transport, now: { clock.now })
-                // Events keep coming while the receiver is down for an hour.
-                for minute in stride(from: 0, to: 60, by: 5) {
-                    try await Self.causeEvents(store, count: 1, prefix: "m\(minute)")
-                    try await dispatcher.deliverDue()
-                    clock.advance(300)
-                }
-                #expect(receiver.delivered("/down").isEmpty && !receiver.requests("/down").isEmpty)
-                receiver.recover()
-                for _ in 0..<24 {
-                    try await dispatcher.deliverDue()
-                    clock.advance(600)
-                }
-                let delivered = receiver.delivered("/down")
-                #expect(delivered.count == 12 && Set(delivered.map(\.id)).count == 12, "every event, once each")
-                let failedIds = Set(receiver.requests("/down").filter { $0.status != 204 }.map(\.id))
-                #expect(failedIds.isSubset(of: Set(delivered.map(\.id))), "only retries of the same ids")
-                let endpoint = try #require(try await store.webhookEndpoints().first)
-                #expect(endpoint.failingSince == nil && endpoint.disabledAt == nil)
+        try await DeliveryWorld.run(backend) { world in
+            let (store, receiver, clock) = (world.store, world.receiver, world.clock)
+            try await registerEndpoint(store, id: "down", url: world.url("down"))
+            let dispatcher = world.dispatcher()
+            // Events keep coming while the receiver is down for an hour.
+            for minute in stride(from: 0, to: 60, by: 5) {
+                try await Self.causeEvents(store, count: 1, prefix: "m\(minute)")
+                try await dispatcher.deliverDue()
+                clock.advance(300)
             }
+            #expect(receiver.delivered("/down").isEmpty && !receiver.requests("/down").isEmpty)
+            receiver.recover()
+            for _ in 0..<24 {
+                try await dispatcher.deliverDue()
+                clock.advance(600)
+            }
+            let delivered = receiver.delivered("/down")
+            #expect(delivered.count == 12 && Set(delivered.map(\.id)).count == 12, "every event, once each")
+            let failedIds = Set(receiver.requests("/down").filter { $0.status != 204 }.map(\.id))
+            #expect(failedIds.isSubset(of: Set(delivered.map(\.id))), "only retries of the same ids")
+            let endpoint = try #require(try await store.webhookEndpoints().first)
+            #expect(endpoint.failingSince == nil && endpoint.disabledAt == nil)
         }
     }
 
     @Test(arguments: Backend.allCases)
     func retriesEndAfterTheWindowAndDaysOfFailuresTurnTheEndpointOff(backend: Backend) async throws {
-        let receiver = WebhookReceiver()
-        let transport = AsyncHTTPClientTransport()
-        defer { Task { try? await transport.shutdown() } }
-        let clock = TestClock(Date(timeIntervalSince1970: 1_800_000_000))
-        try await backend.withStores(now: { clock.now }) { stores in
-            let store = stores[0]
-            try await receiver.run { base in
-                // The receiver never recovers: every attempt is a 503.
-                try await registerEndpoint(store, id: "dead", url: base.appendingPathComponent("down").absoluteString)
-                try await Self.causeEvents(store, count: 1)
-                let start = clock.now
-                let dispatcher = testDispatcher(store, transport: transport, now: { clock.now })
-                var lastAttempt = start
-                for _ in 0..<40 {
-                    if try await dispatcher.deliverDue() > 0 { lastAttempt = clock.now }
-                    clock.advance(3600)
-                }
-                let record = try #require(try await store.webhookDeliveries(endpoint: "dead", limit: 5).first)
-                #expect(record.state == "failed" && record.lastStatus == 503)
-                #expect(record.attempts >= 8 && receiver.requests("/down").count == Int(record.attempts))
-                #expect(lastAttempt.timeIntervalSince(start) >= 24 * 3600, "retried over at least 24 hours")
-                // Five days with no 2xx turn it off, with an audit entry.
-                for day in 0..<5 {
-                    try await Self.causeEvents(store, count: 1, prefix: "d\(day)")
-                    for _ in 0..<6 {
-                        try await dispatcher.deliverDue()
-                        clock.advance(4 * 3600)
-                    }
-                }
-                let endpoint = try #require(try await store.webhookEndpoints().first)
-                #expect(endpoint.disabledReason == "no 2xx answer for 5 days")
-                #expect(try await store.auditLog(limit: 10).contains { $0.action == "webhook_endpoint_disabled" })
+        try await DeliveryWorld.run(backend) { world in
+            let (store, receiver, clock) = (world.store, world.receiver, world.clock)
+            // The receiver never recovers: every attempt is a 503.
+            try await registerEndpoint(store, id: "dead", url: world.url("down"))
+            try await Self.causeEvents(store, count: 1)
+            let start = clock.now
+            let dispatcher = world.dispatcher()
+            var lastAttempt = start
+            for _ in 0..<40 {
+                if try await dispatcher.deliverDue() > 0 { lastAttempt = clock.now }
+                clock.advance(3600)
             }
+            let record = try #require(try await store.webhookDeliveries(endpoint: "dead", limit: 5).first)
+            #expect(record.state == "failed" && record.lastStatus == 503)
+            #expect(record.attempts >= 8 && receiver.requests("/down").count == Int(record.attempts))
+            #expect(lastAttempt.timeIntervalSince(start) >= 24 * 3600, "retried over at least 24 hours")
+            // Five days with no 2xx turn it off, with an audit entry.
+            for day in 0..<5 {
+                try await Self.causeEvents(store, count: 1, prefix: "d\(day)")
+                for _ in 0..<6 {
+                    try await dispatcher.deliverDue()
+                    clock.advance(4 * 3600)
+                }
+            }
+            let endpoint = try #require(try await store.webhookEndpoints().first)
+            #expect(endpoint.disabledReason == "no 2xx answer for 5 days")
+            #expect(try await store.auditLog(limit: 10).contains { $0.action == "webhook_endpoint_disabled" })
         }
     }
 
@@ -302,35 +276,29 @@ import ToolsTestSupport
 
     @Test(arguments: Backend.allCases)
     func aLoopbackReceiverIsNotReachedOutsideDevelopmentAndRedirectsAreNotFollowed(backend: Backend) async throws {
-        let receiver = WebhookReceiver()
-        let transport = AsyncHTTPClientTransport()
-        defer { Task { try? await transport.shutdown() } }
-        let clock = TestClock(Date(timeIntervalSince1970: 1_800_000_000))
-        try await backend.withStores(now: { clock.now }) { stores in
-            let store = stores[0]
-            try await receiver.run { base in
-                // Registered in development, delivered by a server that is not: refused before any connection.
-                try await registerEndpoint(store, id: "local", url: base.appendingPathComponent("ok").absoluteString)
-                try await registerEndpoint(
-                    store,
-                    id: "moved",
-                    url: base.appendingPathComponent("redirect").absoluteString
-                )
-                try await Self.causeEvents(store, count: 1)
-                let production = testDispatcher(store, transport: transport, allowPrivate: false, now: { clock.now })
-                try await production.deliverDue()
-                #expect(receiver.requests("/ok").isEmpty && receiver.requests("/redirect").isEmpty)
-                let local = try #require(try await store.webhookDeliveries(endpoint: "local", limit: 1).first)
-                #expect(local.state == "pending" && local.lastError?.hasPrefix("refused") == true)
-                // In development it is reached; a 302 is an answer, not a way elsewhere.
-                clock.advance(60)
-                let development = testDispatcher(store, transport: transport, now: { clock.now })
-                try await development.deliverDue()
-                #expect(receiver.requests("/ok").count == 1 && receiver.requests("/redirect").count == 1)
-                #expect(receiver.requests("/elsewhere").isEmpty, "the redirect was not followed")
-                let moved = try #require(try await store.webhookDeliveries(endpoint: "moved", limit: 1).first)
-                #expect(moved.state == "pending" && moved.lastStatus == 302)
-            }
+        try await DeliveryWorld.run(backend) { world in
+            let (store, receiver, clock) = (world.store, world.receiver, world.clock)
+            // Registered in development, delivered by a server that is not: refused before any connection.
+            try await registerEndpoint(store, id: "local", url: world.url("ok"))
+            try await registerEndpoint(
+                store,
+                id: "moved",
+                url: world.url("redirect")
+            )
+            try await Self.causeEvents(store, count: 1)
+            let production = world.dispatcher(allowPrivate: false)
+            try await production.deliverDue()
+            #expect(receiver.requests("/ok").isEmpty && receiver.requests("/redirect").isEmpty)
+            let local = try #require(try await store.webhookDeliveries(endpoint: "local", limit: 1).first)
+            #expect(local.state == "pending" && local.lastError?.hasPrefix("refused") == true)
+            // In development it is reached; a 302 is an answer, not a way elsewhere.
+            clock.advance(60)
+            let development = world.dispatcher()
+            try await development.deliverDue()
+            #expect(receiver.requests("/ok").count == 1 && receiver.requests("/redirect").count == 1)
+            #expect(receiver.requests("/elsewhere").isEmpty, "the redirect was not followed")
+            let moved = try #require(try await store.webhookDeliveries(endpoint: "moved", limit: 1).first)
+            #expect(moved.state == "pending" && moved.lastStatus == 302)
         }
     }
 

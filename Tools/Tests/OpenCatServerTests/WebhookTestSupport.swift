@@ -123,6 +123,49 @@ final class WebhookReceiver: Sendable {
     }
 }
 
+extension WebhookReceiver.Received {
+    /// Verifies the delivery with the kernel's Standard Webhooks verifier under `secrets`, as of `now`.
+    func verify(_ secrets: [StandardWebhookSecret], now: Date = Date()) throws {
+        var headers = HTTPFields()
+        headers[StandardWebhooks.idHeader] = id
+        headers[StandardWebhooks.timestampHeader] = timestamp
+        headers[StandardWebhooks.signatureHeader] = signature
+        _ = try StandardWebhooks.verify(payload: Data(body.utf8), headers: headers, secrets: secrets, now: now)
+    }
+}
+
+/// What most delivery tests start from: a fresh database on a movable clock, a receiver, a transport.
+struct DeliveryWorld {
+    let store: any LedgerStore
+    let receiver: WebhookReceiver
+    let base: URL
+    let transport: AsyncHTTPClientTransport
+    let clock: TestClock
+
+    /// The receiver's URL for a path (`ok`, `down`, …).
+    func url(_ path: String) -> String { base.appendingPathComponent(path).absoluteString }
+
+    /// A dispatcher on this world's clock.
+    func dispatcher(allowPrivate: Bool = true) -> WebhookDispatcher {
+        testDispatcher(store, transport: transport, allowPrivate: allowPrivate, now: { clock.now })
+    }
+
+    static func run(_ backend: Backend, _ body: @Sendable (DeliveryWorld) async throws -> Void) async throws {
+        let receiver = WebhookReceiver()
+        let transport = AsyncHTTPClientTransport()
+        defer { Task { try? await transport.shutdown() } }
+        let clock = TestClock(Date(timeIntervalSince1970: 1_800_000_000))
+        try await backend.withStores(now: { clock.now }) { stores in
+            let store = stores[0]
+            try await receiver.run { base in
+                try await body(
+                    DeliveryWorld(store: store, receiver: receiver, base: base, transport: transport, clock: clock)
+                )
+            }
+        }
+    }
+}
+
 /// Builds a dispatcher over a store for the tests: loopback allowed unless `allowPrivate` is false, the attempts'
 /// timeouts on the real clock (a receiver that hangs is cut off after `timeoutSeconds`), jitter fixed.
 func testDispatcher(
