@@ -416,6 +416,19 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "MockPackageRegistryTests",
+            dependencies: [
+                .product(name: "MockPackageRegistry", package: "MockStores"),
+                .product(name: "OpenCatCore", package: "OpenCatCore"),
+                .product(name: "OpenCatTesting", package: "OpenCatCore"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+            ],
+            path: "Packages/MockStores/Tests/MockPackageRegistryTests",
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "KeyServerClientTests",
             dependencies: [
                 .product(name: "KeyServerClient", package: "KeyServerClient"),
