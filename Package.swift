@@ -491,6 +491,7 @@ let package = Package(
             dependencies: [
                 "OpenCatRelease",
                 "ToolsTestSupport",
+                .product(name: "MockPackageRegistry", package: "MockStores"),
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
             ],
             path: "Tools/Tests/OpenCatReleaseTests",

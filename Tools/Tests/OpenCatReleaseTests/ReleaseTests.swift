@@ -1,8 +1,13 @@
 import Foundation
+import MockPackageRegistry
 import OpenCatRelease
 import Testing
 import ToolsTestSupport
 import ZIPFoundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 /// Release engineering on scratch git repositories built here: two packages, `Core` and `App` (which depends on
 /// `Core` by path), tagged, then changed.
@@ -157,5 +162,34 @@ struct ReleaseTests {
         #expect(!report.passed)
         _ = try workspace.bump("Core", .major)
         #expect(try await workspace.check("Core", runTests: false).passed)
+    }
+
+    @Test func aDependentIsPublishedOnlyAfterTheSiblingsItNeedsAreInTheRegistry() async throws {
+        #expect(try workspace.publishOrder("App") == ["Core", "App"])
+        #expect(try workspace.publishOrder("Core") == ["Core"])
+        let folder = root.appendingPathComponent("registry")
+        try await MockPackageRegistry(folder: folder).run { base in
+            let releases = { (identity: String) in try await ReleaseWorkspace.registryReleases(identity, registry: base)
+            }
+            let before = try await workspace.missingSiblings(of: "App", scope: "opencat", releases: releases)
+            #expect(before.map(\.name) == ["Core"] && before.first?.minimum == SemanticVersion(0, 1, 0))
+            // A major version above the minimum does not satisfy `from: "0.1.0"`; 0.1.0 itself does.
+            for (version, still) in [("1.0.0", ["Core"]), ("0.1.0", [])] {
+                let archive = try Archive(data: Data(), accessMode: .create)
+                let manifest = Data(Self.manifest("Core", dependencies: "").utf8)
+                try archive.addEntry(with: "Core/Package.swift", type: .file, uncompressedSize: Int64(manifest.count)) {
+                    position,
+                    size in manifest.subdata(in: Int(position)..<Int(position) + size)
+                }
+                let form = MockPackageRegistry.publishForm(archive: try #require(archive.data))
+                var request = URLRequest(url: base.appendingPathComponent("opencat/Core/\(version)"))
+                request.httpMethod = "PUT"
+                request.setValue(form.contentType, forHTTPHeaderField: "Content-Type")
+                let (_, response) = try await URLSession.shared.upload(for: request, from: form.body)
+                #expect((response as? HTTPURLResponse)?.statusCode == 201)
+                let missing = try await workspace.missingSiblings(of: "App", scope: "opencat", releases: releases)
+                #expect(missing.map(\.name) == still, "after \(version)")
+            }
+        }
     }
 }

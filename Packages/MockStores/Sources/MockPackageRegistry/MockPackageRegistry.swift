@@ -44,6 +44,17 @@ public final class MockPackageRegistry: Sendable {
         self.folder = folder
     }
 
+    /// A publish request's multipart body and `Content-Type` (SE-0292 4.6), as a client sends one: the source
+    /// archive, and its signature and the metadata when given.
+    public static func publishForm(archive: Data, signature: Data? = nil, metadata: Data? = nil)
+        -> (body: Data, contentType: String)
+    {
+        var parts: [(name: String, type: String, data: Data)] = [("source-archive", "application/zip", archive)]
+        if let signature { parts.append(("source-archive-signature", "application/octet-stream", signature)) }
+        if let metadata { parts.append(("metadata", "application/json", metadata)) }
+        return MultipartForm.encode(parts)
+    }
+
     /// Every request so far, in order.
     public var requests: [Request] { recorded.withLock { $0 } }
 

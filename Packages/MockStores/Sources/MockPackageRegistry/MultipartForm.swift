@@ -14,6 +14,20 @@ struct MultipartForm: Sendable {
 
     subscript(name: String) -> Part? { parts.first { $0.name == name } }
 
+    /// A form's body and `Content-Type` from named parts (name, content type, bytes), sent as binary.
+    static func encode(_ parts: [(name: String, type: String, data: Data)]) -> (body: Data, contentType: String) {
+        let boundary = "opencat-\(UUID().uuidString)"
+        var body = Data()
+        for part in parts {
+            body.append(Data("--\(boundary)\r\nContent-Disposition: form-data; name=\"\(part.name)\"\r\n".utf8))
+            body.append(Data("Content-Type: \(part.type)\r\nContent-Transfer-Encoding: binary\r\n\r\n".utf8))
+            body.append(part.data)
+            body.append(Data("\r\n".utf8))
+        }
+        body.append(Data("--\(boundary)--\r\n".utf8))
+        return (body, "multipart/form-data;boundary=\"\(boundary)\"")
+    }
+
     /// The boundary a `Content-Type: multipart/form-data; boundary=…` names (quoted or not).
     static func boundary(_ contentType: String) -> String? {
         let pieces = contentType.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }

@@ -31,19 +31,11 @@ struct MockPackageRegistryTests {
 
     /// A publish request's multipart body.
     static func form(archive: Data, signature: Data?, metadata: String?) -> (Data, String) {
-        let boundary = "opencat-\(UUID().uuidString)"
-        var body = Data()
-        func part(_ name: String, _ type: String, _ data: Data) {
-            body.append(Data("--\(boundary)\r\nContent-Disposition: form-data; name=\"\(name)\"\r\n".utf8))
-            body.append(Data("Content-Type: \(type)\r\nContent-Transfer-Encoding: binary\r\n\r\n".utf8))
-            body.append(data)
-            body.append(Data("\r\n".utf8))
-        }
-        part("source-archive", "application/zip", archive)
-        if let signature { part("source-archive-signature", "application/octet-stream", signature) }
-        if let metadata { part("metadata", "application/json", Data(metadata.utf8)) }
-        body.append(Data("--\(boundary)--\r\n".utf8))
-        return (body, "multipart/form-data;boundary=\"\(boundary)\"")
+        MockPackageRegistry.publishForm(
+            archive: archive,
+            signature: signature,
+            metadata: metadata.map { Data($0.utf8) }
+        )
     }
 
     static func send(
