@@ -221,6 +221,8 @@ let package = Package(
             name: "OpenCatRelease",
             dependencies: [
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "Subprocess", package: "swift-subprocess"),
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
@@ -493,6 +495,9 @@ let package = Package(
                 "ToolsTestSupport",
                 .product(name: "MockPackageRegistry", package: "MockStores"),
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
             ],
             path: "Tools/Tests/OpenCatReleaseTests",
             swiftSettings: swiftSettings

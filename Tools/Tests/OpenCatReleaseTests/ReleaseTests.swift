@@ -1,8 +1,11 @@
+import Crypto
 import Foundation
 import MockPackageRegistry
 import OpenCatRelease
+import SwiftASN1
 import Testing
 import ToolsTestSupport
+import X509
 import ZIPFoundation
 
 #if canImport(FoundationNetworking)
@@ -190,6 +193,96 @@ struct ReleaseTests {
                 let missing = try await workspace.missingSiblings(of: "App", scope: "opencat", releases: releases)
                 #expect(missing.map(\.name) == still, "after \(version)")
             }
+        }
+    }
+
+    /// A test CA and a code-signing leaf it issued, written as DER (the key as PKCS#8): what a release engineer signs
+    /// with.
+    func signingIdentity() throws -> (key: String, chain: [String]) {
+        let rootKey = P256.Signing.PrivateKey()
+        let leafKey = P256.Signing.PrivateKey()
+        let rootName = try DistinguishedName { CommonName("OpenCat Test Root") }
+        let leafName = try DistinguishedName { CommonName("OpenCat Release Test") }
+        let now = Date()
+        let root = try Certificate(
+            version: .v3,
+            serialNumber: Certificate.SerialNumber(),
+            publicKey: .init(rootKey.publicKey),
+            notValidBefore: now.addingTimeInterval(-3600),
+            notValidAfter: now.addingTimeInterval(86_400),
+            issuer: rootName,
+            subject: rootName,
+            signatureAlgorithm: .ecdsaWithSHA256,
+            extensions: try Certificate.Extensions {
+                Critical(BasicConstraints.isCertificateAuthority(maxPathLength: nil))
+                Critical(KeyUsage(keyCertSign: true))
+            },
+            issuerPrivateKey: .init(rootKey)
+        )
+        let leaf = try Certificate(
+            version: .v3,
+            serialNumber: Certificate.SerialNumber(),
+            publicKey: .init(leafKey.publicKey),
+            notValidBefore: now.addingTimeInterval(-3600),
+            notValidAfter: now.addingTimeInterval(86_400),
+            issuer: rootName,
+            subject: leafName,
+            signatureAlgorithm: .ecdsaWithSHA256,
+            extensions: try Certificate.Extensions {
+                Critical(BasicConstraints.notCertificateAuthority)
+                Critical(KeyUsage(digitalSignature: true))
+                try ExtendedKeyUsage([.codeSigning])
+            },
+            issuerPrivateKey: .init(rootKey)
+        )
+        var paths: [String] = []
+        for (name, certificate) in [("leaf.der", leaf), ("root.der", root)] {
+            var serializer = DER.Serializer()
+            try serializer.serialize(certificate)
+            let url = signingFolder.appendingPathComponent(name)
+            try Data(serializer.serializedBytes).write(to: url)
+            paths.append(url.path)
+        }
+        let key = signingFolder.appendingPathComponent("leaf.p8")
+        try leafKey.derRepresentation.write(to: key)
+        return (key.path, paths)
+    }
+
+    var signingFolder: URL { root.appendingPathComponent("signing") }
+
+    @Test func publishingSignsWithTheChainAndRefusesADependentBeforeItsSiblings() async throws {
+        try FileManager.default.createDirectory(at: signingFolder, withIntermediateDirectories: true)
+        let identity = try signingIdentity()
+        try await MockPackageRegistry(folder: root.appendingPathComponent("registry")).run { base in
+            func options(dryRun: Bool = false) -> ReleaseWorkspace.PublishOptions {
+                ReleaseWorkspace.PublishOptions(
+                    registry: base,
+                    privateKeyPath: identity.key,
+                    certChainPaths: identity.chain,
+                    dryRun: dryRun,
+                    repositoryURL: "https://github.com/example/opencat"
+                )
+            }
+            let scratch = root.appendingPathComponent("publish")
+            let refused = await #expect(throws: ReleaseError.self) {
+                try await workspace.publish("App", options: options(), scratch: scratch)
+            }
+            #expect(refused?.description.contains("publish first: Core 0.1.0 (the order: Core, App)") == true)
+            let dry = try await workspace.publish("Core", options: options(dryRun: true), scratch: scratch)
+            #expect(dry.archiveSHA256.count == 64 && dry.signer == "CN=OpenCat Release Test")
+            let core = try await workspace.publish("Core", options: options(), scratch: scratch)
+            #expect(core.identity == "opencat.Core" && core.archiveSHA256.count == 64)
+            var request = URLRequest(url: base.appendingPathComponent("opencat/Core/0.1.0"))
+            request.setValue("application/vnd.swift.registry.v1+json", forHTTPHeaderField: "Accept")
+            let (data, _) = try await URLSession.shared.data(for: request)
+            let release = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+            let resource = try #require((release["resources"] as? [[String: Any]])?.first)
+            #expect(resource["checksum"] as? String == core.archiveSHA256)
+            #expect((resource["signing"] as? [String: Any])?["signatureFormat"] as? String == "cms-1.0.0")
+            let metadata = try #require(release["metadata"] as? [String: Any])
+            #expect(metadata["repositoryURLs"] as? [String] == ["https://github.com/example/opencat"])
+            let app = try await workspace.publish("App", options: options(), scratch: scratch)
+            #expect(app.identity == "opencat.App")
         }
     }
 }

@@ -32,30 +32,12 @@ extension ReleaseWorkspace {
     /// `package-metadata.json`. Reproducible: tracked files only, sorted, fixed timestamps and permissions.
     /// - Returns: the archive's URL and SHA-256 (hex).
     public func archive(_ name: String, scope: String = "opencat", to output: URL) async throws -> (URL, String) {
-        let packages = try packages()
-        guard let package = packages.first(where: { $0.name == name }) else { throw ReleaseError("no package \(name)") }
-        let files = try await git(["ls-files", "--", "Packages/\(name)"]).split(separator: "\n").map(String.init)
-            .sorted()
-        var entries: [(String, Data)] = []
-        for path in files {
-            let relative = String(path.dropFirst("Packages/\(name)/".count))
-            let data =
-                relative == "Package.swift"
-                ? Data(try registryManifest(name, scope: scope).utf8)
-                : try Data(contentsOf: root.appendingPathComponent(path))
-            entries.append(("\(name)/\(relative)", data))
+        guard let package = try packages().first(where: { $0.name == name }) else {
+            throw ReleaseError("no package \(name)")
         }
-        let metadata = """
-            {
-              "description": "OpenCat \(name) \(package.version)",
-              "licenseURL": null,
-              "readmeURL": null,
-              "repositoryURLs": []
-            }
-
-            """
-        entries.append(("\(name)/package-metadata.json", Data(metadata.utf8)))
+        var entries = try await registryEntries(name, scope: scope)
         entries.sort { $0.0 < $1.0 }
+        entries = entries.map { ("\(name)/\($0.0)", $0.1) }
         let url = output.appendingPathComponent("\(scope).\(name)-\(package.version).zip")
         try? FileManager.default.removeItem(at: url)
         let archive = try Archive(url: url, accessMode: .create)
@@ -75,5 +57,43 @@ extension ReleaseWorkspace {
         }
         let digest = SHA256.hash(data: try Data(contentsOf: url)).map { String(format: "%02x", $0) }.joined()
         return (url, digest)
+    }
+
+    /// The package's files as a registry release holds them (paths relative to the package): its tracked files, the
+    /// manifest with siblings as registry identities, and `package-metadata.json` (SE-0292 appendix B: description,
+    /// README, licence and repository URLs, author).
+    func registryEntries(_ name: String, scope: String, repositoryURL: String? = nil) async throws -> [(String, Data)] {
+        guard let package = try packages().first(where: { $0.name == name }) else {
+            throw ReleaseError("no package \(name)")
+        }
+        let files = try await git(["ls-files", "--", "Packages/\(name)"]).split(separator: "\n").map(String.init)
+            .sorted()
+        var entries: [(String, Data)] = []
+        for path in files {
+            let relative = String(path.dropFirst("Packages/\(name)/".count))
+            let data =
+                relative == "Package.swift"
+                ? Data(try registryManifest(name, scope: scope).utf8)
+                : try Data(contentsOf: root.appendingPathComponent(path))
+            entries.append((relative, data))
+        }
+        var metadata: [String: Any] = [
+            "description": "OpenCat \(name) \(package.version)",
+            "author": ["name": "The OpenCat authors"],
+        ]
+        if let repositoryURL {
+            let tree = "\(repositoryURL)/blob/\(name)-\(package.version)"
+            metadata["repositoryURLs"] = [repositoryURL]
+            metadata["readmeURL"] = "\(tree)/Packages/\(name)/README.md"
+            if FileManager.default.fileExists(atPath: root.appendingPathComponent("LICENSE").path) {
+                metadata["licenseURL"] = "\(tree)/LICENSE"
+            }
+        }
+        let json = try JSONSerialization.data(
+            withJSONObject: metadata,
+            options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        )
+        entries.append(("package-metadata.json", json + Data("\n".utf8)))
+        return entries
     }
 }

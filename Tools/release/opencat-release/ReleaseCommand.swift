@@ -10,7 +10,7 @@ struct OpenCatReleaseCommand: AsyncParsableCommand {
         abstract: "Version and ship each package on its own: plan, bump, check, archive, tag.",
         subcommands: [
             ReleasePlanCommand.self, ReleaseBumpCommand.self, ReleaseCheckCommand.self,
-            ReleaseArchiveCommand.self, ReleaseTagCommand.self,
+            ReleaseArchiveCommand.self, ReleasePublishCommand.self, ReleaseTagCommand.self,
         ]
     )
 

@@ -80,6 +80,58 @@ struct ReleaseArchiveCommand: AsyncParsableCommand {
     }
 }
 
+struct ReleasePublishCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "publish",
+        abstract: "Publish one package to a Swift package registry (signed with a key and chain), after its siblings."
+    )
+
+    @Argument(help: "The package.") var package: String
+    @Option(name: .customLong("registry"), help: "The registry's URL.") var registry: String
+    @Option(name: .customLong("scope"), help: "The registry scope (default opencat).") var scope = "opencat"
+    @Option(name: .customLong("private-key-path"), help: "The signing key (PKCS#8, DER).") var privateKeyPath: String?
+    @Option(
+        name: .customLong("cert-chain-paths"),
+        parsing: .upToNextOption,
+        help: "The signing certificate and its chain (DER, leaf first)."
+    )
+    var certChainPaths: [String] = []
+    @Option(name: .customLong("repository-url"), help: "The repository URL for the release metadata.")
+    var repositoryURL: String?
+    @Flag(name: .customLong("dry-run"), help: "Prepare and sign; do not upload.") var dryRun = false
+    @Option(name: .customLong("root"), help: "The repository.") var root: String?
+
+    func validate() throws {
+        guard let url = URL(string: registry), ["http", "https"].contains(url.scheme ?? "") else {
+            throw ValidationError("--registry is an http(s) URL")
+        }
+        guard (privateKeyPath == nil) == certChainPaths.isEmpty else {
+            throw ValidationError("--private-key-path and --cert-chain-paths go together")
+        }
+    }
+
+    func run() async throws {
+        let options = ReleaseWorkspace.PublishOptions(
+            registry: URL(string: registry)!,
+            scope: scope,
+            privateKeyPath: privateKeyPath,
+            certChainPaths: certChainPaths,
+            dryRun: dryRun,
+            repositoryURL: repositoryURL
+        )
+        let scratch = URL(fileURLWithPath: ".build/release-publish/\(package)")
+        let report = try await OpenCatReleaseCommand.workspace(root).publish(
+            package,
+            options: options,
+            scratch: scratch
+        )
+        print("\(report.identity) \(report.version)")
+        print("archive sha256 \(report.archiveSHA256)")
+        print("signer \(report.signer ?? "none (unsigned)")")
+        print(report.answer)
+    }
+}
+
 struct ReleaseTagCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "tag",
