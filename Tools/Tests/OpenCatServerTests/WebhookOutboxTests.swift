@@ -44,51 +44,7 @@ import Testing
             let store = stores[0]
             try await registerEndpoint(store, id: "all", url: "https://example.com/all")
             try await registerEndpoint(store, id: "renewals", url: "https://example.com/r", types: [.renewal])
-            let day: TimeInterval = 86_400
-            let expiry = clock.now.addingTimeInterval(30 * day)
-            let price = Money(decimalString: "4.99", currency: "USD")
-            try await store.record(subscription("t1", expires: expiry), appUserId: "ana", storeTime: nil, price: price)
-            try await store.record(subscription("t2", expires: expiry + 30 * day), appUserId: "ana")
-            let changes: [(String, TransactionInfo)] = [
-                ("e1", subscription("t2", expires: expiry + 30 * day, willRenew: false)),
-                ("e2", subscription("t2", expires: expiry + 30 * day)),
-                ("e3", subscription("t2", expires: expiry + 30 * day, status: .billingRetry)),
-                ("e4", subscription("t2", expires: expiry + 30 * day, status: .gracePeriod)),
-                ("e5", subscription("t2", product: "pro.yearly", expires: expiry + 30 * day, status: .gracePeriod)),
-                ("e6", subscription("t2", product: "pro.yearly", expires: expiry + 30 * day, status: .expired)),
-                ("e7", subscription("t1", expires: expiry, status: .refunded)),
-            ]
-            for (id, info) in changes {
-                _ = try await store.applyStoreEvent(source: "apple", eventId: id, update: info)
-                // The same event again (a store's retry) changes nothing and writes nothing.
-                _ = try await store.applyStoreEvent(source: "apple", eventId: id, update: info)
-            }
-            _ = try await store.redeem(
-                store: "stripe",
-                transactionId: "pi_1",
-                userId: "ana",
-                grant: KeyGrant(
-                    keys: 10,
-                    bonusKeys: 1,
-                    purchase: .init(productId: "keys_10", environment: "sandbox", price: price, purchaseDate: clock.now)
-                )
-            )
-            try await store.recordSale(
-                store: "stripe",
-                transactionId: "pi_1",
-                userId: "ana",
-                productId: "keys_10",
-                price: try #require(price),
-                at: clock.now
-            )
-            _ = try await store.transfer(
-                from: "ana",
-                to: "ben",
-                amount: 2,
-                kind: "share",
-                receivedKind: "received",
-                idempotencyKey: "s1"
-            )
+            try await causeEveryEventType(store, now: clock.now, testEndpoint: "all")
             // A share the wallet cannot cover rolls back, and its event with it.
             await #expect(throws: LedgerError.self) {
                 try await store.transfer(
@@ -100,33 +56,10 @@ import Testing
                     idempotencyKey: "s2"
                 )
             }
-            _ = try await store.refund(
-                store: "stripe",
-                transactionId: "pi_1",
-                share: RefundShare(refunded: Decimal(string: "2.50")!, paid: Decimal(string: "4.99")!)
-            )
-            try await store.grantPromotionalEntitlement(
-                PromotionalEntitlement(
-                    id: "promo_1",
-                    appUserId: "ana",
-                    entitlement: "pro",
-                    startsAt: clock.now,
-                    expiresAt: clock.now.addingTimeInterval(7 * day),
-                    grantedBy: "ops",
-                    reason: "support"
-                )
-            )
-            _ = try await store.sendTestWebhookEvent(endpoint: "all", by: "ops")
 
             let all = try await store.webhookDeliveries(endpoint: "all", limit: 100)
             let counts = Dictionary(grouping: all, by: \.eventType.rawValue).mapValues(\.count)
-            #expect(
-                counts == [
-                    "initial_purchase": 1, "renewal": 1, "cancellation": 1, "uncancellation": 1, "billing_issue": 1,
-                    "grace_period": 1, "product_change": 1, "expiration": 1, "refund": 2, "key_pack_purchased": 1,
-                    "keys_shared": 1, "promotional_grant": 1, "test": 1,
-                ]
-            )
+            #expect(counts == everyEventTypeOnce)
             #expect(all.allSatisfy { $0.state == "pending" && $0.attempts == 0 })
             let renewals = try await store.webhookDeliveries(endpoint: "renewals", limit: 100)
             #expect(renewals.map(\.eventType) == [.renewal])

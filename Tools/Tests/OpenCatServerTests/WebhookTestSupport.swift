@@ -227,3 +227,76 @@ func subscription(
         environment: .sandbox
     )
 }
+
+/// What ``causeEveryEventType(_:now:testEndpoint:)`` writes: each type once per cause (two refunds: a subscription's
+/// and a key pack's partial one).
+let everyEventTypeOnce = [
+    "initial_purchase": 1, "renewal": 1, "cancellation": 1, "uncancellation": 1, "billing_issue": 1, "grace_period": 1,
+    "product_change": 1, "expiration": 1, "refund": 2, "key_pack_purchased": 1, "keys_shared": 1,
+    "promotional_grant": 1, "test": 1,
+]
+
+/// One cause of every event type, through the ledger as the server's paths write it: a subscription bought, renewed,
+/// cancelled and uncancelled, in billing retry, in grace, moved to another product, expired, its first period
+/// refunded (each store event applied twice, as a store's retry: the second writes nothing); a key pack bought, shared
+/// from and refunded in part; a promotional grant; a test event for `testEndpoint`.
+func causeEveryEventType(_ store: any LedgerStore, now: Date, testEndpoint: String) async throws {
+    let day: TimeInterval = 86_400
+    let expiry = now.addingTimeInterval(30 * day)
+    let price = Money(decimalString: "4.99", currency: "USD")!
+    try await store.record(subscription("t1", expires: expiry), appUserId: "ana", storeTime: nil, price: price)
+    try await store.record(subscription("t2", expires: expiry + 30 * day), appUserId: "ana")
+    let changes: [(String, TransactionInfo)] = [
+        ("e1", subscription("t2", expires: expiry + 30 * day, willRenew: false)),
+        ("e2", subscription("t2", expires: expiry + 30 * day)),
+        ("e3", subscription("t2", expires: expiry + 30 * day, status: .billingRetry)),
+        ("e4", subscription("t2", expires: expiry + 30 * day, status: .gracePeriod)),
+        ("e5", subscription("t2", product: "pro.yearly", expires: expiry + 30 * day, status: .gracePeriod)),
+        ("e6", subscription("t2", product: "pro.yearly", expires: expiry + 30 * day, status: .expired)),
+        ("e7", subscription("t1", expires: expiry, status: .refunded)),
+    ]
+    for (id, info) in changes {
+        _ = try await store.applyStoreEvent(source: "apple", eventId: id, update: info)
+        _ = try await store.applyStoreEvent(source: "apple", eventId: id, update: info)
+    }
+    let facts = KeyGrant.Facts(productId: "keys_10", environment: "sandbox", price: price, purchaseDate: now)
+    _ = try await store.redeem(
+        store: "stripe",
+        transactionId: "pi_1",
+        userId: "ana",
+        grant: KeyGrant(keys: 10, bonusKeys: 1, purchase: facts)
+    )
+    try await store.recordSale(
+        store: "stripe",
+        transactionId: "pi_1",
+        userId: "ana",
+        productId: "keys_10",
+        price: price,
+        at: now
+    )
+    _ = try await store.transfer(
+        from: "ana",
+        to: "ben",
+        amount: 2,
+        kind: "share",
+        receivedKind: "received",
+        idempotencyKey: "s1"
+    )
+    _ = try await store.refund(
+        store: "stripe",
+        transactionId: "pi_1",
+        share: RefundShare(refunded: Decimal(string: "2.50")!, paid: Decimal(string: "4.99")!)
+    )
+    try await store.grantPromotionalEntitlement(
+        PromotionalEntitlement(
+            id: "promo_1",
+            appUserId: "ana",
+            entitlement: "pro",
+            startsAt: now,
+            expiresAt: now.addingTimeInterval(7 * day),
+            grantedBy: "ops",
+            reason: "support"
+        )
+    )
+    _ = try await store.sendTestWebhookEvent(endpoint: testEndpoint, by: "ops")
+}
