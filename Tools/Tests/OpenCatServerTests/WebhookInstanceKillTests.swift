@@ -38,7 +38,6 @@ struct WebhookInstanceKillTests {
                 let transport = AsyncHTTPClientTransport()
                 defer { Task { try? await transport.shutdown() } }
                 var ids: [String] = []
-                var heldAtKill: [String] = []
                 try await ServerProcess.run(arguments) { _, survivorPort in
                     try await ServerProcess.run(arguments) { victim, victimPort in
                         for index in 0..<Self.events {
@@ -52,7 +51,6 @@ struct WebhookInstanceKillTests {
                         // An instance sends at most four at once: five held means both instances are mid-delivery.
                         try await waitUntil("deliveries of both instances held in flight") { receiver.held.count >= 5 }
                         try victim.send(SIGKILL)
-                        heldAtKill = receiver.held
                         receiver.openGate()
                     }
                     try await waitUntil("every event delivered after the kill", within: .seconds(120)) {
@@ -67,8 +65,9 @@ struct WebhookInstanceKillTests {
                 }
                 let requests = receiver.requests("/held")
                 #expect(Set(requests.map(\.id)) == Set(ids), "no event lost, none made up")
-                for (id, copies) in Dictionary(grouping: requests, by: \.id) where copies.count > 1 {
-                    #expect(heldAtKill.contains(id), "only what was in flight at the kill is sent again")
+                // A repeat is a retry: the same id with the same body (the killed instance's claims, or an answer
+                // that came after its sender's timeout on a loaded machine).
+                for (_, copies) in Dictionary(grouping: requests, by: \.id) where copies.count > 1 {
                     #expect(Set(copies.map(\.body)).count == 1, "a retry is the same event")
                 }
                 #expect(requests.count > Self.events, "the killed instance's deliveries were sent again")

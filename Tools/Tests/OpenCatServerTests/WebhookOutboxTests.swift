@@ -31,6 +31,8 @@ import Testing
                 subscription("t1", expires: now, status: .refunded), []
             ),
             (first, nil, first, []),
+            // The same expiry read back from storage (milliseconds) is no renewal.
+            (first, nil, subscription("t1", expires: now.addingTimeInterval(0.000_4)), []),
         ]
         for (before, previous, after, expected) in cases {
             #expect(SubscriptionChange.events(before: before, previous: previous, after: after) == expected)

@@ -82,9 +82,11 @@ enum SubscriptionChange {
         return events
     }
 
+    /// Whether `date` is later than `other` by the stored precision (milliseconds): a row read back is never
+    /// "later" than the same date before it was stored.
     static func isLater(_ date: Date?, than other: Date?) -> Bool {
         guard let date else { return false }
         guard let other else { return true }
-        return date > other
+        return (date.timeIntervalSince1970 * 1000).rounded() > (other.timeIntervalSince1970 * 1000).rounded()
     }
 }
