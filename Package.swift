@@ -20,9 +20,6 @@ let package = Package(
         .executable(name: "opencat-server", targets: ["opencat-server"]),
         // Release engineering for the monorepo's packages.
         .executable(name: "opencat-release", targets: ["opencat-release"]),
-        // Runs the five-store conformance suite against any StoreAdapter: for adapter authors. Depends only on
-        // StoreAdapters, MockStores and OpenCatTesting.
-        .library(name: "OpenCatConformance", targets: ["OpenCatConformance"]),
         // The reference server as a library: its SQLite core, and the PostgreSQL ledger beside it.
         .library(name: "OpenCatServer", targets: ["OpenCatServer"]),
         .library(name: "OpenCatServerPostgres", targets: ["OpenCatServerPostgres"]),
@@ -34,6 +31,8 @@ let package = Package(
         .package(path: "Packages/KeyServerClient"),
         .package(path: "Packages/ChippiPayClient"),
         .package(path: "Packages/LLMKeyResolver"),
+        // The conformance suite for adapter authors (the OpenCatConformance package).
+        .package(path: "ConformanceTests"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
         .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
@@ -54,28 +53,12 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
     ],
     targets: [
-        // The public suite for adapter authors: the five stores' matrix, nothing else.
-        .target(
-            name: "OpenCatConformance",
-            dependencies: [
-                .product(name: "MockStoresServer", package: "MockStores"),
-                .product(name: "OpenCatTesting", package: "OpenCatCore"),
-                .product(name: "OpenCatCore", package: "OpenCatCore"),
-                .product(name: "StoreAdapters", package: "StoreAdapters"),
-                .product(name: "MockStores", package: "MockStores"),
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "_CryptoExtras", package: "swift-crypto"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
-            ],
-            path: "ConformanceTests/OpenCatConformance",
-            swiftSettings: swiftSettings
-        ),
         // The workspace's own sections (key server, LLM keys, ChippiPay, reference server): internal, for the CLI
         // and the tests.
         .target(
             name: "OpenCatConformanceSections",
             dependencies: [
-                "OpenCatConformance",
+                .product(name: "OpenCatConformance", package: "ConformanceTests"),
                 "OpenCatServer",
                 .product(name: "ChippiPayClient", package: "ChippiPayClient"),
                 .product(name: "StarknetCrypto", package: "ChippiPayClient"),
@@ -90,11 +73,11 @@ let package = Package(
                 .product(name: "MockStores", package: "MockStores"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
-            path: "ConformanceTests/Sections",
+            path: "Tools/conformance/OpenCatConformanceSections",
             swiftSettings: swiftSettings
         ),
         .testTarget(
-            name: "ConformanceTests",
+            name: "WorkspaceConformanceTests",
             dependencies: [
                 .product(name: "ChippiPayClient", package: "ChippiPayClient"),
                 .product(name: "StarknetCrypto", package: "ChippiPayClient"),
@@ -105,7 +88,7 @@ let package = Package(
                 .product(name: "OpenCat", package: "OpenCatCore"),
                 .product(name: "OpenCatStorage", package: "OpenCatCore"),
                 .product(name: "OpenCatTesting", package: "OpenCatCore"),
-                "OpenCatConformance",
+                .product(name: "OpenCatConformance", package: "ConformanceTests"),
                 "OpenCatConformanceSections",
                 "ToolsTestSupport",
                 .product(name: "OpenCatCore", package: "OpenCatCore"),
@@ -114,7 +97,7 @@ let package = Package(
                 .product(name: "MockStores", package: "MockStores"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
-            path: "ConformanceTests/Suite",
+            path: "Tools/Tests/WorkspaceConformanceTests",
             swiftSettings: swiftSettings
         ),
         // The reference server: the OpenCat API and the key server on Hummingbird, verifying with StoreAdapters, its
@@ -259,7 +242,7 @@ let package = Package(
                 .product(name: "OpenCatCore", package: "OpenCatCore"),
                 .product(name: "StoreAdapters", package: "StoreAdapters"),
                 .product(name: "MockStores", package: "MockStores"),
-                "OpenCatConformance",
+                .product(name: "OpenCatConformance", package: "ConformanceTests"),
                 "OpenCatConformanceSections",
                 .product(name: "KeyServerClient", package: "KeyServerClient"),
                 .product(name: "ChippiPayClient", package: "ChippiPayClient"),
@@ -363,7 +346,7 @@ let package = Package(
                 .product(name: "MockStores", package: "MockStores"),
                 .product(name: "MockStoresServer", package: "MockStores"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                "OpenCatConformance",
+                .product(name: "OpenCatConformance", package: "ConformanceTests"),
             ],
             path: "Tools/Tests/OpenCatCLITests",
             swiftSettings: swiftSettings
@@ -428,6 +411,17 @@ let package = Package(
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
             ],
             path: "Packages/MockStores/Tests/MockPackageRegistryTests",
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "OpenCatConformanceTests",
+            dependencies: [
+                .product(name: "OpenCatConformance", package: "ConformanceTests"),
+                .product(name: "OpenCatCore", package: "OpenCatCore"),
+                .product(name: "OpenCatTesting", package: "OpenCatCore"),
+                .product(name: "MockStores", package: "MockStores"),
+            ],
+            path: "ConformanceTests/Tests/OpenCatConformanceTests",
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -1,7 +1,15 @@
 // swift-tools-version:6.1
 // An adapter author's package: a sixth, fictional store ("Example Store") written against the public API of
 // StoreAdapters and OpenCatCore, proved with the same conformance suite as the five built-in stores.
-import Foundation
+//
+// The adapter (the product) depends on StoreAdapters and OpenCatCore only; the conformance suite, with its mock store
+// server, is a dependency of the tests alone. Here the OpenCat packages are path dependencies (the example builds in
+// the repository's CI); a package of your own names them by registry identity instead:
+//
+//     .package(id: "opencat.StoreAdapters", from: "0.1.0"),
+//     .package(id: "opencat.OpenCatConformance", from: "0.1.0"),
+//
+// and `package: "opencat.StoreAdapters"` in the product references (Packages/README and docs/RELEASING.md).
 import PackageDescription
 
 let swiftSettings: [SwiftSetting] = [
@@ -10,28 +18,27 @@ let swiftSettings: [SwiftSetting] = [
     .enableUpcomingFeature("MemberImportVisibility"),
 ]
 
-// The OpenCat workspace (the repository root) is a path dependency, and SwiftPM names a path dependency after the
-// last component of its path: whatever folder the repository was cloned into. Computed, so any clone works.
-let workspace = URL(fileURLWithPath: #filePath)
-    .deletingLastPathComponent()  // Examples/AdapterAuthor
-    .deletingLastPathComponent()  // Examples
-    .deletingLastPathComponent()  // the repository root
-    .lastPathComponent
-
 let package = Package(
     name: "AdapterAuthor",
     platforms: [.macOS(.v15), .iOS(.v18)],
     products: [
-        .library(name: "ExampleStore", targets: ["ExampleStore"])
+        // Dynamic, so that the adapter has a link list of its own: CI reads it to show that the adapter links no
+        // mock store, no Hummingbird and no test support (Tools/ci/check-architecture.sh --example-linked).
+        .library(name: "ExampleStore", type: .dynamic, targets: ["ExampleStore"])
     ],
     dependencies: [
-        .package(path: "../..")
+        .package(path: "../../Packages/OpenCatCore"),
+        .package(path: "../../Packages/StoreAdapters"),
+        .package(path: "../../ConformanceTests"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
     ],
     targets: [
         .target(
             name: "ExampleStore",
             dependencies: [
-                .product(name: "OpenCatConformance", package: workspace)
+                .product(name: "OpenCatCore", package: "OpenCatCore"),
+                .product(name: "StoreAdapters", package: "StoreAdapters"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -39,7 +46,8 @@ let package = Package(
             name: "ExampleStoreTests",
             dependencies: [
                 "ExampleStore",
-                .product(name: "OpenCatConformance", package: workspace),
+                .product(name: "OpenCatCore", package: "OpenCatCore"),
+                .product(name: "OpenCatConformance", package: "ConformanceTests"),
             ],
             // Read from the source tree through #filePath, as `ConformanceSuite(cassetteFolders:)` takes folders.
             exclude: ["Cassettes"],

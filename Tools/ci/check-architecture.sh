@@ -12,7 +12,8 @@
 # - no shipped executable under Tools/ imports test support (OpenCatTesting, MockAppleCA, ManualClock);
 # - with --linked: each executable links only what its job uses (reads the link lists of a finished build);
 # - with --example-linked SCRATCH: the adapter author's example package, tested in SCRATCH, links none of PostgresNIO,
-#   NIOSSL, AsyncHTTPClient, ZIPFoundation or GRDB (read from its test bundle's link list).
+#   NIOSSL, AsyncHTTPClient, ZIPFoundation or GRDB (read from its test bundle's link list), and its adapter library
+#   links no MockStores, Hummingbird, NIO or OpenCatTesting (read from the library's own link list).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 status=0
@@ -110,7 +111,15 @@ while [ $# -gt 0 ]; do
         done
         if ! grep -q "/StoreAdapters.build/" "$list" || ! grep -q "/ExampleStore.build/" "$list"; then
             echo "architecture: $list does not link the adapter author's ExampleStore and StoreAdapters"; status=1
-        fi ;;
+        fi
+        # The adapter itself (a dynamic library, so it has a link list of its own) links no mock store, no server
+        # stack and no test support: the conformance suite is its tests' dependency alone.
+        adapter="$scratch/debug/ExampleStore.product/Objects.LinkFileList"
+        if [ ! -f "$adapter" ]; then echo "architecture: $adapter is missing (build the example first)"; status=1; continue; fi
+        for module in MockStores MockStoresServer OpenCatConformance OpenCatTesting Hummingbird NIOCore; do
+            if grep -q "/$module.build/" "$adapter"; then echo "architecture: the adapter author's ExampleStore links $module"; status=1; fi
+        done
+        echo "architecture: ExampleStore links $(sed 's|.*/\([^/]*\)\.build/.*|\1|' "$adapter" | sort -u | tr '\n' ' ')" ;;
     *) echo "architecture: unknown option $1"; exit 64 ;;
     esac
 done

@@ -15,12 +15,15 @@ extension ReleaseWorkspace {
             guard let version = minimums[sibling] ?? packages.first(where: { $0.name == sibling })?.version else {
                 throw ReleaseError("\(name) depends on \(sibling), which is not a package here")
             }
+            let path = pathReference(from: name, to: sibling)
             manifest = manifest.replacingOccurrences(
-                of: ".package(path: \"../\(sibling)\")",
+                of: ".package(path: \"\(path)\")",
                 with: ".package(id: \"\(scope).\(sibling)\", from: \"\(version)\")"
             )
+            // A path dependency's identity is its folder's name.
+            let identity = path.split(separator: "/").last.map(String.init) ?? sibling
             manifest = manifest.replacingOccurrences(
-                of: "package: \"\(sibling)\")",
+                of: "package: \"\(identity)\")",
                 with: "package: \"\(scope).\(sibling)\")"
             )
         }
@@ -66,15 +69,14 @@ extension ReleaseWorkspace {
         guard let package = try packages().first(where: { $0.name == name }) else {
             throw ReleaseError("no package \(name)")
         }
-        let files = try await git(["ls-files", "--", "Packages/\(name)"]).split(separator: "\n").map(String.init)
-            .sorted()
+        let prefix = relativeFolder(name) + "/"
         var entries: [(String, Data)] = []
-        for path in files {
-            let relative = String(path.dropFirst("Packages/\(name)/".count))
+        for (path, file) in try await trackedFiles(under: relativeFolder(name)) {
+            let relative = String(path.dropFirst(prefix.count))
             let data =
                 relative == "Package.swift"
                 ? Data(try registryManifest(name, scope: scope).utf8)
-                : try Data(contentsOf: root.appendingPathComponent(path))
+                : try Data(contentsOf: file)
             entries.append((relative, data))
         }
         var metadata: [String: Any] = [
@@ -84,7 +86,7 @@ extension ReleaseWorkspace {
         if let repositoryURL {
             let tree = "\(repositoryURL)/blob/\(name)-\(package.version)"
             metadata["repositoryURLs"] = [repositoryURL]
-            metadata["readmeURL"] = "\(tree)/Packages/\(name)/README.md"
+            metadata["readmeURL"] = "\(tree)/\(relativeFolder(name))/README.md"
             if FileManager.default.fileExists(atPath: root.appendingPathComponent("LICENSE").path) {
                 metadata["licenseURL"] = "\(tree)/LICENSE"
             }
@@ -95,5 +97,28 @@ extension ReleaseWorkspace {
         )
         entries.append(("package-metadata.json", json + Data("\n".utf8)))
         return entries
+    }
+
+    /// The files git tracks under a folder, sorted: each path in the repository and the file to read. A tracked link
+    /// to a folder (the conformance package's resources link into `Fixtures/`) stands for the files tracked in the
+    /// folder it names, listed under the link's path: a release holds real files.
+    func trackedFiles(under folder: String) async throws -> [(String, URL)] {
+        var result: [(String, URL)] = []
+        for path in try await git(["ls-files", "--", folder]).split(separator: "\n").map(String.init) {
+            let file = root.appendingPathComponent(path)
+            var isFolder: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: file.path, isDirectory: &isFolder), isFolder.boolValue else {
+                result.append((path, file))
+                continue
+            }
+            let target = file.resolvingSymlinksInPath().path
+            let rootPath = root.resolvingSymlinksInPath().path + "/"
+            guard target.hasPrefix(rootPath) else { throw ReleaseError("\(path) links outside the repository") }
+            let linked = String(target.dropFirst(rootPath.count))
+            for inner in try await git(["ls-files", "--", linked]).split(separator: "\n").map(String.init) {
+                result.append((path + inner.dropFirst(linked.count), root.appendingPathComponent(inner)))
+            }
+        }
+        return result.sorted { $0.0 < $1.0 }
     }
 }

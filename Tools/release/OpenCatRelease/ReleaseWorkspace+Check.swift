@@ -72,17 +72,21 @@ extension ReleaseWorkspace {
             "opencat-apidiff-\(UUID().uuidString)"
         )
         defer { try? FileManager.default.removeItem(at: scratch) }
-        let packages = scratch.appendingPathComponent("Packages")
-        try FileManager.default.createDirectory(at: packages, withIntermediateDirectories: true)
-        // The siblings as they are now (tracked and untracked files, not ignored ones such as .build).
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        // The siblings as they are now (tracked and untracked files, not ignored ones such as .build), each in the
+        // folder it has in the repository.
         for sibling in try self.packages().map(\.name) where sibling != name {
-            try await copyTrackedFiles(of: "Packages/\(sibling)", to: packages.appendingPathComponent(sibling))
+            try await copyTrackedFiles(
+                of: relativeFolder(sibling),
+                to: scratch.appendingPathComponent(relativeFolder(sibling))
+            )
         }
-        let target = packages.appendingPathComponent(name)
+        let target = scratch.appendingPathComponent(relativeFolder(name))
         // The baseline: the package's files at the tag.
-        let listing = try await git(["ls-tree", "-r", "--name-only", tag, "--", "Packages/\(name)"])
+        let prefix = relativeFolder(name) + "/"
+        let listing = try await git(["ls-tree", "-r", "--name-only", tag, "--", relativeFolder(name)])
         for path in listing.split(separator: "\n").map(String.init) {
-            let destination = target.appendingPathComponent(String(path.dropFirst("Packages/\(name)/".count)))
+            let destination = target.appendingPathComponent(String(path.dropFirst(prefix.count)))
             try FileManager.default.createDirectory(
                 at: destination.deletingLastPathComponent(),
                 withIntermediateDirectories: true
@@ -100,7 +104,7 @@ extension ReleaseWorkspace {
         for path in try await local.git(["ls-files"]).split(separator: "\n") {
             try? FileManager.default.removeItem(at: target.appendingPathComponent(String(path)))
         }
-        try await copyTrackedFiles(of: "Packages/\(name)", to: target)
+        try await copyTrackedFiles(of: relativeFolder(name), to: target)
         _ = try await local.git(["add", "-A"])
         _ = try await local.git([
             "-c", "user.email=release@opencat.dev", "-c", "user.name=release", "commit", "-q", "--allow-empty", "-m",

@@ -1,8 +1,9 @@
 public import Foundation
 import Subprocess
 
-/// The monorepo as release engineering sees it: each `Packages/<Name>/` with its VERSION, CHANGELOG.md, manifest and
-/// sibling dependencies (`.package(path: "../Sibling")`), and the git tags `<Name>-<version>`.
+/// The monorepo as release engineering sees it: each `Packages/<Name>/` (and the top-level package folders of
+/// ``topLevelPackages``, such as `ConformanceTests/`, the OpenCatConformance package) with its VERSION, CHANGELOG.md,
+/// manifest and sibling dependencies (`.package(path: "../Sibling")`), and the git tags `<Name>-<version>`.
 public struct ReleaseWorkspace: Sendable {
     public struct Package: Sendable, Hashable, Codable {
         public var name: String
@@ -11,24 +12,46 @@ public struct ReleaseWorkspace: Sendable {
         public var siblings: [String]
     }
 
+    /// Packages that live in a folder of their own at the repository's top level rather than under `Packages/`: the
+    /// package's name → its folder.
+    public static let topLevelPackages = ["OpenCatConformance": "ConformanceTests"]
+
     public let root: URL
 
     public init(root: URL) { self.root = root }
 
-    func folder(_ name: String) -> URL { root.appendingPathComponent("Packages/\(name)") }
+    /// The package's folder, relative to the repository's root (`Packages/<Name>`, or a top-level folder).
+    func relativeFolder(_ name: String) -> String { Self.topLevelPackages[name] ?? "Packages/\(name)" }
+
+    func folder(_ name: String) -> URL { root.appendingPathComponent(relativeFolder(name)) }
+
+    /// How the manifest of `package` names `sibling`'s folder in `.package(path:)`.
+    func pathReference(from package: String, to sibling: String) -> String {
+        let from = relativeFolder(package).split(separator: "/")
+        let to = relativeFolder(sibling).split(separator: "/")
+        let shared = zip(from, to).prefix { $0 == $1 }.count
+        return (Array(repeating: "..", count: from.count - shared) + to.dropFirst(shared).map(String.init))
+            .joined(separator: "/")
+    }
 
     /// Every package, by name.
     public func packages() throws -> [Package] {
-        let names = try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("Packages").path)
-            .filter { FileManager.default.fileExists(atPath: folder($0).appendingPathComponent("Package.swift").path) }
+        let files = FileManager.default
+        var names = try files.contentsOfDirectory(atPath: root.appendingPathComponent("Packages").path)
+            .filter { Self.topLevelPackages[$0] == nil }
+        names += Self.topLevelPackages.keys
+        names = names.filter { files.fileExists(atPath: folder($0).appendingPathComponent("Package.swift").path) }
             .sorted()
         return try names.map { name in
             let versionText = try String(contentsOf: folder(name).appendingPathComponent("VERSION"), encoding: .utf8)
             guard let version = SemanticVersion(versionText) else {
-                throw ReleaseError("Packages/\(name)/VERSION: not x.y.z")
+                throw ReleaseError("\(relativeFolder(name))/VERSION: not x.y.z")
             }
             let manifest = try String(contentsOf: folder(name).appendingPathComponent("Package.swift"), encoding: .utf8)
-            let siblings = manifest.matches(of: #/\.package\(path: "\.\./([A-Za-z0-9_-]+)"\)/#).map { String($0.1) }
+            let paths = manifest.matches(of: #/\.package\(path: "([^"]+)"\)/#).map { String($0.1) }
+            let siblings = names.filter { sibling in
+                sibling != name && paths.contains(pathReference(from: name, to: sibling))
+            }
             return Package(name: name, version: version, siblings: siblings)
         }
     }
@@ -73,7 +96,7 @@ public struct ReleaseWorkspace: Sendable {
 
     /// Whether the package's files changed since a tag (committed or not).
     public func changed(_ name: String, since tag: String) async throws -> Bool {
-        !(try await git(["diff", "--name-only", tag, "--", "Packages/\(name)"]).isEmpty)
+        !(try await git(["diff", "--name-only", tag, "--", relativeFolder(name)]).isEmpty)
     }
 
     /// Creates the package's tag for its current VERSION.

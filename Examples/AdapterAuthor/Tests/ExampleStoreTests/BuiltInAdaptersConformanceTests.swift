@@ -10,12 +10,12 @@ struct BuiltInAdaptersConformanceTests {
     @Test func theFiveBuiltInAdaptersPassEveryScenarioOfTheRepositorysFixtures() async throws {
         let fiveStores = ["apple", "google", "stripe", "paypal", "steam"]
         #expect(ConformanceAdapterFactory.builtIn.map(\.store.rawValue) == fiveStores)
-        let catalogue = try ScenarioCatalogue.load(from: Workspace.catalogue)
+        let catalogue = try ConformanceFixtures.catalogue()
         // The catalogue's own sections (subfolders of Fixtures/ with a scenarios.json of their own) are left out of
         // this run by the suite itself: only the five stores' matrix runs.
         let suite = try ConformanceSuite(
             catalogue: catalogue,
-            cassetteFolders: [Workspace.fixtures],
+            cassetteFolders: [ConformanceFixtures.folder()],
             adapters: ConformanceAdapterFactory.builtIn
         )
         #expect(suite.invalidCassettes.isEmpty, "\(suite.invalidCassettes)")

@@ -29,7 +29,7 @@ struct ExampleStoreConformanceTests {
             )
         }
         return try ConformanceSuite(
-            catalogue: ScenarioCatalogue.load(from: Workspace.catalogue),
+            catalogue: ConformanceFixtures.catalogue(),
             cassetteFolders: [folder],
             adapters: [factory],
             stores: ["examplestore"],

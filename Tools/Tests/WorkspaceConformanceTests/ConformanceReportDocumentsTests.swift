@@ -57,8 +57,7 @@ struct ConformanceReportDocumentsTests {
         return report
     }
 
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
+    static let root = TestEnvironment.repositoryRoot
 
     struct Run {
         var status: Int32

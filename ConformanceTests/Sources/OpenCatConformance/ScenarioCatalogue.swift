@@ -20,8 +20,11 @@ public struct ScenarioCatalogue: Sendable, Codable {
 
     /// A scalar value of an expectation.
     public enum ExpectValue: Sendable, Codable, Hashable, CustomStringConvertible {
+        /// A string value.
         case string(String)
+        /// A boolean value.
         case bool(Bool)
+        /// A whole number.
         case int(Int)
 
         public init(from decoder: any Decoder) throws {

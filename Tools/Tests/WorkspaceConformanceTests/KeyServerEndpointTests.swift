@@ -9,6 +9,7 @@ import OpenCatCore
 import OpenCatStorage
 import OpenCatTesting
 import Testing
+import ToolsTestSupport
 
 /// Every key-server endpoint, over loopback against MockStoresServer with the key server's bearer-token check: the
 /// client sends what Tools/server/OpenCatServer/Resources/keyserver.openapi.yaml describes and reads what it answers. The error paths (401, 429,
@@ -263,8 +264,7 @@ struct KeyServerEndpointTests {
 
     /// The operations of Tools/server/OpenCatServer/Resources/keyserver.openapi.yaml: method, path template, and the template as a pattern.
     static func openAPIOperations() throws -> [(method: String, name: String, pattern: Regex<Substring>)] {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent()
+        let root = TestEnvironment.repositoryRoot
         let text = try String(
             contentsOf: root.appendingPathComponent("Tools/server/OpenCatServer/Resources/keyserver.openapi.yaml"),
             encoding: .utf8

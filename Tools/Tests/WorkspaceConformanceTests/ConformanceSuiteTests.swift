@@ -5,11 +5,11 @@ import OpenCatConformanceSections
 import OpenCatCore
 import OpenCatTesting
 import Testing
+import ToolsTestSupport
 
 /// The conformance suite, run by `swift test`: every built-in adapter against every cassette in Fixtures/.
 struct ConformanceSuiteTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
+    static let root = TestEnvironment.repositoryRoot
     static let fixtures = root.appendingPathComponent("Fixtures")
 
     func catalogue() throws -> ScenarioCatalogue {

@@ -12,35 +12,48 @@ public struct ConformanceCredentials: Sendable {
     public let appleCA: MockAppleCA
     /// App Store Server API: issuer, key id, the signing key the mock accepts and one it refuses.
     public var appleIssuerId: String
+    /// The App Store Server API key id (`kid`).
     public var appleKeyId: String
+    /// The App Store Server API signing key the mock accepts.
     public var appleAPIKey: P256.Signing.PrivateKey
+    /// A signing key the mock refuses (the credentials-rejected scenario).
     public var appleWrongAPIKey: P256.Signing.PrivateKey
     /// Google Play: the service account's email, the key the mock accepts and one it refuses.
     public var googleClientEmail: String
+    /// The service account key the mock accepts.
     public var googleKey: _RSA.Signing.PrivateKey
+    /// A service account key the mock refuses.
     public var googleWrongKey: _RSA.Signing.PrivateKey
     /// Stripe secret keys: accepted and refused.
     public var stripeSecretKey: Secret<String>
+    /// A Stripe secret key the mock refuses.
     public var stripeWrongSecretKey: Secret<String>
     /// PayPal client credentials: id, accepted and refused secret.
     public var payPalClientId: String
+    /// The PayPal client secret the mock accepts.
     public var payPalClientSecret: Secret<String>
+    /// A PayPal client secret the mock refuses.
     public var payPalWrongClientSecret: Secret<String>
     /// Steam publisher keys: accepted and refused.
     public var steamPublisherKey: Secret<String>
+    /// A Steam publisher key the mock refuses.
     public var steamWrongPublisherKey: Secret<String>
     /// The OpenCat server's API key.
     public var openCatAPIKey: Secret<String>
     /// The key server: the user's bearer token, and the issuer whose licenses the client trusts (`kid`
     /// `conformance`).
     public var keyServerToken: Secret<String>
+    /// A key server bearer token the server refuses.
     public var keyServerWrongToken: Secret<String>
     /// The LLM key API: the user's bearer token and one it refuses.
     public var llmKeysToken: Secret<String>
+    /// An LLM key API bearer token the API refuses.
     public var llmKeysWrongToken: Secret<String>
     /// ChippiPay: the public API key and secret key the mock accepts, and an API key it refuses.
     public var chippiPayAPIKey: Secret<String>
+    /// The ChippiPay secret key the mock accepts.
     public var chippiPaySecretKey: Secret<String>
+    /// A ChippiPay API key the mock refuses.
     public var chippiPayWrongAPIKey: Secret<String>
     /// Placeholders for third-party cassettes that no built-in credential names.
     public var extraVariables: [String: String] = [:]

@@ -76,9 +76,12 @@ public struct ConformanceReport: Sendable, Codable {
 
     /// A section: a titled report of its own.
     public struct Section: Sendable, Codable {
+        /// The section's title (`Key server`, `Store operations`…).
         public var title: String
+        /// The section's own matrix.
         public var report: ConformanceReport
 
+        /// Creates a section.
         public init(title: String, report: ConformanceReport) {
             self.title = title
             self.report = report

@@ -117,7 +117,7 @@ public struct ConformanceSuite: Sendable {
         }.sorted { $0.path < $1.path }
     }
 
-    /// Loads one cassette file with the run's credentials (or others): see ``FixtureLoader``.
+    /// Loads one cassette file with the run's credentials (or others): see `FixtureLoader`.
     /// - Throws: `CassetteError` naming the file and the field.
     public func loadCassette(_ url: URL, credentials: ConformanceCredentials? = nil) throws -> Cassette {
         try (credentials ?? self.credentials).fixtureLoader.load(url)
@@ -125,9 +125,12 @@ public struct ConformanceSuite: Sendable {
 
     /// One cell of the matrix: a store and a scenario.
     public struct CellID: Sendable, Hashable, CustomStringConvertible {
+        /// The store (`apple`, `google`, `stripe`, `paypal`, `steam` or a third party's).
         public var store: String
+        /// The scenario's id in the catalogue.
         public var scenario: String
 
+        /// Creates a cell id.
         public init(store: String, scenario: String) {
             self.store = store
             self.scenario = scenario

@@ -7,8 +7,7 @@ import Testing
 /// How the cassettes of an extra `--fixtures` folder are shared out: by their `store`, to the stores' matrix or a
 /// section, and a store nothing reads is refused, named.
 struct ExtraCassettesTests {
-    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("Fixtures")
+    static let fixtures = ConformanceSuiteTests.fixtures
     static let matrixStores: Set<String> = ["apple", "google", "stripe", "paypal", "steam"]
 
     /// A scratch folder with `files` (relative path → contents), removed by the caller.

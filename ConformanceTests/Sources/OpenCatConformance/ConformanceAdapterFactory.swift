@@ -39,7 +39,7 @@ public struct ConformanceEnvironment: Sendable {
     public func url(path: String) -> URL { URL(string: baseURL.absoluteString + path)! }
 }
 
-/// Builds a ``StoreAdapter`` for a case: how the suite runs the five built-in adapters, and how an adapter author
+/// Builds a `StoreAdapter` for a case: how the suite runs the five built-in adapters, and how an adapter author
 /// plugs in their own.
 public struct ConformanceAdapterFactory: Sendable {
     /// The store whose cassettes this adapter runs.
@@ -102,7 +102,7 @@ public struct ConformanceAdapterFactory: Sendable {
     /// Steam: `appId`, `publisherKey`, `sandbox`.
     public static let steam = configured(.steam) { _, _ in }
 
-    /// A built-in adapter made through ``StoreAdapterConfiguration`` (the path a server's configuration and the
+    /// A built-in adapter made through `StoreAdapterConfiguration` (the path a server's configuration and the
     /// command line take too): the cassette's `config` as the settings, secrets inline, the mock server as every
     /// `baseURL`, after `adjust` has mapped the cassette's own keys.
     /// - Parameters:

@@ -10,26 +10,43 @@ public struct ConformanceExpectation: Sendable, Hashable {
     public enum Outcome: Sendable, Hashable {
         /// Return a purchase in this state (nil: any state).
         case verified(VerifiedPurchase.State?)
-        /// Throw a ``StoreAdapterError`` with this code.
+        /// Throw a `StoreAdapterError` with this code.
         case error(StoreAdapterError.Code)
     }
 
+    /// What the adapter must do: verify (in a state) or throw (with a code).
     public var outcome: Outcome
+    /// The store the purchase must name.
     public var store: Store?
+    /// The product id.
     public var productId: String?
+    /// The store's transaction id.
     public var transactionId: String?
+    /// The original transaction id (a subscription's first purchase).
     public var originalTransactionId: String?
+    /// Who bought: the store's account or app account token.
     public var purchaser: String?
+    /// Production or sandbox.
     public var environment: VerifiedPurchase.Environment?
+    /// Whether the purchase is acknowledged, captured or consumed at the store.
     public var finalized: Bool?
+    /// Whether a subscription renews.
     public var willRenew: Bool?
+    /// How many units were bought.
     public var quantity: Int?
+    /// The store's own status word, as the adapter reports it.
     public var storeStatus: String?
+    /// When it was bought.
     public var purchaseDate: Date?
+    /// When the subscription period ends.
     public var expirationDate: Date?
+    /// When a billing grace period ends.
     public var gracePeriodExpirationDate: Date?
+    /// When it was verified (the run's test clock).
     public var verifiedAt: Date?
+    /// The price paid, exact in minor units.
     public var price: Money?
+    /// How much was refunded, exact in minor units.
     public var refundedAmount: Money?
 
     /// Types a cassette's expectation.

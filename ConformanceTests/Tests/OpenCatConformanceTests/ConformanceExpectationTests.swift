@@ -6,8 +6,6 @@ import Testing
 
 /// The suite checks everything a cassette says: every expected field, every interaction used, no unknown key.
 struct ConformanceExpectationTests {
-    static let fixtures = ConformanceSuiteTests.fixtures
-
     /// Runs one committed cassette after `edit` changed its JSON, and returns the cell (or the invalid message).
     private func run(
         _ store: String,
@@ -19,14 +17,16 @@ struct ConformanceExpectationTests {
         )
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
-        let data = try Data(contentsOf: Self.fixtures.appendingPathComponent("\(store)/\(scenario).json"))
+        let data = try Data(
+            contentsOf: ConformanceFixtures.folder().appendingPathComponent("\(store)/\(scenario).json")
+        )
         var object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
         object.removeValue(forKey: "$schema")
         edit(&object)
         try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
             .write(to: folder.appendingPathComponent("\(scenario).json"))
         let suite = try ConformanceSuite(
-            catalogue: ScenarioCatalogue.load(from: Self.fixtures.appendingPathComponent("scenarios.json")),
+            catalogue: ConformanceFixtures.catalogue(),
             cassetteFolders: [folder],
             stores: [store],
             scenarios: [scenario]

@@ -2,9 +2,9 @@ import Foundation
 public import OpenCatCore
 public import StoreAdapters
 
-/// Runs a store's ``StoreOperations`` from cassettes (the matrix's `operations` section): the cassette's `input.kind`
-/// names the operation (a ``StoreOperation`` raw value), `input.token` the id it acts on, and `input.context` its
-/// parameters. Each result is reported as a ``VerifiedPurchase`` so the section compares it as the verification
+/// Runs a store's `StoreOperations` from cassettes (the matrix's `operations` section): the cassette's `input.kind`
+/// names the operation (a `StoreOperation` raw value), `input.token` the id it acts on, and `input.context` its
+/// parameters. Each result is reported as a `VerifiedPurchase` so the section compares it as the verification
 /// matrix does:
 /// - an operation that changes or reads a purchase: that purchase, as the store reports it afterwards;
 /// - a page (history, refund history, an order's purchases): `transactionId` of the first item (the input token when
@@ -210,7 +210,7 @@ public struct OperationsConformanceAdapter: StoreAdapter {
 extension ConformanceAdapterFactory {
     /// The operations of the adapter `base` builds (the `operations` section): the same configuration from the
     /// cassette's `config`, driven by ``OperationsConformanceAdapter``. An adapter that does not adopt
-    /// ``StoreOperations`` fails every case with a ``ConformanceError`` saying so.
+    /// `StoreOperations` fails every case with a ``ConformanceError`` saying so.
     public static func operations(_ base: ConformanceAdapterFactory) -> ConformanceAdapterFactory {
         ConformanceAdapterFactory(store: base.store) { environment in
             guard let operations = try base.make(environment) as? any StoreOperations else {
