@@ -57,11 +57,13 @@ struct RegistryEndToEndTests {
                 "\(built.output)"
             )
 
+            print("registry e2e: the stranger's tests: \(Self.summary(of: built.output))")
             let untrusted = try await consume(base, trusting: other.root, in: "untrusted", test: false)
             #expect(untrusted.status != 0, "resolved with an untrusted signer:\n\(untrusted.output)")
             #expect("\(untrusted.output)\(untrusted.error)".contains("is not trusted"), "\(untrusted.error)")
 
             // The registry keeps releases under lowercased names.
+            print("registry e2e: another root: \(Self.firstError(in: untrusted))")
             try tamper(registryFolder.appendingPathComponent("opencat/storeadapters/0.1.0/source-archive.zip"))
             let tampered = try await consume(base, trusting: signing.root, in: "tampered", test: false)
             #expect(tampered.status != 0, "resolved a tampered archive:\n\(tampered.output)")
@@ -70,6 +72,7 @@ struct RegistryEndToEndTests {
                     || "\(tampered.output)\(tampered.error)".contains("signature"),
                 "\(tampered.error)"
             )
+            print("registry e2e: a tampered archive: \(Self.firstError(in: tampered))")
         }
     }
 
@@ -110,6 +113,17 @@ struct RegistryEndToEndTests {
             workingDirectory: package,
             timeout: .seconds(1800)
         )
+    }
+
+    /// The stranger's test run's closing line.
+    static func summary(of output: String) -> String {
+        output.split(separator: "\n").last { $0.contains("Test run with") }.map(String.init) ?? "(no summary)"
+    }
+
+    /// The first line SwiftPM printed as an error.
+    static func firstError(in result: ProcessResult) -> String {
+        "\(result.output)\n\(result.error)".split(separator: "\n").first { $0.hasPrefix("error:") }.map(String.init)
+            ?? "(exit \(result.status))"
     }
 
     /// Changes one byte in the middle of a stored archive: what a compromised registry or a man in the middle serves.
