@@ -110,7 +110,9 @@ struct ConformanceCommand: AsyncParsableCommand {
                 }
                 continue
             }
-            report.sections.append(.init(title: title, report: await section.run()))
+            report.sections.append(
+                .init(title: title, report: await section.run(), operations: ConformanceSections.operationNames(name))
+            )
         }
         report.startedAt = ISO8601DateFormatter().string(from: started)
         report.versions = Dictionary(uniqueKeysWithValues: VersionCommand.versions)

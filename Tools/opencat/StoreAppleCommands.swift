@@ -58,26 +58,6 @@ struct StoreExtendAllApple: AsyncParsableCommand {
     }
 }
 
-/// `opencat store lookup-order apple`.
-struct StoreLookupOrderApple: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "apple",
-        abstract: "Print the purchases of an order id from a customer's App Store e-mail receipt."
-    )
-
-    @OptionGroup var credentials: AppleOperationCredentials
-
-    @Option(name: .customLong("order-id"), help: "The order id (e.g. MK5TTTVWJH).")
-    var orderId: String
-
-    func run() async throws {
-        let adapter = try credentials.apple()
-        try await VerifyOutput.run {
-            PageOutput(PurchasePage(purchases: try await adapter.lookUpOrder(orderId: orderId), nextCursor: nil))
-        }
-    }
-}
-
 /// `opencat store test-notification apple`.
 struct StoreTestNotificationApple: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -16,7 +16,8 @@ struct StoreCommand: AsyncParsableCommand {
             """,
         subcommands: [
             StoreHistory.self, StoreRefund.self, StoreCancel.self, StoreExtend.self, StoreExtendAll.self,
-            StoreConsume.self, StoreAcknowledge.self, StoreRevoke.self, StoreSuspend.self, StoreLookupOrder.self,
+            StoreConsume.self, StoreAcknowledge.self, StoreRevoke.self, StoreSuspend.self, StoreResume.self,
+            StoreLookupOrder.self,
             StoreConsumption.self, StoreNotificationHistory.self, StoreTestNotification.self,
             StoreSetAppAccountToken.self,
         ]
@@ -148,12 +149,16 @@ struct StoreConsume: AsyncParsableCommand {
     )
 }
 
-/// `opencat store acknowledge google`.
+/// `opencat store acknowledge google|apple`.
 struct StoreAcknowledge: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "acknowledge",
-        abstract: "Acknowledge a purchase so the store does not refund it (Google Play).",
-        subcommands: [StoreProofOperationOn<GoogleOperationCredentials, AcknowledgeVerb>.self]
+        abstract:
+            "Acknowledge a purchase so the store does not refund it (Google Play), or finish it (App Store Finish Transaction).",
+        subcommands: [
+            StoreProofOperationOn<GoogleOperationCredentials, AcknowledgeVerb>.self,
+            StoreProofOperationOn<AppleOperationCredentials, AcknowledgeVerb>.self,
+        ]
     )
 }
 
@@ -175,12 +180,23 @@ struct StoreSuspend: AsyncParsableCommand {
     )
 }
 
-/// `opencat store lookup-order apple`.
+/// `opencat store resume stripe|paypal`.
+struct StoreResume: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "resume",
+        abstract: "Resume a paused or suspended subscription's billing (Stripe resume, PayPal activate).",
+        subcommands: [StoreResumeOn<StripeCredentialOptions>.self, StoreResumeOn<PayPalOperationCredentials>.self]
+    )
+}
+
+/// `opencat store lookup-order apple|google`.
 struct StoreLookupOrder: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "lookup-order",
-        abstract: "The purchases of an order id from a customer's e-mail receipt (App Store only).",
-        subcommands: [StoreLookupOrderApple.self]
+        abstract: "The purchases of an order id from a customer's receipt (App Store, Google Play).",
+        subcommands: [
+            StoreLookupOrderOn<AppleOperationCredentials>.self, StoreLookupOrderOn<GoogleOperationCredentials>.self,
+        ]
     )
 }
 

@@ -160,13 +160,38 @@ struct PayPalOperationCredentials: StoreCredentialOptions {
     )
     var prices: [String] = []
 
+    @Option(
+        name: .customLong("subscription-plan"),
+        help:
+            "PLAN=PRODUCT, the product a billing plan sells (e.g. P-5ML4271244454362WXNWU5NQ=pro_monthly). Repeatable."
+    )
+    var subscriptionPlans: [String] = []
+
     @Flag(name: .customLong("sandbox"), help: "Use PayPal's sandbox.")
     var sandbox = false
 
     @Option(name: .customLong("base-url"), help: "API base URL override.")
     var baseURL: String?
 
-    func validate() throws { _ = try priceTable() }
+    func validate() throws {
+        _ = try priceTable()
+        _ = try planTable()
+    }
+
+    /// `--subscription-plan` as the adapter's `subscriptionPlans` setting.
+    func planTable() throws -> [String: JSONValue] {
+        var table: [String: JSONValue] = [:]
+        for plan in subscriptionPlans {
+            let parts = plan.split(separator: "=", maxSplits: 1).map(String.init)
+            guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else {
+                throw ValidationError(
+                    "--subscription-plan takes PLAN=PRODUCT, e.g. P-5ML4271244454362WXNWU5NQ=pro_monthly"
+                )
+            }
+            table[parts[0]] = .string(parts[1])
+        }
+        return table
+    }
 
     /// `--price` as the adapter's `prices` setting.
     func priceTable() throws -> [String: JSONValue] {
@@ -188,7 +213,8 @@ struct PayPalOperationCredentials: StoreCredentialOptions {
             [
                 "clientId": .string(clientId), "clientSecretFile": .string(clientSecretFile),
                 "environment": .string(sandbox ? "sandbox" : "live"), "payeeMerchantId": .string(payeeMerchantId),
-                "prices": .object(try priceTable()), "baseURL": baseURL.map(JSONValue.string),
+                "prices": .object(try priceTable()), "subscriptionPlans": .object(try planTable()),
+                "baseURL": baseURL.map(JSONValue.string),
                 "captureApproved": .bool(false),
             ]
         )
@@ -367,6 +393,52 @@ struct StoreSuspendOn<Credentials: StoreCredentialOptions>: AsyncParsableCommand
     func run() async throws {
         let adapter = try credentials.operations()
         try await VerifyOutput.run { try await adapter.suspendSubscription(id: subscription, reason: reason) }
+    }
+}
+
+/// `opencat store lookup-order <store>`: the purchases of an order id (App Store Look Up Order ID, Google `orders.get`).
+struct StoreLookupOrderOn<Credentials: StoreCredentialOptions>: AsyncParsableCommand {
+    static var configuration: CommandConfiguration {
+        CommandConfiguration(
+            commandName: Credentials.store.rawValue,
+            abstract: "Print the purchases of a \(Credentials.store.rawValue) order id."
+        )
+    }
+
+    @OptionGroup var credentials: Credentials
+
+    @Option(name: .customLong("order-id"), help: "The order id (App Store: e.g. MK5TTTVWJH; Google: GPA.…).")
+    var orderId: String
+
+    func run() async throws {
+        let adapter = try credentials.operations()
+        try await VerifyOutput.run {
+            PageOutput(PurchasePage(purchases: try await adapter.lookUpOrder(orderId: orderId), nextCursor: nil))
+        }
+    }
+}
+
+/// `opencat store resume <store>`.
+struct StoreResumeOn<Credentials: StoreCredentialOptions>: AsyncParsableCommand {
+    static var configuration: CommandConfiguration {
+        CommandConfiguration(
+            commandName: Credentials.store.rawValue,
+            abstract:
+                "Resume a paused or suspended \(Credentials.store.rawValue) subscription's billing, then print it."
+        )
+    }
+
+    @OptionGroup var credentials: Credentials
+
+    @Option(name: .customLong("subscription"), help: "The subscription id.")
+    var subscription: String
+
+    @Option(name: .customLong("reason"), help: "Why, where the store records it (PayPal).")
+    var reason: String = "Reactivated by the merchant"
+
+    func run() async throws {
+        let adapter = try credentials.operations()
+        try await VerifyOutput.run { try await adapter.resumeSubscription(id: subscription, reason: reason) }
     }
 }
 

@@ -3,8 +3,8 @@ import Foundation
 /// The report as the documents people and CI systems read: a self-contained HTML page and a JUnit XML file.
 extension ConformanceReport {
     /// Every section of the run, the store matrix first: (title, report).
-    var allSections: [(title: String, report: ConformanceReport)] {
-        [("Stores", self)] + sections.map { ($0.title, $0.report) }
+    var allSections: [(title: String, report: ConformanceReport, operations: [String]?)] {
+        [("Stores", self, nil)] + sections.map { ($0.title, $0.report, $0.operations) }
     }
 
     // MARK: HTML
@@ -13,7 +13,12 @@ extension ConformanceReport {
     /// failure's first difference on hover (title) and in an expandable cell, the run's date, versions and duration.
     public func renderHTML() -> String {
         var body = ""
-        for (title, report) in allSections {
+        for (title, report, operations) in allSections {
+            if let operations {
+                body += "<section><h2>\(Self.html(title))</h2>\n" + report.renderByStoreHTML(operations: operations)
+                body += report.htmlSummary() + "</section>\n"
+                continue
+            }
             body += "<section><h2>\(Self.html(title))</h2>\n<table><thead><tr><th>scenario</th>"
             body += report.stores.map { "<th>\(Self.html($0))</th>" }.joined() + "</tr></thead><tbody>\n"
             for scenario in report.scenarios {
@@ -27,14 +32,7 @@ extension ConformanceReport {
                 }
                 body += "</tr>\n"
             }
-            let (pass, fail, na) = report.counts
-            body += "</tbody></table>\n<p class=\"summary\">\(pass) passed, \(fail) failed, \(na) not applicable, "
-            body += "\(report.invalidCassettes.count) invalid cassettes, \(report.durationMilliseconds) ms</p>\n"
-            if !report.invalidCassettes.isEmpty {
-                body += "<ul class=\"invalid\">" + report.invalidCassettes.map { "<li>\(Self.html($0))</li>" }.joined()
-                body += "</ul>\n"
-            }
-            body += "</section>\n"
+            body += "</tbody></table>\n" + report.htmlSummary() + "</section>\n"
         }
         let versionText = (versions ?? [:]).sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }
             .joined(separator: ", ")
@@ -74,6 +72,17 @@ extension ConformanceReport {
             let counts = section.report.counts
             return (sum.0 + counts.pass, sum.1 + counts.fail, sum.2 + counts.notApplicable)
         }
+    }
+
+    /// A matrix's counts, and its invalid cassettes.
+    func htmlSummary() -> String {
+        let (pass, fail, na) = counts
+        var text = "<p class=\"summary\">\(pass) passed, \(fail) failed, \(na) not applicable, "
+        text += "\(invalidCassettes.count) invalid cassettes, \(durationMilliseconds) ms</p>\n"
+        if !invalidCassettes.isEmpty {
+            text += "<ul class=\"invalid\">" + invalidCassettes.map { "<li>\(Self.html($0))</li>" }.joined() + "</ul>\n"
+        }
+        return text
     }
 
     static func htmlCell(_ cell: Cell?, store: String, scenario: String) -> String {

@@ -80,11 +80,16 @@ public struct ConformanceReport: Sendable, Codable {
         public var title: String
         /// The section's own matrix.
         public var report: ConformanceReport
+        /// For a section of store operations (scenarios `<operation>-<case>`): the operations, in the order the
+        /// text and HTML reports list them per store (``ConformanceReport/renderByStore(operations:)``). `nil`: a
+        /// matrix of scenarios × stores.
+        public var operations: [String]?
 
         /// Creates a section.
-        public init(title: String, report: ConformanceReport) {
+        public init(title: String, report: ConformanceReport, operations: [String]? = nil) {
             self.title = title
             self.report = report
+            self.operations = operations
         }
     }
 
@@ -141,7 +146,8 @@ public struct ConformanceReport: Sendable, Codable {
             "\(stores.count) stores x \(scenarios.count) scenarios: \(pass) passed, \(fail) failed, \(na) not applicable, \(invalidCassettes.count) invalid cassettes (\(durationMilliseconds) ms)"
         )
         for section in sections {
-            lines += ["", "## \(section.title)", section.report.renderText()]
+            let text = section.operations.map(section.report.renderByStore) ?? section.report.renderText()
+            lines += ["", "## \(section.title)", text]
         }
         return lines.joined(separator: "\n")
     }

@@ -15,9 +15,9 @@ public import StoreAdapters
 ///   `pending`).
 ///
 /// Context keys: `proofKind`, `proofToken`, `amount` + `currency`, `idempotencyKey`, `atPeriodEnd`, `requestId`, `days`,
-/// `reason`, `requestIdentifier`, `cursor`, `limit`, `suspendReason`, `appAccountToken`, `startDate`/`endDate`
-/// (milliseconds), `notificationType`, `notificationSubtype`, `onlyFailures`, `storefronts`; consumption
-/// information takes Apple's field names.
+/// `reason`, `requestIdentifier`, `cursor`, `limit`, `suspendReason`, `resumeReason`, `appAccountToken`,
+/// `startDate`/`endDate` (milliseconds), `notificationType`, `notificationSubtype`, `onlyFailures`, `storefronts`;
+/// consumption information takes Apple's field names.
 public struct OperationsConformanceAdapter: StoreAdapter {
     /// The store of the adapter it drives.
     public var store: Store { operations.store }
@@ -87,6 +87,13 @@ public struct OperationsConformanceAdapter: StoreAdapter {
             return try await operations.revoke(try target(proof))
         case .suspendSubscription:
             return try await operations.suspendSubscription(id: token, reason: context["suspendReason"] ?? "")
+        case .resumeSubscription:
+            return try await operations.resumeSubscription(id: token, reason: context["resumeReason"] ?? "")
+        case .lookUpOrder:
+            return page(
+                PurchasePage(purchases: try await operations.lookUpOrder(orderId: token), nextCursor: nil),
+                token
+            )
         default:
             return try await appleOnly(operation, proof)
         }
@@ -111,9 +118,6 @@ public struct OperationsConformanceAdapter: StoreAdapter {
             )
             let status = try await apple.massExtensionStatus(productId: productId, requestIdentifier: id)
             return result(id, status: "complete=\(status.complete)", quantity: status.succeededCount ?? 0)
-        case .lookUpOrder:
-            let purchases = try await apple.lookUpOrder(orderId: token)
-            return page(PurchasePage(purchases: purchases, nextCursor: nil), token)
         case .sendConsumption:
             var fields = context
             fields.removeValue(forKey: "proofKind")

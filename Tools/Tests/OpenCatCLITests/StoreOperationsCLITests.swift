@@ -3,6 +3,7 @@ import MockStores
 import MockStoresServer
 import OpenCatConformance
 import OpenCatCore
+import OpenCatTesting
 import Testing
 import _CryptoExtras
 
@@ -79,6 +80,72 @@ struct StoreOperationsCLITests {
         #expect(unmatched.isEmpty, "\(unmatched)")
         #expect(result.standardOutput.contains(#""state" : "refunded""#))
         #expect(result.standardOutput.contains(#""amount" : "2.5""#) || result.standardOutput.contains("2.50"))
+    }
+
+    @Test func lookUpAGoogleOrderPrintsItsPurchase() async throws {
+        let (result, unmatched) = try await run("google/lookup-order-success.json") { credentials, folder, base in
+            let account = try JSONSerialization.data(withJSONObject: [
+                "type": "service_account", "project_id": "opencat-cli", "private_key_id": "cli",
+                "private_key": credentials.googleKey.pemRepresentation, "client_email": credentials.googleClientEmail,
+                "token_uri": base + "/token",
+            ])
+            return [
+                "store", "lookup-order", "google", "--package", "dev.opencat.auralogic",
+                "--service-account", try folder.write("account.json", account), "--order-id",
+                "GPA.3301-0000-0000-00201", "--base-url", base, "--token-url", base + "/token",
+            ]
+        }
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(unmatched.isEmpty, "\(unmatched)")
+        #expect(result.standardOutput.contains(#""transactionId" : "GPA.3301-0000-0000-00201""#))
+        #expect(result.standardOutput.contains(#""storeStatus" : "PROCESSED""#))
+    }
+
+    @Test func finishAnAppleTransactionPrintsItFinalized() async throws {
+        let (result, unmatched) = try await run("apple/acknowledge-success.json") { credentials, folder, base in
+            [
+                "store", "acknowledge", "apple", "--bundle-id", "dev.opencat.auralogic", "--issuer-id",
+                credentials.appleIssuerId, "--key-id", credentials.appleKeyId, "--key-file",
+                try folder.write("key.p8", Data(credentials.appleAPIKey.pemRepresentation.utf8)), "--root",
+                try folder.write("root.der", credentials.appleCA.rootCertificateDER), "--id", "2000000000000011",
+                "--product-id", "dev.opencat.auralogic.gems500", "--base-url", base + "/production",
+                "--sandbox-base-url", base + "/sandbox",
+            ]
+        }
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(unmatched.isEmpty, "\(unmatched)")
+        #expect(result.standardOutput.contains(#""finalizedByAdapter" : true"#))
+        #expect(result.standardOutput.contains(#""transactionId" : "2000000000000011""#))
+    }
+
+    @Test func resumePayPalActivatesTheSubscription() async throws {
+        let (result, unmatched) = try await run("paypal/resume-success.json") { credentials, folder, base in
+            [
+                "store", "resume", "paypal", "--client-id", credentials.payPalClientId,
+                "--client-secret-file", try folder.write("secret", Data(credentials.payPalClientSecret.revealed.utf8)),
+                "--payee-merchant-id", "C7CYMKZDG8D6E", "--price", "gems_500=5.00:USD", "--subscription-plan",
+                "P-5ML4271244454362WXNWU5NQ=pro_monthly", "--subscription", "I-BW452GLLEP41", "--reason",
+                "Customer came back", "--base-url", base,
+            ]
+        }
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(unmatched.isEmpty, "\(unmatched)")
+        #expect(result.standardOutput.contains(#""state" : "active""#))
+        #expect(result.standardOutput.contains(#""willRenew" : true"#))
+    }
+
+    @Test func resumeStripeStartsANewPeriod() async throws {
+        let (result, unmatched) = try await run("stripe/resume-success.json") { credentials, folder, base in
+            [
+                "store", "resume", "stripe", "--secret-key-file",
+                try folder.write("key", Data(credentials.stripeSecretKey.revealed.utf8)),
+                "--subscription", "sub_OpenCatPaused01", "--base-url", base,
+            ]
+        }
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(unmatched.isEmpty, "\(unmatched)")
+        #expect(result.standardOutput.contains(#""state" : "active""#))
+        #expect(result.standardOutput.contains("2026-12-21T12:00:00"))
     }
 
     @Test func anOperationTheStoreLacksExitsTwoWithItsReason() async throws {

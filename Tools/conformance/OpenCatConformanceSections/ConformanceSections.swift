@@ -5,6 +5,7 @@ import MockStores
 public import OpenCatConformance
 public import OpenCatCore
 public import StarknetCrypto
+import StoreAdapters
 
 /// The keys a run of the workspace's own sections signs and pays with, made fresh for each run and never committed:
 /// the key server's license issuer (kid `conformance`) and the Stark key of the account that pays from its vault.
@@ -49,6 +50,12 @@ public enum ConformanceSections {
 
     /// The section whose cassettes name one of the five stores (and its scenarios, not the matrix's).
     public static let operations = "operations"
+
+    /// For the operations section, the operations its report lists per store (every `StoreOperation`, in order);
+    /// `nil` for a section read as a matrix.
+    public static func operationNames(_ name: String) -> [String]? {
+        name == operations ? StoreOperation.all.map(\.rawValue) : nil
+    }
 
     /// The adapter a section's cassettes run with.
     public static func adapter(_ name: String, _ section: SectionCredentials) -> ConformanceAdapterFactory? {

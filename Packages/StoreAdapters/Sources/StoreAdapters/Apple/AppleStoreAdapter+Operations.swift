@@ -11,11 +11,12 @@ public import OpenCatCore
 /// product's mass extension) go to production, or to the sandbox when the adapter is configured for it alone.
 extension AppleStoreAdapter: StoreOperations {
     /// Supported: transaction history, refund history, extending one or every subscription, order look-up,
-    /// consumption information, notification history, test notifications and setting an app account token.
+    /// consumption information, notification history, test notifications, setting an app account token and finishing
+    /// a transaction (acknowledge).
     public func support(for operation: StoreOperation) -> StoreOperationSupport {
         switch operation {
         case .transactionHistory, .refundHistory, .extendSubscription, .extendAllSubscriptions, .lookUpOrder,
-            .sendConsumption, .notificationHistory, .testNotification, .setAppAccountToken:
+            .sendConsumption, .notificationHistory, .testNotification, .setAppAccountToken, .acknowledge:
             return .supported
         case .refund:
             return .unsupported(
@@ -23,13 +24,13 @@ extension AppleStoreAdapter: StoreOperations {
             )
         case .cancelSubscription:
             return .unsupported("only the customer cancels an App Store subscription, in their account settings")
-        case .consume, .acknowledge:
+        case .consume:
             return .unsupported(
-                "StoreKit finishes transactions on the device; the App Store Server API has no \(operation) call"
+                "the App Store has no consume call: a consumable is finished (acknowledge) and can be bought again"
             )
         case .revoke:
             return .unsupported("only Apple revokes App Store purchases")
-        case .suspendSubscription:
+        case .suspendSubscription, .resumeSubscription:
             return .unsupported("only the customer manages an App Store subscription")
         default:
             return .unsupported("the App Store has no \(operation) operation")
@@ -279,6 +280,30 @@ extension AppleStoreAdapter: StoreOperations {
                 httpStatus: 200
             )
         }
+    }
+
+    /// Finishes a transaction (Apple's "Finish Transaction", `POST /inApps/v1/transactions/{transactionId}/finish`;
+    /// <https://developer.apple.com/documentation/appstoreserverapi/finish-transaction>): tells the App Store that
+    /// the server delivered the purchase, the server's counterpart of StoreKit's `Transaction.finish()`. The proof is
+    /// verified first (a signed transaction locally; a transaction id through Get Transaction Info), the call goes to
+    /// the transaction's environment, and the purchase is returned as verified, `finalizedByAdapter` set. Apple
+    /// answers without a body; 4040010 is ``StoreAdapterError/Code/notFound``. Finishing is harmless to repeat, so a
+    /// failed attempt is retried.
+    public func acknowledge(_ proof: PurchaseProof) async throws -> VerifiedPurchase {
+        var purchase = try await verify(proof)
+        let id = try Self.checkedTransactionId(purchase.transactionId)
+        let api = try serverAPI()
+        let baseURL =
+            purchase.environment == .production ? configuration.productionBaseURL : configuration.sandboxBaseURL
+        let response = try await api.call(
+            .post,
+            "/inApps/v1/transactions/" + id + "/finish",
+            idempotent: true,
+            baseURL: baseURL
+        )
+        guard (200..<300).contains(response.status.code) else { throw api.error(for: response) }
+        purchase.finalizedByAdapter = true
+        return purchase
     }
 
     // MARK: - Plumbing

@@ -31,7 +31,9 @@ public struct StoreOperation: RawRepresentable, Sendable, Hashable, Codable, Cus
     public static let revoke = StoreOperation(rawValue: "revoke")
     /// A subscription's billing paused (PayPal suspend).
     public static let suspendSubscription = StoreOperation(rawValue: "suspend")
-    /// The purchases of an order id from a customer's e-mail receipt (Apple Look Up Order ID).
+    /// A paused or suspended subscription's billing resumed (PayPal activate, Stripe resume).
+    public static let resumeSubscription = StoreOperation(rawValue: "resume")
+    /// The purchases of an order id from a customer's receipt (Apple Look Up Order ID, Google `orders.get`).
     public static let lookUpOrder = StoreOperation(rawValue: "lookup-order")
     /// The consumption information Apple asks for when a customer requests a refund (Apple only).
     public static let sendConsumption = StoreOperation(rawValue: "consumption")
@@ -45,7 +47,8 @@ public struct StoreOperation: RawRepresentable, Sendable, Hashable, Codable, Cus
     /// The operations every store is asked about, in the order the matrix lists them.
     public static let all: [StoreOperation] = [
         .transactionHistory, .refund, .refundHistory, .cancelSubscription, .extendSubscription,
-        .extendAllSubscriptions, .consume, .acknowledge, .revoke, .suspendSubscription, .lookUpOrder,
+        .extendAllSubscriptions, .consume, .acknowledge, .revoke, .suspendSubscription, .resumeSubscription,
+        .lookUpOrder,
         .sendConsumption, .notificationHistory, .testNotification, .setAppAccountToken,
     ]
 }
@@ -175,6 +178,11 @@ public protocol StoreOperations: StoreAdapter {
     func revoke(_ proof: PurchaseProof) async throws -> VerifiedPurchase
     /// Suspends a subscription's billing and returns it as the store now reports it.
     func suspendSubscription(id: String, reason: String) async throws -> VerifiedPurchase
+    /// Resumes a paused or suspended subscription's billing and returns it as the store now reports it.
+    func resumeSubscription(id: String, reason: String) async throws -> VerifiedPurchase
+    /// The purchases of an order, by the order id a customer has from the store's receipt (Apple Look Up Order ID,
+    /// Google `orders.get`).
+    func lookUpOrder(orderId: String) async throws -> [VerifiedPurchase]
 }
 
 extension StoreOperations {
@@ -229,6 +237,16 @@ extension StoreOperations {
     /// Throws ``StoreAdapterError/Code/unsupported``.
     public func suspendSubscription(id: String, reason: String) async throws -> VerifiedPurchase {
         throw unsupported(.suspendSubscription)
+    }
+
+    /// Throws ``StoreAdapterError/Code/unsupported``.
+    public func resumeSubscription(id: String, reason: String) async throws -> VerifiedPurchase {
+        throw unsupported(.resumeSubscription)
+    }
+
+    /// Throws ``StoreAdapterError/Code/unsupported``.
+    public func lookUpOrder(orderId: String) async throws -> [VerifiedPurchase] {
+        throw unsupported(.lookUpOrder)
     }
 
     /// The error for an operation the store does not offer, with the reason ``support(for:)`` gives.

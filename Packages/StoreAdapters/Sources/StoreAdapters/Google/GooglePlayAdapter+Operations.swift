@@ -12,7 +12,8 @@ public import OpenCatCore
 /// - revoke: `purchases.subscriptionsv2.revoke` (`{"revocationContext": {"fullRefund": {}}}`);
 /// - cancel: `purchases.subscriptionsv2.cancel` (`DEVELOPER_REQUESTED_STOP_PAYMENTS`: no further payment, access until
 ///   the end of the paid period; Google has no immediate cancellation, which is a revoke);
-/// - extend: `purchases.subscriptionsv2.defer` (`deferDuration` in seconds, with the `etag` read just before).
+/// - extend: `purchases.subscriptionsv2.defer` (`deferDuration` in seconds, with the `etag` read just before);
+/// - lookup-order: `orders.get` (`GET …/orders/{orderId}`), read only.
 ///
 /// Each reads the purchase first: one already consumed, acknowledged, cancelled or ended is
 /// ``StoreAdapterError/Code/alreadyDone`` with Google's field as the reason, and the proof's expected purchaser is
@@ -23,10 +24,10 @@ public import OpenCatCore
 /// Consume, acknowledge, cancel and revoke are safe to repeat (the shared client retries them on 5xx); a refund and a
 /// deferral are sent once (retried only on 429, which promises nothing was done).
 extension GooglePlayAdapter: StoreOperations {
-    /// Consume, acknowledge, refund, revoke, cancel and extend (defer); the rest with Google's reason.
+    /// Consume, acknowledge, refund, revoke, cancel, extend (defer) and order look-up; the rest with Google's reason.
     public func support(for operation: StoreOperation) -> StoreOperationSupport {
         switch operation {
-        case .consume, .acknowledge, .refund, .revoke, .cancelSubscription, .extendSubscription:
+        case .consume, .acknowledge, .refund, .revoke, .cancelSubscription, .extendSubscription, .lookUpOrder:
             .supported
         case .transactionHistory:
             .unsupported(
@@ -38,9 +39,11 @@ extension GooglePlayAdapter: StoreOperations {
             )
         case .extendAllSubscriptions:
             .unsupported("Google Play has no mass extension")
+        case .resumeSubscription:
+            .unsupported("Google Play resumes a paused subscription only at the subscriber's request")
         case .suspendSubscription:
             .unsupported("Google Play pauses only at the subscriber's request")
-        case .lookUpOrder, .sendConsumption, .notificationHistory, .testNotification, .setAppAccountToken:
+        case .sendConsumption, .notificationHistory, .testNotification, .setAppAccountToken:
             .unsupported("only the App Store offers \(operation)")
         default:
             .unsupported("Google Play has no \(operation) operation")
@@ -253,6 +256,59 @@ extension GooglePlayAdapter: StoreOperations {
             idempotent: false
         )
         return try await verify(proof)
+    }
+
+    /// The purchases of an order (Google's `orders.get`, `GET …/applications/{packageName}/orders/{orderId}`;
+    /// <https://developers.google.com/android-publisher/api-ref/rest/v3/orders/get>), one per line item: the order id
+    /// as the transaction id, the product, `createTime` as the purchase date, a subscription's paid period end as the
+    /// expiry, the line item's total (else the order's) as the price and `oneTimePurchaseDetails.quantity`. The order's
+    /// `state` is the store status and gives the state: `PROCESSED`, `PENDING_REFUND` and `PARTIALLY_REFUNDED`
+    /// active, `PENDING` pending, `REFUNDED` refunded, `CANCELED` expired. An order carries no test flag, so the
+    /// environment is production. An unknown order is ``StoreAdapterError/Code/notFound`` (404).
+    public func lookUpOrder(orderId: String) async throws -> [VerifiedPurchase] {
+        guard orderId.hasPrefix("GPA."), orderId.utf8.count <= 128 else {
+            throw StoreAdapterError(.invalidProof, store: .google, "a Google Play order id starts with GPA.")
+        }
+        let order = try http.decode(
+            Order.self,
+            from: try await read("\(applicationPath)/orders/\(Self.segment(orderId))")
+        )
+        let state = order.state ?? ""
+        let mapped: VerifiedPurchase.State
+        switch state {
+        case "PROCESSED", "PENDING_REFUND", "PARTIALLY_REFUNDED": mapped = .active
+        case "PENDING": mapped = .pending
+        case "REFUNDED": mapped = .refunded
+        case "CANCELED": mapped = .expired
+        default:
+            throw StoreAdapterError(.malformedResponse, store: .google, "the order's state is not one Google documents")
+        }
+        guard let created = order.createTime else {
+            throw StoreAdapterError(.malformedResponse, store: .google, "the order has no createTime")
+        }
+        let purchaseDate = try GooglePurchaseMapping.timestamp(created, field: "createTime")
+        return try (order.lineItems ?? []).map { item in
+            guard let productId = item.productId, !productId.isEmpty else {
+                throw StoreAdapterError(.malformedResponse, store: .google, "a line item has no productId")
+            }
+            let price = (item.total ?? order.total)?.money
+            return VerifiedPurchase(
+                store: .google,
+                transactionId: order.orderId ?? orderId,
+                originalTransactionId: order.orderId.map(GooglePurchaseMapping.originalOrderId),
+                productId: productId,
+                purchaseDate: purchaseDate,
+                expirationDate: try item.subscriptionDetails?.servicePeriodEndTime.map {
+                    try GooglePurchaseMapping.timestamp($0, field: "servicePeriodEndTime")
+                },
+                state: mapped,
+                environment: .production,
+                quantity: item.oneTimePurchaseDetails?.quantity ?? 1,
+                price: price,
+                refundedAmount: mapped == .refunded ? price : nil,
+                storeStatus: state
+            )
+        }
     }
 
     // MARK: - Reading before acting

@@ -4,7 +4,8 @@ import Logging
 import OpenCatCore
 
 /// PayPal's operations: refunding a capture (`POST /v2/payments/captures/{capture_id}/refund`, full or partial),
-/// cancelling and suspending a subscription (`POST /v1/billing/subscriptions/{id}/cancel` and `…/suspend`), and
+/// cancelling, suspending and activating a subscription (`POST /v1/billing/subscriptions/{id}/cancel`, `…/suspend`
+/// and `…/activate`), and
 /// a subscription's payments (`GET /v1/billing/subscriptions/{id}/transactions`). Each returns the purchase as
 /// PayPal reports it afterwards, read through ``verify(_:)``'s own path and mapping.
 ///
@@ -16,11 +17,11 @@ import OpenCatCore
 /// `REFUND_TIME_LIMIT_EXCEEDED`, a cancel of a subscription still `APPROVAL_PENDING`, …) become
 /// ``StoreAdapterError/Code/invalidProof`` with PayPal's `NAME/ISSUE` as the store reason.
 extension PayPalAdapter: StoreOperations {
-    /// PayPal offers refunds, cancelling and suspending subscriptions, and a subscription's payments; every other
+    /// PayPal offers refunds, cancelling, suspending and activating subscriptions, and a subscription's payments; every other
     /// operation is unsupported, with the reason the operations matrix shows (`Fixtures/operations/scenarios.json`).
     public func support(for operation: StoreOperation) -> StoreOperationSupport {
         switch operation {
-        case .transactionHistory, .refund, .cancelSubscription, .suspendSubscription:
+        case .transactionHistory, .refund, .cancelSubscription, .suspendSubscription, .resumeSubscription:
             .supported
         case .refundHistory:
             .unsupported("PayPal reports refunds on the capture itself, which verify reads")
@@ -34,7 +35,9 @@ extension PayPalAdapter: StoreOperations {
             .unsupported("a PayPal capture needs no acknowledgement")
         case .revoke:
             .unsupported("PayPal cancels and refunds separately (cancel, refund)")
-        case .lookUpOrder, .sendConsumption, .notificationHistory, .testNotification, .setAppAccountToken:
+        case .lookUpOrder:
+            .unsupported("a PayPal order id is the proof verify reads")
+        case .sendConsumption, .notificationHistory, .testNotification, .setAppAccountToken:
             .unsupported("only the App Store offers \(operation)")
         default:
             .unsupported("PayPal has no \(operation) operation")
@@ -141,20 +144,28 @@ extension PayPalAdapter: StoreOperations {
     /// ``StoreAdapterError/Code/invalidProof``.
     public func suspendSubscription(id: String, reason: String) async throws -> VerifiedPurchase {
         let id = try Self.pathId(id, what: "subscription")
-        let reason = reason.isEmpty ? Self.suspendReason : reason
-        guard reason.count <= 128 else {
-            throw StoreAdapterError(
-                .invalidProof,
-                store: .paypal,
-                "PayPal takes a suspension reason of 1 to 128 characters"
-            )
-        }
+        let reason = try Self.reason(reason, default: Self.suspendReason, for: "suspension")
         try await changeSubscription(
             id: id,
             action: "suspend",
             reason: reason,
             done: [.suspended, .cancelled, .expired]
         )
+        return try await verifySubscription(PurchaseProof(store: .paypal, kind: .paypalSubscription, token: Secret(id)))
+    }
+
+    /// Activates a suspended subscription again (PayPal's "Activate subscription", `POST
+    /// /v1/billing/subscriptions/{id}/activate` with `reason`, 1 to 128 characters; an empty reason is replaced by a
+    /// fixed one; <https://developer.paypal.com/docs/api/subscriptions/v1/#subscriptions_activate>), then reads it
+    /// again: billing resumes and it maps as ``verify(_:)`` maps an `ACTIVE` subscription.
+    ///
+    /// A subscription that is active already (422 `SUBSCRIPTION_STATUS_INVALID`, its status read again) is
+    /// ``StoreAdapterError/Code/alreadyDone``; one PayPal will not activate (cancelled, expired) is
+    /// ``StoreAdapterError/Code/invalidProof``.
+    public func resumeSubscription(id: String, reason: String) async throws -> VerifiedPurchase {
+        let id = try Self.pathId(id, what: "subscription")
+        let reason = try Self.reason(reason, default: Self.activateReason, for: "activation")
+        try await changeSubscription(id: id, action: "activate", reason: reason, done: [.active])
         return try await verifySubscription(PurchaseProof(store: .paypal, kind: .paypalSubscription, token: Secret(id)))
     }
 
@@ -216,6 +227,21 @@ extension PayPalAdapter: StoreOperations {
     static let cancelReason = "Cancelled by the merchant"
     /// The `reason` sent with a suspension when the caller gives none.
     static let suspendReason = "Suspended by the merchant"
+    /// The reason sent when activating without one.
+    static let activateReason = "Reactivated by the merchant"
+
+    /// A subscription change's `reason`: the given one, or `fallback` when empty; PayPal takes 1 to 128 characters.
+    static func reason(_ given: String, default fallback: String, for change: String) throws -> String {
+        let reason = given.isEmpty ? fallback : given
+        guard reason.count <= 128 else {
+            throw StoreAdapterError(
+                .invalidProof,
+                store: .paypal,
+                "PayPal takes a \(change) reason of 1 to 128 characters"
+            )
+        }
+        return reason
+    }
 
     /// The capture a refund names: the transaction id, or the first capture of the proof's order when the
     /// transaction id is that order's id.

@@ -33,9 +33,13 @@ extension SteamAdapter: StoreOperations {
             .unsupported("Steam's FinalizeTxn, which verify performs, is its acknowledgement")
         case .revoke:
             .unsupported("Steam cancels an agreement and refunds orders separately (cancel, refund)")
+        case .resumeSubscription:
+            .unsupported("Steam agreements cannot be paused, so there is nothing to resume")
         case .suspendSubscription:
             .unsupported("Steam agreements cannot be paused")
-        case .lookUpOrder, .sendConsumption, .notificationHistory, .testNotification, .setAppAccountToken:
+        case .lookUpOrder:
+            .unsupported("a Steam order id is the proof verify reads (QueryTxn)")
+        case .sendConsumption, .notificationHistory, .testNotification, .setAppAccountToken:
             .unsupported("only the App Store offers \(operation)")
         default:
             .unsupported("Steam has no \(operation) operation")

@@ -6,10 +6,10 @@ import OpenCatCore
 /// (`GET /v1/payment_intents?customer=`), and cancelling a subscription (`DELETE /v1/subscriptions/{id}`, or
 /// `cancel_at_period_end`). Each returns the purchase as Stripe reports it afterwards, mapped as ``verify(_:)`` maps it.
 extension StripeAdapter: StoreOperations {
-    /// Stripe offers history, refunds and cancelling; the rest with the reason the matrix prints.
+    /// Stripe offers history, refunds, cancelling and resuming; the rest with the reason the matrix prints.
     public func support(for operation: StoreOperation) -> StoreOperationSupport {
         switch operation {
-        case .transactionHistory, .refund, .cancelSubscription: .supported
+        case .transactionHistory, .refund, .cancelSubscription, .resumeSubscription: .supported
         case .refundHistory:
             .unsupported("Stripe lists a PaymentIntent's refunds on the charge itself, which verify reads")
         case .extendSubscription:
@@ -20,6 +20,10 @@ extension StripeAdapter: StoreOperations {
         case .revoke: .unsupported("Stripe cancels immediately and refunds separately (cancel, refund)")
         case .suspendSubscription:
             .unsupported("Stripe pauses collection through subscription updates, not offered here")
+        case .lookUpOrder:
+            .unsupported(
+                "Stripe has no order id a customer quotes; a PaymentIntent or Checkout Session is read by verify"
+            )
         default: .unsupported("only the App Store offers \(operation)")
         }
     }
@@ -139,6 +143,43 @@ extension StripeAdapter: StoreOperations {
                 let current = try? await verify(proof), current.state == .expired || !current.willRenew
             {
                 throw alreadyDone
+            }
+            throw error(for: response, resource: "subscription")
+        }
+        return try await verify(proof)
+    }
+
+    /// Resumes a paused subscription (Stripe's "Resume a subscription", `POST /v1/subscriptions/{id}/resume` with
+    /// `billing_cycle_anchor=now`; <https://docs.stripe.com/api/subscriptions/resume>), then reads it again. Stripe
+    /// starts a new period now and invoices it: the subscription is `active` once that invoice is paid, `past_due` if
+    /// payment fails. `reason` is not sent (Stripe takes none). The `Idempotency-Key` is
+    /// `opencat-resume-<id>-<uuid>`, shared by the HTTP client's retries of this call.
+    ///
+    /// A subscription that is not paused (Stripe's 400 `invalid_request_error`, its status read again: active or
+    /// trialing) is ``StoreAdapterError/Code/alreadyDone``; one that cannot be resumed (cancelled) keeps Stripe's
+    /// refusal (``StoreAdapterError/Code/invalidProof``).
+    public func resumeSubscription(id: String, reason: String) async throws -> VerifiedPurchase {
+        guard id.hasPrefix("sub_"), id.count <= 255, !id.contains("/") else {
+            throw StoreAdapterError(.invalidProof, store: .stripe, "a Stripe subscription id starts with sub_")
+        }
+        var request = APIRequest.make(.post, baseURL: configuration.baseURL, path: "/v1/subscriptions/\(id)/resume")
+        request.headerFields[HTTPField.Name("Idempotency-Key")!] =
+            "opencat-resume-\(id)-\(UUID().uuidString.lowercased())"
+        let body = Data("billing_cycle_anchor=now".utf8)
+        let response = try await http.send(authorizedRequest(request, form: true), body: body, idempotent: true)
+        let proof = PurchaseProof(store: .stripe, kind: .stripeSubscription, token: Secret(id))
+        guard response.status.code == 200 else {
+            let apiError = try? JSONDecoder().decode(Stripe.ErrorResponse.self, from: response.body).error
+            if response.status.code == 400, apiError?.type == "invalid_request_error",
+                let current = try? await verify(proof), current.state == .active
+            {
+                throw StoreAdapterError(
+                    .alreadyDone,
+                    store: .stripe,
+                    "the subscription is not paused: it is \(current.storeStatus ?? "active") already",
+                    storeReason: apiError?.code,
+                    httpStatus: 400
+                )
             }
             throw error(for: response, resource: "subscription")
         }

@@ -1,0 +1,130 @@
+import Foundation
+
+/// A section of store operations read per store: what each store offers, with its cases, and what it does not offer,
+/// with the reason — instead of a grid of operations × cases × stores that is mostly n.a.
+extension ConformanceReport {
+    /// The cases each operation is run through (`<operation>-<case>`), in the order they are listed.
+    public static let operationCases = [
+        "success", "not-found", "already-done", "rate-limited-then-success", "store-error", "timeout",
+        "malformed-response", "credentials-rejected",
+    ]
+
+    /// One store's part of an operations section.
+    struct StoreOperationsSummary {
+        var store: String
+        /// The operations the store offers, each with its cells in ``ConformanceReport/operationCases`` order.
+        var offered: [(operation: String, cells: [Cell?])]
+        /// The operations it does not offer, grouped by reason: (operations, reason).
+        var notOffered: [(operations: [String], reason: String)]
+    }
+
+    /// The section per store. An operation is not offered by a store when every one of its cells is n.a.; the reason
+    /// is its success case's. Reasons that differ only by naming their own operation are one reason.
+    func storeOperations(_ operations: [String]) -> [StoreOperationsSummary] {
+        stores.map { store in
+            var offered: [(operation: String, cells: [Cell?])] = []
+            var groups: [(key: String, operations: [String], reason: String)] = []
+            for operation in operations {
+                let cells = Self.operationCases.map { cell(store: store, scenario: "\(operation)-\($0)") }
+                guard cells.allSatisfy({ $0 == nil || $0?.status == .notApplicable }) else {
+                    offered.append((operation: operation, cells: cells))
+                    continue
+                }
+                let reason = cells.first??.detail ?? "not offered"
+                let key = reason.replacingOccurrences(of: operation, with: "\u{0}")
+                if let index = groups.firstIndex(where: { $0.key == key }) {
+                    groups[index].operations.append(operation)
+                    groups[index].reason = key.replacingOccurrences(of: "\u{0}", with: "them")
+                } else {
+                    groups.append((key: key, operations: [operation], reason: reason))
+                }
+            }
+            return StoreOperationsSummary(
+                store: store,
+                offered: offered,
+                notOffered: groups.map { (operations: $0.operations, reason: $0.reason) }
+            )
+        }
+    }
+
+    /// A case's mark: ✓ passed, ✗ failed, · not applicable, ? not run.
+    static func mark(_ cell: Cell?) -> String {
+        switch cell?.status {
+        case .pass: "✓"
+        case .fail: "✗"
+        case .notApplicable: "·"
+        case nil: "?"
+        }
+    }
+
+    /// The section as text, per store: the operations it offers (each with its eight cases' marks, several to a
+    /// line), then one line per reason it does not offer others, then failures, invalid cassettes and the counts.
+    public func renderByStore(operations: [String]) -> String {
+        var lines = [
+            "Per store: each operation it offers, its cases in this order: "
+                + Self.operationCases.joined(separator: ", ")
+                + " (✓ pass, ✗ FAIL, · n.a.); then what it does not offer, and why."
+        ]
+        for summary in storeOperations(operations) {
+            lines.append("\(summary.store): offers \(summary.offered.count) of \(operations.count)")
+            var line = " "
+            for (operation, cells) in summary.offered {
+                let item = " \(operation) " + cells.map(Self.mark).joined()
+                if line.count + item.count > 118 {
+                    lines.append(line)
+                    line = " "
+                }
+                line += item
+            }
+            if summary.offered.isEmpty == false { lines.append(line) }
+            for group in summary.notOffered {
+                lines.append("  not offered: \(group.operations.joined(separator: ", ")): \(group.reason)")
+            }
+        }
+        let failures = cells.filter { $0.status == .fail }
+        lines +=
+            failures.isEmpty
+            ? [] : ["", "Failures:"] + failures.map { "  \($0.store)/\($0.scenario): \($0.detail ?? "")" }
+        lines += invalidCassettes.isEmpty ? [] : ["", "Invalid cassettes:"] + invalidCassettes.map { "  \($0)" }
+        let (pass, fail, na) = counts
+        lines.append(
+            "\(stores.count) stores x \(operations.count) operations x \(Self.operationCases.count) cases: \(pass) passed, "
+                + "\(fail) failed, \(na) not applicable, \(invalidCassettes.count) invalid cassettes "
+                + "(\(durationMilliseconds) ms)"
+        )
+        return lines.joined(separator: "\n")
+    }
+
+    /// The section as HTML, per store: a table of the operations it offers × the cases, then a list of what it does
+    /// not offer with the reasons.
+    func renderByStoreHTML(operations: [String]) -> String {
+        var body = ""
+        for summary in storeOperations(operations) {
+            body += "<h3>\(Self.html(summary.store)): offers \(summary.offered.count) of \(operations.count)</h3>\n"
+            if !summary.offered.isEmpty {
+                body += "<table><thead><tr><th>operation</th>"
+                body += Self.operationCases.map { "<th>\(Self.html($0))</th>" }.joined() + "</tr></thead><tbody>\n"
+                for (operation, cells) in summary.offered {
+                    body += "<tr><th scope=\"row\">\(Self.html(operation))</th>"
+                    for (index, cell) in cells.enumerated() {
+                        body += Self.htmlCell(
+                            cell,
+                            store: summary.store,
+                            scenario: "\(operation)-\(Self.operationCases[index])"
+                        )
+                    }
+                    body += "</tr>\n"
+                }
+                body += "</tbody></table>\n"
+            }
+            if !summary.notOffered.isEmpty {
+                body += "<ul class=\"not-offered\">"
+                body += summary.notOffered.map { group in
+                    "<li><code>\(Self.html(group.operations.joined(separator: ", ")))</code>: \(Self.html(group.reason))</li>"
+                }.joined()
+                body += "</ul>\n"
+            }
+        }
+        return body
+    }
+}
