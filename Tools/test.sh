@@ -82,7 +82,6 @@ for ((i = 0; i < ${#args[@]}; i++)); do
     case "${args[i]}" in
         -Xswiftc | -Xcc | -Xlinker | --explicit-target-dependency-import-check | -c | --configuration | --scratch-path | -j | --jobs)
             build+=("${args[i]}" "${args[i + 1]:-}"); i=$((i + 1)) ;;
-        --disable-index-store | --enable-index-store) build+=("${args[i]}") ;;
     esac
 done
 if swift build "${build[@]}" --product opencat-server && swift build "${build[@]}" --product opencat; then

@@ -99,9 +99,7 @@ struct RegistryEndToEndTests {
         )
         guard set.status == 0 else { return set }
         try StrangerPackage.trustOnly(roots, configuration: state.appendingPathComponent("config"))
-        // No index store: nothing reads it, and the consumer compiles its whole graph cold.
-        let scratchPath =
-            ["--scratch-path", state.appendingPathComponent("build").path, "--disable-index-store"] + isolated
+        let scratchPath = ["--scratch-path", state.appendingPathComponent("build").path] + isolated
         let resolved = try await runProcess(
             "swift",
             ["package", "resolve"] + scratchPath,
