@@ -294,7 +294,7 @@ struct ServerProcessTests {
         _ = try? await runProcess("/bin/bash", [script, "stop"], environment: environment)
     }
 
-    /// Starts a PostgreSQL server on a random port clear of the tests' own (55432), trying another port when the one
+    /// Starts a PostgreSQL server on a random port clear of the tests' own (15432), trying another port when the one
     /// drawn is taken (a server of an interrupted run, or any other listener); the failure names the server's log.
     static func startOwnPostgres(
         script: String
