@@ -81,11 +81,7 @@ extension ConformanceReport {
                 lines.append("  not offered: \(group.operations.joined(separator: ", ")): \(group.reason)")
             }
         }
-        let failures = cells.filter { $0.status == .fail }
-        lines +=
-            failures.isEmpty
-            ? [] : ["", "Failures:"] + failures.map { "  \($0.store)/\($0.scenario): \($0.detail ?? "")" }
-        lines += invalidCassettes.isEmpty ? [] : ["", "Invalid cassettes:"] + invalidCassettes.map { "  \($0)" }
+        lines += problemLines()
         let (pass, fail, na) = counts
         lines.append(
             "\(stores.count) stores x \(operations.count) operations x \(Self.operationCases.count) cases: \(pass) passed, "

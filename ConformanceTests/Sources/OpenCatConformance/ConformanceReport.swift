@@ -129,17 +129,7 @@ public struct ConformanceReport: Sendable, Codable {
             }
             lines.append(pad(scenario, width) + row.joined())
         }
-        let failures = cells.filter { $0.status == .fail }
-        if !failures.isEmpty {
-            lines.append("")
-            lines.append("Failures:")
-            lines += failures.map { "  \($0.store)/\($0.scenario): \($0.detail ?? "")" }
-        }
-        if !invalidCassettes.isEmpty {
-            lines.append("")
-            lines.append("Invalid cassettes:")
-            lines += invalidCassettes.map { "  \($0)" }
-        }
+        lines += problemLines()
         let (pass, fail, na) = counts
         lines.append("")
         lines.append(
@@ -150,6 +140,18 @@ public struct ConformanceReport: Sendable, Codable {
             lines += ["", "## \(section.title)", text]
         }
         return lines.joined(separator: "\n")
+    }
+
+    /// The failures (each with its first difference) and the invalid cassettes, each list after a blank line; none
+    /// when there are none.
+    func problemLines() -> [String] {
+        let failures = cells.filter { $0.status == .fail }
+        var lines: [String] = []
+        if !failures.isEmpty {
+            lines += ["", "Failures:"] + failures.map { "  \($0.store)/\($0.scenario): \($0.detail ?? "")" }
+        }
+        if !invalidCassettes.isEmpty { lines += ["", "Invalid cassettes:"] + invalidCassettes.map { "  \($0)" } }
+        return lines
     }
 
     /// The matrix as a Markdown report, with the reasons for every n.a. and failure.

@@ -10,10 +10,7 @@ import Testing
 /// adapter says it lacks the operation (with the adapter's own reason), and extra operation cassettes go to it.
 struct OperationsSectionTests {
     static let fixtures = ConformanceSuiteTests.fixtures
-    static let cases = [
-        "success", "not-found", "already-done", "rate-limited-then-success", "store-error", "timeout",
-        "malformed-response", "credentials-rejected",
-    ]
+    static let cases = ConformanceReport.operationCases
 
     static let suite = Result { try ConformanceSections.suite(ConformanceSections.operations, in: fixtures) }
 

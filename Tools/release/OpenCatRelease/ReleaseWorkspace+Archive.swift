@@ -104,6 +104,7 @@ extension ReleaseWorkspace {
     /// folder it names, listed under the link's path: a release holds real files.
     func trackedFiles(under folder: String) async throws -> [(String, URL)] {
         var result: [(String, URL)] = []
+        let rootPath = root.resolvingSymlinksInPath().path + "/"
         for path in try await git(["ls-files", "--", folder]).split(separator: "\n").map(String.init) {
             let file = root.appendingPathComponent(path)
             var isFolder: ObjCBool = false
@@ -112,7 +113,6 @@ extension ReleaseWorkspace {
                 continue
             }
             let target = file.resolvingSymlinksInPath().path
-            let rootPath = root.resolvingSymlinksInPath().path + "/"
             guard target.hasPrefix(rootPath) else { throw ReleaseError("\(path) links outside the repository") }
             let linked = String(target.dropFirst(rootPath.count))
             for inner in try await git(["ls-files", "--", linked]).split(separator: "\n").map(String.init) {

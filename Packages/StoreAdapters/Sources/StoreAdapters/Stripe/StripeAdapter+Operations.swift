@@ -106,9 +106,7 @@ extension StripeAdapter: StoreOperations {
     /// request share it, and a later request (after the subscription was reactivated) has its own, so Stripe never
     /// replays an earlier cancellation's answer instead of cancelling again.
     public func cancelSubscription(id: String, atPeriodEnd: Bool, requestId: String) async throws -> VerifiedPurchase {
-        guard id.hasPrefix("sub_"), id.count <= 255, !id.contains("/") else {
-            throw StoreAdapterError(.invalidProof, store: .stripe, "a Stripe subscription id starts with sub_")
-        }
+        try Self.checkSubscriptionId(id)
         guard (1...100).contains(requestId.utf8.count), requestId.utf8.allSatisfy({ (0x21...0x7E).contains($0) })
         else {
             throw StoreAdapterError(.invalidProof, store: .stripe, "a request id is 1 to 100 visible ASCII characters")
@@ -159,9 +157,7 @@ extension StripeAdapter: StoreOperations {
     /// trialing) is ``StoreAdapterError/Code/alreadyDone``; one that cannot be resumed (cancelled) keeps Stripe's
     /// refusal (``StoreAdapterError/Code/invalidProof``).
     public func resumeSubscription(id: String, reason: String) async throws -> VerifiedPurchase {
-        guard id.hasPrefix("sub_"), id.count <= 255, !id.contains("/") else {
-            throw StoreAdapterError(.invalidProof, store: .stripe, "a Stripe subscription id starts with sub_")
-        }
+        try Self.checkSubscriptionId(id)
         var request = APIRequest.make(.post, baseURL: configuration.baseURL, path: "/v1/subscriptions/\(id)/resume")
         request.headerFields[HTTPField.Name("Idempotency-Key")!] =
             "opencat-resume-\(id)-\(UUID().uuidString.lowercased())"
@@ -184,6 +180,13 @@ extension StripeAdapter: StoreOperations {
             throw error(for: response, resource: "subscription")
         }
         return try await verify(proof)
+    }
+
+    /// Refuses what cannot be a subscription id in a request path (`sub_…`, at most 255 characters, no `/`).
+    static func checkSubscriptionId(_ id: String) throws {
+        guard id.hasPrefix("sub_"), id.count <= 255, !id.contains("/") else {
+            throw StoreAdapterError(.invalidProof, store: .stripe, "a Stripe subscription id starts with sub_")
+        }
     }
 
     /// An exact amount in the currency's minor units (Stripe's exponents).
