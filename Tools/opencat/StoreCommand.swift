@@ -12,7 +12,8 @@ struct StoreCommand: AsyncParsableCommand {
             "Act on purchases at their store (refund, cancel, extend, consume, history, …) and print the result as JSON.",
         discussion: """
             The credential flags are verify's: secrets are read from files, never from arguments. A store that does \
-            not offer an operation says so (exit 2, code unsupported).
+            not offer an operation says so (exit 2, code unsupported). Each HTTP attempt may take \
+            OPENCAT_HTTP_TIMEOUT seconds (default 30) before a read is retried or the command reports a timeout.
             """,
         subcommands: [
             StoreHistory.self, StoreRefund.self, StoreCancel.self, StoreExtend.self, StoreExtendAll.self,

@@ -14,7 +14,8 @@ struct VerifyCommand: AsyncParsableCommand {
         discussion: """
             Secrets (API keys, client secrets, private keys, webhook secrets) are read from files, never from \
             arguments, so they do not show in the process list or shell history. Exit status 0 means genuine; \
-            anything else prints a one-line reason to standard error.
+            anything else prints a one-line reason to standard error. A look-up at a store allows each HTTP \
+            attempt OPENCAT_HTTP_TIMEOUT seconds (1...3600, default 30).
             """,
         subcommands: [
             VerifyApple.self, VerifyGoogle.self, VerifyStripe.self, VerifyPayPal.self, VerifySteam.self,
@@ -69,6 +70,21 @@ enum VerifyOutput {
         return Secret(String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
     }
 
+    /// The environment variable bounding each HTTP attempt to a store, in whole seconds.
+    static let timeoutVariable = "OPENCAT_HTTP_TIMEOUT"
+
+    /// The client the commands call stores with: each attempt may take `OPENCAT_HTTP_TIMEOUT` seconds (1…3600,
+    /// default 30) before it is retried (a read, or a write with an idempotency key) or reported as a timeout.
+    static func httpClient(
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws -> HTTPClient {
+        guard let text = environment[timeoutVariable] else { return HTTPClient() }
+        guard let seconds = Int(text), (1...3600).contains(seconds) else {
+            throw ValidationError("\(timeoutVariable) must be a whole number of seconds in 1...3600, found \"\(text)\"")
+        }
+        return HTTPClient(timeout: .seconds(seconds))
+    }
+
     /// Builds a store's adapter from the flags gathered as settings, through ``StoreAdapterConfiguration`` (the
     /// path a server's configuration and the conformance suite take too). Nil values are left out; a setting the
     /// adapter cannot use (an unreadable file, a bad price, a URL that is not https) is a usage error.
@@ -80,8 +96,9 @@ enum VerifyOutput {
             store: Adapter.verifiedStore,
             settings: settings.compactMapValues { $0 }
         )
+        let context = StoreAdapterConfiguration.Context(httpClient: try httpClient())
         do throws(StoreAdapterError) {
-            return try Adapter(configuration: configuration, context: StoreAdapterConfiguration.Context())
+            return try Adapter(configuration: configuration, context: context)
         } catch {
             if error.code == .misconfigured { throw ValidationError(error.message) }
             throw error

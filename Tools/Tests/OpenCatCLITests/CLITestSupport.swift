@@ -18,9 +18,19 @@ enum OpenCatCLI {
     /// `opencat-server`.
     static var server: URL { TestEnvironment.builtProduct("opencat-server") }
 
+    /// The environment every run gets unless a test says otherwise: a store answering from a mock in this (busy,
+    /// maybe one-core) test process may take longer than the 30 seconds a real attempt gets, and a timed-out read
+    /// retried would take the cassette's next answer.
+    static let patientEnvironment: [String: String?] = ["OPENCAT_HTTP_TIMEOUT": "600"]
+
     /// Runs `opencat` (or another of the products) with `arguments` to its end.
-    static func run(_ arguments: [String], executable: URL = executable, input: String? = nil) async throws -> Result {
-        let result = try await runProcess(executable.path, arguments, input: input)
+    static func run(
+        _ arguments: [String],
+        executable: URL = executable,
+        input: String? = nil,
+        environment: [String: String?] = patientEnvironment
+    ) async throws -> Result {
+        let result = try await runProcess(executable.path, arguments, environment: environment, input: input)
         return Result(
             status: result.status,
             standardOutput: result.output,

@@ -66,6 +66,22 @@ struct StoreOperationsCLITests {
         #expect(result.standardOutput.contains(#""storeStatus" : "Canceled""#))
     }
 
+    @Test(arguments: ["0", "3601", "thirty", ""])
+    func anUnusableTimeoutIsAUsageErrorBeforeAnyRequest(_ timeout: String) async throws {
+        let credentials = try ConformanceCredentials()
+        let folder = try ScratchFolder()
+        let result = try await OpenCatCLI.run(
+            [
+                "store", "cancel", "steam", "--app-id", "480",
+                "--key-file", try folder.write("key", Data(credentials.steamPublisherKey.revealed.utf8)),
+                "--subscription", "76561197960287930:4400000000000001", "--base-url", "http://127.0.0.1:9",
+            ],
+            environment: ["OPENCAT_HTTP_TIMEOUT": timeout]
+        )
+        #expect(result.status == 64 && !result.trapped, "\(result.status) \(result.standardError)")
+        #expect(result.standardError.contains("OPENCAT_HTTP_TIMEOUT must be a whole number of seconds in 1...3600"))
+    }
+
     @Test func aPartialPayPalRefundPrintsTheRefundedAmount() async throws {
         let (result, unmatched) = try await run("paypal/refund-success.json") { credentials, folder, base in
             [
