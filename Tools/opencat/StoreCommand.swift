@@ -127,8 +127,12 @@ struct StoreCancel: AsyncParsableCommand {
 struct StoreExtend: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "extend",
-        abstract: "Move a subscription's renewal later (App Store extension, Google Play deferral).",
-        subcommands: [StoreExtendOn<AppleOperationCredentials>.self, StoreExtendOn<GoogleOperationCredentials>.self]
+        abstract:
+            "Move a subscription's renewal later (App Store extension, Google Play deferral, Steam AdjustAgreement).",
+        subcommands: [
+            StoreExtendOn<AppleOperationCredentials>.self, StoreExtendOn<GoogleOperationCredentials>.self,
+            StoreExtendOn<SteamOperationCredentials>.self,
+        ]
     )
 }
 

@@ -18,7 +18,10 @@ protocol StoreCredentialOptions: ParsableArguments {
 struct PurchaseTarget: ParsableArguments {
     @Option(
         name: .customLong("id"),
-        help: "The purchase's id (Apple: its original transaction id; Steam: the order id)."
+        help: """
+            The purchase's id (Apple: its original transaction id; Steam: the order id, for extend \
+            <steamid>:<agreementid>).
+            """
     )
     var id: String?
 
@@ -251,8 +254,23 @@ struct SteamOperationCredentials: StoreCredentialOptions {
         )
     }
 
+    /// An order, or for extend a billing agreement given as `<steamid>:<agreementid>` (as cancel takes it).
     func proof(_ target: PurchaseTarget, for operation: StoreOperation) throws -> PurchaseProof {
-        PurchaseProof(store: .steam, kind: .steamOrder, token: try target.token(), productId: target.productId)
+        let token = try target.token()
+        guard operation == .extendSubscription else {
+            return PurchaseProof(store: .steam, kind: .steamOrder, token: token, productId: target.productId)
+        }
+        let parts = token.revealed.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
+        guard parts.count == 2, parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy(\.isNumber) }) else {
+            throw ValidationError("--id: a Steam agreement is <steamid>:<agreementid>")
+        }
+        return PurchaseProof(
+            store: .steam,
+            kind: .steamAgreement,
+            token: Secret(parts[1]),
+            productId: target.productId,
+            context: ["steamid": parts[0]]
+        )
     }
 }
 
@@ -455,7 +473,7 @@ struct StoreExtendOn<Credentials: StoreCredentialOptions>: AsyncParsableCommand 
 
     @OptionGroup var target: PurchaseTarget
 
-    @Option(name: .customLong("days"), help: "Whole days to add (App Store: 1 to 90).")
+    @Option(name: .customLong("days"), help: "Whole days to add (App Store: 1 to 90; Steam: to the next payment day).")
     var days: Int
 
     @Option(

@@ -66,6 +66,20 @@ struct StoreOperationsCLITests {
         #expect(result.standardOutput.contains(#""storeStatus" : "Canceled""#))
     }
 
+    @Test func extendSteamMovesTheAgreementsNextPayment() async throws {
+        let (result, unmatched) = try await run("steam/extend-success.json") { credentials, folder, base in
+            [
+                "store", "extend", "steam", "--app-id", "480",
+                "--key-file", try folder.write("key", Data(credentials.steamPublisherKey.revealed.utf8)),
+                "--id", "76561197960287930:4400000000000001", "--days", "7", "--base-url", base,
+            ]
+        }
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(unmatched.isEmpty, "\(unmatched)")
+        #expect(result.standardOutput.contains(#""expirationDate" : "2026-12-19T00:00:00.000Z""#))
+        #expect(result.standardOutput.contains(#""willRenew" : true"#))
+    }
+
     @Test(arguments: ["0", "3601", "thirty", ""])
     func anUnusableTimeoutIsAUsageErrorBeforeAnyRequest(_ timeout: String) async throws {
         let credentials = try ConformanceCredentials()

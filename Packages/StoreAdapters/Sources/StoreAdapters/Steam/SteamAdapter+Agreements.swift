@@ -17,6 +17,24 @@ extension SteamAdapter {
     /// The product is the agreement's `itemid`; the price its `recurringamt` in cents. An agreement the user does
     /// not have is `notFound`; a proof for another app id is `wrongApplication`.
     func verifyAgreement(_ proof: PurchaseProof) async throws -> VerifiedPurchase {
+        let (agreement, steamId, date) = try await readAgreement(proof)
+        let purchase = try Self.purchase(
+            from: agreement,
+            steamId: steamId,
+            proof: proof,
+            sandbox: configuration.sandbox,
+            verifiedAt: date,
+            now: date ?? http.client.clock.currentDate
+        )
+        try PurchaserBinding.check(proof, reported: purchase.purchaser, field: "steamid")
+        logger.debug("steam agreement verified", metadata: ["state": "\(purchase.state)"])
+        return purchase
+    }
+
+    /// The agreement a `.steamAgreement` proof names as `GetUserAgreementInfo/v1` lists it now, the user's steamid
+    /// and the answer's `Date`. An agreement the user does not have is `notFound`; a proof for another app id is
+    /// `wrongApplication`.
+    func readAgreement(_ proof: PurchaseProof) async throws -> (SteamAgreement, steamId: String, date: Date?) {
         let id = proof.token.revealed
         guard let steamId = proof.context["steamid"], Self.isUInt64(id), Self.isUInt64(steamId) else {
             throw StoreAdapterError(
@@ -47,17 +65,7 @@ extension SteamAdapter {
         guard let agreement = body.params?.agreements?.first(where: { $0.agreementid.text == id }) else {
             throw StoreAdapterError(.notFound, store: .steam, "the user has no such billing agreement for this app")
         }
-        let purchase = try Self.purchase(
-            from: agreement,
-            steamId: steamId,
-            proof: proof,
-            sandbox: configuration.sandbox,
-            verifiedAt: date,
-            now: date ?? http.client.clock.currentDate
-        )
-        try PurchaserBinding.check(proof, reported: purchase.purchaser, field: "steamid")
-        logger.debug("steam agreement verified", metadata: ["state": "\(purchase.state)"])
-        return purchase
+        return (agreement, steamId, date)
     }
 
     static func purchase(
@@ -161,6 +169,29 @@ extension SteamAdapter {
             as: SteamAgreementAnswer.self
         )
         if let failure = Self.failure(body, method: .cancelAgreement) { throw failure }
+    }
+
+    /// Sets the day a Steam-billed agreement's next recurring payment is initiated (`AdjustAgreement/v1`: `steamid`,
+    /// `agreementid`, `appid`, `nextprocessdate` as `YYYYMMDD`). Steam moves the date forward only, adding time to
+    /// the subscription (and extending its end date if the new day is past it). The day is absolute, so a repeated
+    /// request sets the same day: it is retried like a read. Returns the day Steam answered, if it did.
+    public func adjustAgreement(steamId: String, agreementId: String, nextProcessDate: Date) async throws -> Date? {
+        guard Self.isUInt64(steamId), Self.isUInt64(agreementId) else {
+            throw StoreAdapterError(.invalidProof, store: .steam, "Steam ids are 64-bit unsigned integers")
+        }
+        var request = makeRequest(.post, method: "AdjustAgreement/v1/", query: nil)
+        request.headerFields[.contentType] = "application/x-www-form-urlencoded"
+        let form =
+            "steamid=\(steamId)&agreementid=\(agreementId)&appid=\(configuration.appId)"
+            + "&nextprocessdate=\(SteamDay.format(nextProcessDate))"
+        let (body, _) = try await call(
+            request,
+            body: Data(form.utf8),
+            method: .adjustAgreement,
+            as: AdjustAgreementParams.self
+        )
+        if let failure = Self.failure(body, method: .adjustAgreement) { throw failure }
+        return SteamDay.parse(body.params?.nextprocessdate)
     }
 
     /// Charges a recurring payment on a game-billed agreement (`ProcessAgreement/v1`): `orderId` is the game's

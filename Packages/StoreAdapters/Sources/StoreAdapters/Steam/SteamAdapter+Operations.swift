@@ -8,23 +8,20 @@ import OpenCatCore
 /// - refund: `RefundTxn/v2` refunds a whole order (Steam has no partial refund);
 /// - cancel: `CancelAgreement/v1` ends a recurring billing agreement's payments;
 /// - history: `GetUserAgreementInfo/v1` lists a user's billing agreements for the app (Steam has no per-user list of
-///   one-time orders: `GetReport` covers the whole app by time).
+///   one-time orders: `GetReport` covers the whole app by time);
+/// - extend: `AdjustAgreement/v1` moves a Steam-billed agreement's next payment later.
 ///
 /// Each returns the purchase as ``verify(_:)`` reads it afterwards (`QueryTxn` for an order, `GetUserAgreementInfo`
 /// for an agreement). See <https://partner.steamgames.com/doc/webapi/ISteamMicroTxn>.
 extension SteamAdapter: StoreOperations {
-    /// Refund, cancel and history; every other operation with the reason Steam lacks it (the operations section's
-    /// n.a. reasons).
+    /// Refund, cancel, history and extend; every other operation with the reason Steam lacks it (the operations
+    /// section's n.a. reasons).
     public func support(for operation: StoreOperation) -> StoreOperationSupport {
         switch operation {
-        case .refund, .cancelSubscription, .transactionHistory:
+        case .refund, .cancelSubscription, .transactionHistory, .extendSubscription:
             .supported
         case .refundHistory:
             .unsupported("Steam has no refund history by user; GetReport lists refunds by time")
-        case .extendSubscription:
-            .unsupported(
-                "Steam's AdjustAgreement moves only a Steam-billed agreement's next payment date, not offered here"
-            )
         case .extendAllSubscriptions:
             .unsupported("Steam has no mass extension")
         case .consume:
@@ -232,6 +229,64 @@ extension SteamAdapter: StoreOperations {
             )
         }
         logger.debug("steam agreement cancelled")
+        return try await verifyAgreement(proof)
+    }
+
+    // MARK: - Extend
+
+    /// Moves a Steam-billed agreement's next payment `change.days` days later with `AdjustAgreement/v1` (Valve's
+    /// "AdjustAgreement": `nextprocessdate`, forward only), then reads it again as ``verify(_:)`` does.
+    ///
+    /// `proof` is a `.steamAgreement` proof (the agreement id, `context["steamid"]`). The agreement is read first
+    /// (`GetUserAgreementInfo`): one the user does not have is ``StoreAdapterError/Code/notFound``; one that is not
+    /// `Active`, is billed by the game (`billingtype` `Game`: the game charges with ``processAgreement(steamId:
+    /// agreementId:orderId:amount:)`` when it chooses), or has no next payment is
+    /// ``StoreAdapterError/Code/invalidProof`` with the agreement's status or billing type as the store reason. The
+    /// new day is the current `nextpayment` plus `change.days` (1 to 3650), in UTC. `change.reason` and
+    /// `change.requestIdentifier` are not sent (Steam takes neither); the day is absolute, so a repeated request
+    /// moves nothing further, and Steam has no "moved already" answer.
+    public func extendSubscription(_ proof: PurchaseProof, by change: StoreExtension) async throws
+        -> VerifiedPurchase
+    {
+        guard (1...3_650).contains(change.days) else {
+            throw StoreAdapterError(.invalidProof, store: .steam, "a Steam extension is 1 to 3650 days")
+        }
+        guard proof.kind == .steamAgreement else {
+            throw StoreAdapterError(.invalidProof, store: .steam, "only a billing agreement's payment date can move")
+        }
+        let (agreement, steamId, _) = try await readAgreement(proof)
+        let status = agreement.status ?? ""
+        guard status.caseInsensitiveCompare("Active") == .orderedSame else {
+            throw StoreAdapterError(
+                .invalidProof,
+                store: .steam,
+                "only an active billing agreement's next payment can move",
+                storeReason: status
+            )
+        }
+        guard agreement.billingtype?.caseInsensitiveCompare("Steam") == .orderedSame else {
+            throw StoreAdapterError(
+                .invalidProof,
+                store: .steam,
+                "only a Steam-billed agreement's next payment can move; a game-billed one is charged when the game "
+                    + "calls ProcessAgreement",
+                storeReason: agreement.billingtype
+            )
+        }
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC") ?? calendar.timeZone
+        guard let next = SteamDay.parse(agreement.nextpayment),
+            let moved = calendar.date(byAdding: .day, value: change.days, to: next)
+        else {
+            throw StoreAdapterError(
+                .invalidProof,
+                store: .steam,
+                "the billing agreement has no next payment to move",
+                storeReason: status
+            )
+        }
+        _ = try await adjustAgreement(steamId: steamId, agreementId: agreement.agreementid.text, nextProcessDate: moved)
+        logger.debug("steam agreement adjusted", metadata: ["days": "\(change.days)"])
         return try await verifyAgreement(proof)
     }
 

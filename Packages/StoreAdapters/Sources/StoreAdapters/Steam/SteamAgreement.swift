@@ -46,4 +46,13 @@ enum SteamDay {
         guard (1...12).contains(components.month ?? 0), (1...31).contains(components.day ?? 0) else { return nil }
         return components.date
     }
+
+    /// The UTC day of `date` as `YYYYMMDD`.
+    static func format(_ date: Date) -> String {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC") ?? calendar.timeZone
+        let day = calendar.dateComponents([.year, .month, .day], from: date)
+        let number = (day.year ?? 0) * 10_000 + (day.month ?? 0) * 100 + (day.day ?? 0)
+        return String(number)
+    }
 }

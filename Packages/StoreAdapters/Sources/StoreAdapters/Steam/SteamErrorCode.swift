@@ -14,6 +14,9 @@ import OpenCatCore
 /// | 100–107 | insufficient funds, finalization time limit exceeded, account disabled or not allowed to purchase, fraud, no cached payment method, spending limit, pending transaction | `notPaid` |
 /// | other | not documented | `malformedResponse` |
 ///
+/// `AdjustAgreement`'s 2 (the operation failed) and 12–16 (billing agreement problems) are `invalidProof`: the
+/// agreement's next payment could not be moved (not Steam-billed, not active, or a day Steam does not accept).
+///
 /// `GetReport` answers only 2 and 4 (`storeUnavailable`) or 3 (`misconfigured`: the app id or time was refused)
 /// meaningfully; any other code is `malformedResponse`.
 ///
@@ -33,6 +36,7 @@ enum SteamErrorCode {
         case refundTxn = "RefundTxn"
         case getUserAgreementInfo = "GetUserAgreementInfo"
         case cancelAgreement = "CancelAgreement"
+        case adjustAgreement = "AdjustAgreement"
         case processAgreement = "ProcessAgreement"
         case getReport = "GetReport"
         case authenticateUserTicket = "AuthenticateUserTicket"
@@ -54,6 +58,8 @@ enum SteamErrorCode {
             case 3: return (.misconfigured, "Steam rejected a parameter of the report request (check the app id)")
             default: return (.malformedResponse, "Steam answered an unexpected error code for GetReport")
             }
+        case .adjustAgreement where code == 2 || (12...16).contains(code):
+            return (.invalidProof, "Steam refused to move the billing agreement's next payment")
         default:
             break
         }
