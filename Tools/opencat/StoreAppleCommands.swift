@@ -222,3 +222,26 @@ struct NotificationPageOutput: Encodable {
     var notifications: [NotificationOutput]
     var nextCursor: String?
 }
+
+/// `opencat store app-transaction apple`: Apple's Get App Transaction Info.
+struct StoreAppTransactionApple: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "apple",
+        abstract: "Print the customer's app transaction (Get App Transaction Info), verified, as Apple signs it.",
+        discussion: """
+            --id takes any of the customer's transaction ids for the app, an original transaction id or the app \
+            transaction id. Production is asked first, then the sandbox. Dates are milliseconds since 1970, as Apple \
+            writes them.
+            """
+    )
+
+    @OptionGroup var credentials: AppleOperationCredentials
+
+    @Option(name: .customLong("id"), help: "Any transaction id of the customer for the app.")
+    var id: String
+
+    func run() async throws {
+        let adapter = try credentials.apple()
+        try await VerifyOutput.run { try await adapter.appTransactionInfo(transactionId: id) }
+    }
+}

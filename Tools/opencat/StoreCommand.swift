@@ -20,7 +20,7 @@ struct StoreCommand: AsyncParsableCommand {
             StoreConsume.self, StoreAcknowledge.self, StoreRevoke.self, StoreSuspend.self, StoreResume.self,
             StoreLookupOrder.self,
             StoreConsumption.self, StoreNotificationHistory.self, StoreTestNotification.self,
-            StoreSetAppAccountToken.self,
+            StoreSetAppAccountToken.self, StoreAppTransaction.self,
         ]
     )
 }
@@ -238,5 +238,14 @@ struct StoreSetAppAccountToken: AsyncParsableCommand {
         commandName: "set-app-account-token",
         abstract: "Link a purchase to an account after the fact (App Store only).",
         subcommands: [StoreSetAppAccountTokenApple.self]
+    )
+}
+
+/// `opencat store app-transaction apple`.
+struct StoreAppTransaction: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "app-transaction",
+        abstract: "Print the customer's purchase or download of the app itself (App Store only).",
+        subcommands: [StoreAppTransactionApple.self]
     )
 }

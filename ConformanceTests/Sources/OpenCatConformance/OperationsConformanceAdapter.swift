@@ -13,6 +13,8 @@ public import StoreAdapters
 /// - Apple's mass extension: `storeStatus` `complete=<bool>`, `quantity` the subscriptions extended;
 /// - Apple's test notification: `transactionId` the test token, `storeStatus` the last send attempt's result (or
 ///   `pending`).
+/// - Apple's app transaction: `transactionId` its app transaction id, `productId` the bundle id, `purchaseDate` the
+///   original purchase date, `storeStatus` `originalApplicationVersion=<version>`.
 ///
 /// Context keys: `proofKind`, `proofToken`, `amount` + `currency`, `idempotencyKey`, `atPeriodEnd`, `requestId`, `days`,
 /// `reason`, `requestIdentifier`, `cursor`, `limit`, `suspendReason`, `resumeReason`, `appAccountToken`,
@@ -147,6 +149,16 @@ public struct OperationsConformanceAdapter: StoreAdapter {
             let testToken = token == "-" ? try await apple.requestTestNotification() : token
             let status = try await apple.testNotificationStatus(token: testToken)
             return result(testToken, status: status.sendAttempts.last?.sendAttemptResult ?? "pending", quantity: 1)
+        case .appTransaction:
+            let app = try await apple.appTransactionInfo(transactionId: token)
+            var purchase = result(
+                app.appTransactionId ?? token,
+                status: "originalApplicationVersion=\(app.originalApplicationVersion ?? "-")",
+                quantity: 1
+            )
+            purchase.productId = app.bundleId ?? "-"
+            purchase.purchaseDate = app.originalPurchaseDate ?? purchase.purchaseDate
+            return purchase
         case .setAppAccountToken:
             guard let value = context["appAccountToken"], let uuid = UUID(uuidString: value) else {
                 throw invalid("context.appAccountToken: a UUID")

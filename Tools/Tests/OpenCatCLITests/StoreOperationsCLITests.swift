@@ -66,6 +66,23 @@ struct StoreOperationsCLITests {
         #expect(result.standardOutput.contains(#""storeStatus" : "Canceled""#))
     }
 
+    @Test func appTransactionApplePrintsTheVerifiedAppTransaction() async throws {
+        let (result, unmatched) = try await run("apple/app-transaction-success.json") { credentials, folder, base in
+            [
+                "store", "app-transaction", "apple", "--bundle-id", "dev.opencat.auralogic", "--issuer-id",
+                credentials.appleIssuerId, "--key-id", credentials.appleKeyId, "--key-file",
+                try folder.write("key.p8", Data(credentials.appleAPIKey.pemRepresentation.utf8)), "--root",
+                try folder.write("root.der", credentials.appleCA.rootCertificateDER), "--id", "2000000000000011",
+                "--base-url", base + "/production", "--sandbox-base-url", base + "/sandbox",
+            ]
+        }
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(unmatched.isEmpty, "\(unmatched)")
+        #expect(result.standardOutput.contains(#""appTransactionId" : "704289572311221111""#))
+        #expect(result.standardOutput.contains(#""originalApplicationVersion" : "1.0""#))
+        #expect(result.standardOutput.contains(#""receiptType" : "Production""#))
+    }
+
     @Test func extendSteamMovesTheAgreementsNextPayment() async throws {
         let (result, unmatched) = try await run("steam/extend-success.json") { credentials, folder, base in
             [

@@ -18,6 +18,8 @@ struct AppStoreServerAPI: Sendable {
         static let subscriptionMaxExtension: Int64 = 4_030_005
         static let familySharedSubscriptionExtensionIneligible: Int64 = 4_030_007
         static let statusRequestNotFound: Int64 = 4_040_009
+        /// Get App Transaction Info: the customer has no app transaction for the app.
+        static let appTransactionDoesNotExist: Int64 = 4_040_019
     }
 
     let http: StoreHTTP
@@ -175,5 +177,6 @@ struct AppStoreServerAPI: Sendable {
             .notFound,
             "the App Store has no extension request with this product and request identifier"
         ),
+        ErrorCode.appTransactionDoesNotExist: (.notFound, "the App Store has no app transaction for this customer"),
     ]
 }

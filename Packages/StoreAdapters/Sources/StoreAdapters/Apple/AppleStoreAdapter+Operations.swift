@@ -11,12 +11,13 @@ public import OpenCatCore
 /// product's mass extension) go to production, or to the sandbox when the adapter is configured for it alone.
 extension AppleStoreAdapter: StoreOperations {
     /// Supported: transaction history, refund history, extending one or every subscription, order look-up,
-    /// consumption information, notification history, test notifications, setting an app account token and finishing
-    /// a transaction (acknowledge).
+    /// consumption information, notification history, test notifications, setting an app account token, finishing
+    /// a transaction (acknowledge) and reading the app transaction.
     public func support(for operation: StoreOperation) -> StoreOperationSupport {
         switch operation {
         case .transactionHistory, .refundHistory, .extendSubscription, .extendAllSubscriptions, .lookUpOrder,
-            .sendConsumption, .notificationHistory, .testNotification, .setAppAccountToken, .acknowledge:
+            .sendConsumption, .notificationHistory, .testNotification, .setAppAccountToken, .acknowledge,
+            .appTransaction:
             return .supported
         case .refund:
             return .unsupported(
@@ -280,6 +281,47 @@ extension AppleStoreAdapter: StoreOperations {
                 httpStatus: 200
             )
         }
+    }
+
+    /// The customer's app transaction — their purchase or download of the app itself — by any of their transaction
+    /// ids for the app, original transaction ids or app transaction id (Apple's "Get App Transaction Info",
+    /// `GET /inApps/v1/transactions/appTransactions/{transactionId}`;
+    /// <https://developer.apple.com/documentation/appstoreserverapi/get-app-transaction-info>).
+    ///
+    /// Production is asked first, then the sandbox (an id lives in one environment; 4040010 or 4040019 moves on). The
+    /// signed app transaction is verified like any App Store signed data (chain, signature, Apple's root) and must be
+    /// for the configured bundle id and an accepted environment.
+    /// - Throws: ``StoreAdapterError``: `notFound` (4040010 transaction id not found, 4040019 no app transaction, in
+    ///   every environment asked), `invalidProof` (an id that is not an App Store id, an unverifiable signature),
+    ///   `wrongApplication`, and the App Store Server API's usual errors.
+    public func appTransactionInfo(transactionId: String) async throws -> JWSAppTransactionDecodedPayload {
+        let id = try Self.checkedTransactionId(transactionId)
+        let notHere: Set<Int64> = [
+            AppStoreServerAPI.ErrorCode.transactionIdNotFound, AppStoreServerAPI.ErrorCode.appTransactionDoesNotExist,
+        ]
+        let signed = try await askingEachEnvironment(fallbackOn: notHere) { api, _, baseURL in
+            let answer = try fetch(
+                AppStore.AppTransactionInfoResponse.self,
+                try await api.call(.get, "/inApps/v1/transactions/appTransactions/" + id, baseURL: baseURL),
+                api: api
+            )
+            guard let signed = answer.signedAppTransactionInfo, !signed.revealed.isEmpty else {
+                throw StoreAdapterError(
+                    .malformedResponse,
+                    store: .apple,
+                    "the App Store answered without signedAppTransactionInfo",
+                    httpStatus: 200
+                )
+            }
+            return signed
+        }
+        let appTransaction = try await verifier.verify(signed, as: JWSAppTransactionDecodedPayload.self)
+        try checkApplication(
+            bundleId: appTransaction.bundleId,
+            environment: ApplePurchaseMapping.environment(appTransaction.rawReceiptType),
+            what: "app transaction"
+        )
+        return appTransaction
     }
 
     /// Finishes a transaction (Apple's "Finish Transaction", `POST /inApps/v1/transactions/{transactionId}/finish`;

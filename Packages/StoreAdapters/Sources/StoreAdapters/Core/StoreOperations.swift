@@ -43,13 +43,16 @@ public struct StoreOperation: RawRepresentable, Sendable, Hashable, Codable, Cus
     public static let testNotification = StoreOperation(rawValue: "test-notification")
     /// The app account token of a purchase set after the fact (Apple Set App Account Token).
     public static let setAppAccountToken = StoreOperation(rawValue: "set-app-account-token")
+    /// The customer's purchase or download of the app itself, by any of their transaction ids (Apple Get App
+    /// Transaction Info).
+    public static let appTransaction = StoreOperation(rawValue: "app-transaction")
 
     /// The operations every store is asked about, in the order the matrix lists them.
     public static let all: [StoreOperation] = [
         .transactionHistory, .refund, .refundHistory, .cancelSubscription, .extendSubscription,
         .extendAllSubscriptions, .consume, .acknowledge, .revoke, .suspendSubscription, .resumeSubscription,
         .lookUpOrder,
-        .sendConsumption, .notificationHistory, .testNotification, .setAppAccountToken,
+        .sendConsumption, .notificationHistory, .testNotification, .setAppAccountToken, .appTransaction,
     ]
 }
 

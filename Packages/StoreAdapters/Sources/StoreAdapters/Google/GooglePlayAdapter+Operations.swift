@@ -43,7 +43,7 @@ extension GooglePlayAdapter: StoreOperations {
             .unsupported("Google Play resumes a paused subscription only at the subscriber's request")
         case .suspendSubscription:
             .unsupported("Google Play pauses only at the subscriber's request")
-        case .sendConsumption, .notificationHistory, .testNotification, .setAppAccountToken:
+        case .sendConsumption, .notificationHistory, .testNotification, .setAppAccountToken, .appTransaction:
             .unsupported("only the App Store offers \(operation)")
         default:
             .unsupported("Google Play has no \(operation) operation")

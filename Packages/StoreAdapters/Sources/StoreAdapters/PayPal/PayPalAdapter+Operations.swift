@@ -37,7 +37,7 @@ extension PayPalAdapter: StoreOperations {
             .unsupported("PayPal cancels and refunds separately (cancel, refund)")
         case .lookUpOrder:
             .unsupported("a PayPal order id is the proof verify reads")
-        case .sendConsumption, .notificationHistory, .testNotification, .setAppAccountToken:
+        case .sendConsumption, .notificationHistory, .testNotification, .setAppAccountToken, .appTransaction:
             .unsupported("only the App Store offers \(operation)")
         default:
             .unsupported("PayPal has no \(operation) operation")

@@ -36,7 +36,7 @@ extension SteamAdapter: StoreOperations {
             .unsupported("Steam agreements cannot be paused")
         case .lookUpOrder:
             .unsupported("a Steam order id is the proof verify reads (QueryTxn)")
-        case .sendConsumption, .notificationHistory, .testNotification, .setAppAccountToken:
+        case .sendConsumption, .notificationHistory, .testNotification, .setAppAccountToken, .appTransaction:
             .unsupported("only the App Store offers \(operation)")
         default:
             .unsupported("Steam has no \(operation) operation")
