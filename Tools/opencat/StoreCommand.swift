@@ -176,12 +176,12 @@ struct StoreRevoke: AsyncParsableCommand {
     )
 }
 
-/// `opencat store suspend paypal`.
+/// `opencat store suspend stripe|paypal`.
 struct StoreSuspend: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "suspend",
-        abstract: "Suspend a subscription's billing (PayPal).",
-        subcommands: [StoreSuspendOn<PayPalOperationCredentials>.self]
+        abstract: "Suspend a subscription's billing (PayPal suspend, Stripe pause_collection).",
+        subcommands: [StoreSuspendOn<StripeCredentialOptions>.self, StoreSuspendOn<PayPalOperationCredentials>.self]
     )
 }
 

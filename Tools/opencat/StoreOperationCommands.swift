@@ -405,7 +405,7 @@ struct StoreSuspendOn<Credentials: StoreCredentialOptions>: AsyncParsableCommand
     @Option(name: .customLong("subscription"), help: "The subscription id.")
     var subscription: String
 
-    @Option(name: .customLong("reason"), help: "Why, as the store records it.")
+    @Option(name: .customLong("reason"), help: "Why, where the store records it (PayPal).")
     var reason: String = "Suspended by the merchant"
 
     func run() async throws {

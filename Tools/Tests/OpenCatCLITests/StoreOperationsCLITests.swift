@@ -83,6 +83,20 @@ struct StoreOperationsCLITests {
         #expect(result.standardOutput.contains(#""receiptType" : "Production""#))
     }
 
+    @Test func suspendStripePausesTheSubscriptionsCollection() async throws {
+        let (result, unmatched) = try await run("stripe/suspend-success.json") { credentials, folder, base in
+            [
+                "store", "suspend", "stripe", "--secret-key-file",
+                try folder.write("key", Data(credentials.stripeSecretKey.revealed.utf8)),
+                "--subscription", "sub_OpenCatActive02", "--base-url", base,
+            ]
+        }
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(unmatched.isEmpty, "\(unmatched)")
+        #expect(result.standardOutput.contains(#""storeStatus" : "active/paused""#))
+        #expect(result.standardOutput.contains(#""state" : "expired""#))
+    }
+
     @Test func extendSteamMovesTheAgreementsNextPayment() async throws {
         let (result, unmatched) = try await run("steam/extend-success.json") { credentials, folder, base in
             [

@@ -6,10 +6,11 @@ import OpenCatCore
 /// (`GET /v1/payment_intents?customer=`), and cancelling a subscription (`DELETE /v1/subscriptions/{id}`, or
 /// `cancel_at_period_end`). Each returns the purchase as Stripe reports it afterwards, mapped as ``verify(_:)`` maps it.
 extension StripeAdapter: StoreOperations {
-    /// Stripe offers history, refunds, cancelling and resuming; the rest with the reason the matrix prints.
+    /// Stripe offers history, refunds, cancelling, pausing collection and resuming; the rest with the reason the
+    /// matrix prints.
     public func support(for operation: StoreOperation) -> StoreOperationSupport {
         switch operation {
-        case .transactionHistory, .refund, .cancelSubscription, .resumeSubscription: .supported
+        case .transactionHistory, .refund, .cancelSubscription, .suspendSubscription, .resumeSubscription: .supported
         case .refundHistory:
             .unsupported("Stripe lists a PaymentIntent's refunds on the charge itself, which verify reads")
         case .extendSubscription:
@@ -18,8 +19,6 @@ extension StripeAdapter: StoreOperations {
         case .consume: .unsupported("a Stripe payment has nothing to consume")
         case .acknowledge: .unsupported("a Stripe payment needs no acknowledgement")
         case .revoke: .unsupported("Stripe cancels immediately and refunds separately (cancel, refund)")
-        case .suspendSubscription:
-            .unsupported("Stripe pauses collection through subscription updates, not offered here")
         case .lookUpOrder:
             .unsupported(
                 "Stripe has no order id a customer quotes; a PaymentIntent or Checkout Session is read by verify"
@@ -153,9 +152,11 @@ extension StripeAdapter: StoreOperations {
     /// payment fails. `reason` is not sent (Stripe takes none). The `Idempotency-Key` is
     /// `opencat-resume-<id>-<uuid>`, shared by the HTTP client's retries of this call.
     ///
-    /// A subscription that is not paused (Stripe's 400 `invalid_request_error`, its status read again: active or
-    /// trialing) is ``StoreAdapterError/Code/alreadyDone``; one that cannot be resumed (cancelled) keeps Stripe's
-    /// refusal (``StoreAdapterError/Code/invalidProof``).
+    /// Stripe refuses to resume a subscription whose status is not `paused` (400 `invalid_request_error`); it is
+    /// read again: one whose payment collection is paused (``suspendSubscription(id:reason:)``) has
+    /// `pause_collection` cleared and is read once more; an active or trialing one is
+    /// ``StoreAdapterError/Code/alreadyDone``; one that cannot be resumed (cancelled) keeps Stripe's refusal
+    /// (``StoreAdapterError/Code/invalidProof``).
     public func resumeSubscription(id: String, reason: String) async throws -> VerifiedPurchase {
         try Self.checkSubscriptionId(id)
         var request = APIRequest.make(.post, baseURL: configuration.baseURL, path: "/v1/subscriptions/\(id)/resume")
@@ -166,9 +167,14 @@ extension StripeAdapter: StoreOperations {
         let proof = PurchaseProof(store: .stripe, kind: .stripeSubscription, token: Secret(id))
         guard response.status.code == 200 else {
             let apiError = try? JSONDecoder().decode(Stripe.ErrorResponse.self, from: response.body).error
-            if response.status.code == 400, apiError?.type == "invalid_request_error",
-                let current = try? await verify(proof), current.state == .active
-            {
+            let current =
+                response.status.code == 400 && apiError?.type == "invalid_request_error"
+                ? try? await verify(proof) : nil
+            if let current, current.storeStatus?.hasSuffix("/paused") == true {
+                try await resumeCollection(id: id)
+                return try await verify(proof)
+            }
+            if let current, current.state == .active {
                 throw StoreAdapterError(
                     .alreadyDone,
                     store: .stripe,
