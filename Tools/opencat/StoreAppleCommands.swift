@@ -245,3 +245,40 @@ struct StoreAppTransactionApple: AsyncParsableCommand {
         try await VerifyOutput.run { try await adapter.appTransactionInfo(transactionId: id) }
     }
 }
+
+/// `opencat store subscription-statuses apple`: Apple's Get All Subscription Statuses, filtered by `status`.
+struct StoreSubscriptionStatusesApple: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "apple",
+        abstract: "Print the customer's subscriptions (Get All Subscription Statuses), each verified and mapped."
+    )
+
+    /// The names `--status` takes, as Apple numbers them (1 to 5).
+    static let statuses: [String: AppStore.SubscriptionStatus] = [
+        "active": .active, "expired": .expired, "billing-retry": .billingRetry, "grace-period": .gracePeriod,
+        "revoked": .revoked,
+    ]
+
+    @OptionGroup var credentials: AppleOperationCredentials
+
+    @Option(name: .customLong("id"), help: "Any transaction id of the customer for the app.")
+    var id: String
+
+    @Option(
+        name: .customLong("status"),
+        help: "Only subscriptions in this status: active, expired, billing-retry, grace-period, revoked. Repeatable."
+    )
+    var status: [String] = []
+
+    func run() async throws {
+        var filter: Set<AppStore.SubscriptionStatus> = []
+        for name in status {
+            guard let value = Self.statuses[name] else {
+                throw ValidationError("--status: one of active, expired, billing-retry, grace-period, revoked")
+            }
+            filter.insert(value)
+        }
+        let adapter = try credentials.apple()
+        try await VerifyOutput.run { try await adapter.subscriptionStatuses(transactionId: id, status: filter) }
+    }
+}

@@ -20,7 +20,7 @@ struct StoreCommand: AsyncParsableCommand {
             StoreConsume.self, StoreAcknowledge.self, StoreRevoke.self, StoreSuspend.self, StoreResume.self,
             StoreLookupOrder.self,
             StoreConsumption.self, StoreNotificationHistory.self, StoreTestNotification.self,
-            StoreSetAppAccountToken.self, StoreAppTransaction.self,
+            StoreSetAppAccountToken.self, StoreAppTransaction.self, StoreSubscriptionStatuses.self,
         ]
     )
 }
@@ -247,5 +247,14 @@ struct StoreAppTransaction: AsyncParsableCommand {
         commandName: "app-transaction",
         abstract: "Print the customer's purchase or download of the app itself (App Store only).",
         subcommands: [StoreAppTransactionApple.self]
+    )
+}
+
+/// `opencat store subscription-statuses apple`.
+struct StoreSubscriptionStatuses: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "subscription-statuses",
+        abstract: "Print every subscription of a customer, optionally only those in some statuses (App Store only).",
+        subcommands: [StoreSubscriptionStatusesApple.self]
     )
 }

@@ -28,7 +28,7 @@ extension AppStore {
     }
 
     /// Apple's subscription status values.
-    public enum SubscriptionStatus: Int, Sendable, Hashable {
+    public enum SubscriptionStatus: Int, Sendable, Hashable, CaseIterable {
         case active = 1
         case expired = 2
         case billingRetry = 3

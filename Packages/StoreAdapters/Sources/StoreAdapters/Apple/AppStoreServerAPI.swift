@@ -45,9 +45,13 @@ struct AppStoreServerAPI: Sendable {
         return signed
     }
 
-    /// `GET /inApps/v1/subscriptions/{transactionId}` (Get All Subscription Statuses) on one environment's base URL.
-    func subscriptionStatuses(transactionId: String, baseURL: URL) async throws -> AppStore.StatusResponse {
-        let request = try makeRequest(baseURL: baseURL, path: "/inApps/v1/subscriptions/" + transactionId)
+    /// `GET /inApps/v1/subscriptions/{transactionId}` (Get All Subscription Statuses) on one environment's base URL,
+    /// only the subscriptions in `status` (Apple's repeated `status` query: 1 to 5) when it is not empty.
+    func subscriptionStatuses(transactionId: String, status: [Int] = [], baseURL: URL) async throws
+        -> AppStore.StatusResponse
+    {
+        let query = status.isEmpty ? "" : "?" + APIRequest.query(status.map { ("status", String($0)) })
+        let request = try makeRequest(baseURL: baseURL, path: "/inApps/v1/subscriptions/" + transactionId + query)
         let response = try await http.send(request)
         guard response.status.code == 200 else { throw error(for: response) }
         return try http.decode(AppStore.StatusResponse.self, from: response.body)
