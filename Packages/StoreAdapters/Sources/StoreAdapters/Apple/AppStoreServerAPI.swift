@@ -20,6 +20,14 @@ struct AppStoreServerAPI: Sendable {
         static let statusRequestNotFound: Int64 = 4_040_009
         /// Get App Transaction Info: the customer has no app transaction for the app.
         static let appTransactionDoesNotExist: Int64 = 4_040_019
+        // Retention Messaging.
+        static let imageNotFound: Int64 = 4_040_014
+        static let messageNotFound: Int64 = 4_040_015
+        static let performanceTestRunNotFound: Int64 = 4_040_018
+        static let defaultMessageNotFound: Int64 = 4_040_020
+        static let realtimeURLNotFound: Int64 = 4_040_021
+        static let imageAlreadyExists: Int64 = 4_090_000
+        static let messageAlreadyExists: Int64 = 4_090_001
     }
 
     let http: StoreHTTP
@@ -86,6 +94,23 @@ struct AppStoreServerAPI: Sendable {
             request.headerFields[.contentType] = "application/json"
         }
         return try await http.send(request, body: data, idempotent: idempotent)
+    }
+
+    /// One call with a body that is not JSON (Retention Messaging's PNG images): `data` sent as `contentType`.
+    /// Repeating it is harmless (it is a `PUT` under the caller's identifier), so a failed attempt is retried.
+    func upload(
+        _ method: HTTPRequest.Method,
+        _ path: String,
+        query: [(String, String)] = [],
+        data: Data,
+        contentType: String,
+        baseURL: URL
+    ) async throws -> HTTPTransportResponse {
+        var request = try makeRequest(baseURL: baseURL, path: path)
+        request.method = method
+        if !query.isEmpty { request.path = (request.path ?? "") + "?" + APIRequest.query(query) }
+        request.headerFields[.contentType] = contentType
+        return try await http.send(request, body: data, idempotent: true)
     }
 
     private func makeRequest(baseURL: URL, path: String) throws -> HTTPRequest {
@@ -182,5 +207,12 @@ struct AppStoreServerAPI: Sendable {
             "the App Store has no extension request with this product and request identifier"
         ),
         ErrorCode.appTransactionDoesNotExist: (.notFound, "the App Store has no app transaction for this customer"),
+        ErrorCode.imageNotFound: (.notFound, "the App Store has no image with this identifier"),
+        ErrorCode.messageNotFound: (.notFound, "the App Store has no message with this identifier"),
+        ErrorCode.performanceTestRunNotFound: (.notFound, "the App Store has no performance test with this request id"),
+        ErrorCode.defaultMessageNotFound: (.notFound, "no default message is configured for this product and locale"),
+        ErrorCode.realtimeURLNotFound: (.notFound, "no realtime URL is configured"),
+        ErrorCode.imageAlreadyExists: (.alreadyDone, "an image with this identifier was uploaded already"),
+        ErrorCode.messageAlreadyExists: (.alreadyDone, "a message with this identifier was uploaded already"),
     ]
 }
