@@ -425,13 +425,30 @@ struct StoreLookupOrderOn<Credentials: StoreCredentialOptions>: AsyncParsableCom
 
     @OptionGroup var credentials: Credentials
 
-    @Option(name: .customLong("order-id"), help: "The order id (App Store: e.g. MK5TTTVWJH; Google: GPA.…).")
-    var orderId: String
+    @Option(
+        name: .customLong("order-id"),
+        help: "The order id (App Store: e.g. MK5TTTVWJH; Google: GPA.…, repeatable: orders.batchget)."
+    )
+    var orderIds: [String]
+
+    func validate() throws {
+        guard !orderIds.isEmpty else { throw ValidationError("give --order-id ID") }
+        guard orderIds.count == 1 || Credentials.store == .google else {
+            throw ValidationError("only Google Play looks up several orders at once")
+        }
+    }
 
     func run() async throws {
         let adapter = try credentials.operations()
         try await VerifyOutput.run {
-            PageOutput(PurchasePage(purchases: try await adapter.lookUpOrder(orderId: orderId), nextCursor: nil))
+            if orderIds.count > 1, let google = adapter as? GooglePlayAdapter {
+                return PageOutput(
+                    PurchasePage(purchases: try await google.lookUpOrders(orderIds: orderIds), nextCursor: nil)
+                )
+            }
+            return PageOutput(
+                PurchasePage(purchases: try await adapter.lookUpOrder(orderId: orderIds[0]), nextCursor: nil)
+            )
         }
     }
 }

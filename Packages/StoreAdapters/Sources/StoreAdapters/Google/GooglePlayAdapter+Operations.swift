@@ -273,6 +273,47 @@ extension GooglePlayAdapter: StoreOperations {
             Order.self,
             from: try await read("\(applicationPath)/orders/\(Self.segment(orderId))")
         )
+        return try Self.purchases(of: order, orderId: orderId)
+    }
+
+    /// The purchases of several orders in one call (Google's `orders.batchget`, `GET
+    /// …/applications/{packageName}/orders:batchGet?orderIds=…&orderIds=…`;
+    /// <https://developers.google.com/android-publisher/api-ref/rest/v3/orders/batchget>), each order mapped as
+    /// ``lookUpOrder(orderId:)`` maps it, in the order the ids were given.
+    ///
+    /// `orderIds`: 1 to 1000 distinct order ids (Google's limits, checked before anything is sent). Google fails the
+    /// whole request when one id is unknown (``StoreAdapterError/Code/notFound``); an order it leaves out of a
+    /// successful answer is ``StoreAdapterError/Code/malformedResponse``.
+    public func lookUpOrders(orderIds: [String]) async throws -> [VerifiedPurchase] {
+        guard (1...1000).contains(orderIds.count), Set(orderIds).count == orderIds.count else {
+            throw StoreAdapterError(.invalidProof, store: .google, "orders.batchget takes 1 to 1000 distinct order ids")
+        }
+        guard orderIds.allSatisfy({ $0.hasPrefix("GPA.") && $0.utf8.count <= 128 }) else {
+            throw StoreAdapterError(.invalidProof, store: .google, "a Google Play order id starts with GPA.")
+        }
+        let query = APIRequest.query(orderIds.map { ("orderIds", $0) })
+        let answer = try http.decode(
+            BatchGetOrdersResponse.self,
+            from: try await read("\(applicationPath)/orders:batchGet?\(query)")
+        )
+        let byId = Dictionary(
+            (answer.orders ?? []).map { ($0.orderId ?? "", $0) },
+            uniquingKeysWith: { first, _ in first }
+        )
+        return try orderIds.flatMap { id -> [VerifiedPurchase] in
+            guard let order = byId[id] else {
+                throw StoreAdapterError(
+                    .malformedResponse,
+                    store: .google,
+                    "orders.batchget left out a requested order"
+                )
+            }
+            return try Self.purchases(of: order, orderId: id)
+        }
+    }
+
+    /// An order's line items as purchases (see ``lookUpOrder(orderId:)``).
+    static func purchases(of order: Order, orderId: String) throws -> [VerifiedPurchase] {
         let state = order.state ?? ""
         let mapped: VerifiedPurchase.State
         switch state {
