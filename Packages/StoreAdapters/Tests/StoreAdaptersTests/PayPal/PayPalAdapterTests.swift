@@ -629,3 +629,42 @@ struct PayPalAdapterTests {
         }
     }
 }
+
+/// Payments v2 "Show refund details".
+struct PayPalRefundDetailsTests {
+    typealias Fixtures = PayPalTestFixtures
+
+    @Test func aRefundIsReadByItsIdWithItsStatusReason() async throws {
+        let transport = ScriptedTransport()
+        transport.on(.post, Fixtures.tokenPath, json: Fixtures.token())
+        transport.on(
+            .get,
+            "\(Fixtures.base)/v2/payments/refunds/1JU08902781691411",
+            json: """
+                {"id":"1JU08902781691411","amount":{"value":"2.50","currency_code":"USD"},"status":"PENDING",
+                 "status_details":{"reason":"ECHECK"},"note_to_payer":"Partial refund",
+                 "create_time":"2026-11-21T12:00:00Z","update_time":"2026-11-21T12:00:01Z",
+                 "links":[{"href":"https://api-m.paypal.com/v2/payments/refunds/1JU08902781691411","rel":"self","method":"GET"}]}
+                """
+        )
+        let refund = try await Fixtures.adapter(transport).refundDetails(refundId: "1JU08902781691411")
+        #expect(refund.status == .pending && refund.statusReason == "ECHECK" && refund.amount?.value == "2.50")
+        #expect(refund.updateTime == "2026-11-21T12:00:01Z" && refund.noteToPayer == "Partial refund")
+        let unknown = ScriptedTransport()
+        unknown.on(.post, Fixtures.tokenPath, json: Fixtures.token())
+        unknown.on(
+            .get,
+            "\(Fixtures.base)/v2/payments/refunds/",
+            status: 404,
+            json: #"{"name":"RESOURCE_NOT_FOUND","details":[{"issue":"INVALID_RESOURCE_ID"}],"message":"x"}"#
+        )
+        let error = try await #require(throws: StoreAdapterError.self) {
+            try await Fixtures.adapter(unknown).refundDetails(refundId: "0000000000000000X")
+        }
+        #expect(error.code == .notFound)
+        let bad = try await #require(throws: StoreAdapterError.self) {
+            try await Fixtures.adapter(unknown).refundDetails(refundId: "../captures/1")
+        }
+        #expect(bad.code == .invalidProof)
+    }
+}

@@ -30,6 +30,12 @@ extension PayPal {
         public var amount: Money?
         /// When it was created (RFC 3339).
         public var createTime: String?
+        /// When it last changed (RFC 3339; Show refund details).
+        public var updateTime: String?
+        /// Why it is pending or failed (`status_details.reason`, e.g. `ECHECK`).
+        public var statusReason: String?
+        /// The note the merchant gave the payer.
+        public var noteToPayer: String?
 
         /// Creates a refund.
         public init(id: String, status: Status? = nil, amount: Money? = nil, createTime: String? = nil) {
@@ -42,6 +48,37 @@ extension PayPal {
         private enum CodingKeys: String, CodingKey {
             case id, status, amount
             case createTime = "create_time"
+            case updateTime = "update_time"
+            case statusDetails = "status_details"
+            case noteToPayer = "note_to_payer"
+        }
+
+        private struct StatusDetails: Codable {
+            var reason: String?
+        }
+
+        /// Decodes PayPal's JSON (`status_details.reason` read into ``statusReason``).
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            id = try container.decode(String.self, forKey: .id)
+            status = try container.decodeIfPresent(Status.self, forKey: .status)
+            amount = try container.decodeIfPresent(Money.self, forKey: .amount)
+            createTime = try container.decodeIfPresent(String.self, forKey: .createTime)
+            updateTime = try container.decodeIfPresent(String.self, forKey: .updateTime)
+            statusReason = try container.decodeIfPresent(StatusDetails.self, forKey: .statusDetails)?.reason
+            noteToPayer = try container.decodeIfPresent(String.self, forKey: .noteToPayer)
+        }
+
+        /// Encodes PayPal's JSON.
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(id, forKey: .id)
+            try container.encodeIfPresent(status, forKey: .status)
+            try container.encodeIfPresent(amount, forKey: .amount)
+            try container.encodeIfPresent(createTime, forKey: .createTime)
+            try container.encodeIfPresent(updateTime, forKey: .updateTime)
+            try container.encodeIfPresent(statusReason.map { StatusDetails(reason: $0) }, forKey: .statusDetails)
+            try container.encodeIfPresent(noteToPayer, forKey: .noteToPayer)
         }
     }
 }
