@@ -260,17 +260,11 @@ struct SteamOperationCredentials: StoreCredentialOptions {
         guard operation == .extendSubscription else {
             return PurchaseProof(store: .steam, kind: .steamOrder, token: token, productId: target.productId)
         }
-        let parts = token.revealed.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
-        guard parts.count == 2, parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy(\.isNumber) }) else {
+        do {
+            return try SteamAdapter.agreementProof(subscriptionId: token.revealed, productId: target.productId)
+        } catch {
             throw ValidationError("--id: a Steam agreement is <steamid>:<agreementid>")
         }
-        return PurchaseProof(
-            store: .steam,
-            kind: .steamAgreement,
-            token: Secret(parts[1]),
-            productId: target.productId,
-            context: ["steamid": parts[0]]
-        )
     }
 }
 

@@ -23,11 +23,7 @@ extension AppleStoreAdapter {
     func purchase(from answer: AppStore.StatusResponse, transactionId: String, expectedProductId: String?)
         async throws -> VerifiedPurchase
     {
-        let items = (answer.data ?? []).flatMap { $0.lastTransactions ?? [] }
-        guard items.count <= 1_000 else {
-            throw StoreAdapterError(.malformedResponse, store: .apple, "too many subscription statuses")
-        }
-        for item in items {
+        for item in try Self.listed(answer) {
             guard let signed = item.signedTransactionInfo else { continue }
             let transaction = try await verifiedTransaction(signed)
             // The endpoint lists every subscription of the customer: only the proof's own one is mapped.
@@ -54,17 +50,22 @@ extension AppleStoreAdapter {
         let answer = try await askingEachEnvironment { api, _, baseURL in
             try await api.subscriptionStatuses(transactionId: id, status: filter, baseURL: baseURL)
         }
-        let items = (answer.data ?? []).flatMap { $0.lastTransactions ?? [] }
-        guard items.count <= 1_000 else {
-            throw StoreAdapterError(.malformedResponse, store: .apple, "too many subscription statuses")
-        }
         var purchases: [VerifiedPurchase] = []
-        for item in items {
+        for item in try Self.listed(answer) {
             guard let signed = item.signedTransactionInfo else { continue }
             let transaction = try await verifiedTransaction(signed)
             purchases.append(try await purchase(of: item, transaction: transaction, expectedProductId: nil))
         }
         return purchases
+    }
+
+    /// Every subscription an answer lists, in every group (at most 1000).
+    private static func listed(_ answer: AppStore.StatusResponse) throws -> [AppStore.StatusResponse.LastTransaction] {
+        let items = (answer.data ?? []).flatMap { $0.lastTransactions ?? [] }
+        guard items.count <= 1_000 else {
+            throw StoreAdapterError(.malformedResponse, store: .apple, "too many subscription statuses")
+        }
+        return items
     }
 
     /// One listed subscription: its transaction and renewal info, Apple's status deciding the state.

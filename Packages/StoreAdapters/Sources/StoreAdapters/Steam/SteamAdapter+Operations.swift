@@ -171,6 +171,26 @@ extension SteamAdapter: StoreOperations {
         "\(steamId):\(agreementId)"
     }
 
+    /// The `.steamAgreement` proof a subscription id `"<steamid>:<agreementid>"` names (``subscriptionId(steamId:
+    /// agreementId:)``); anything else is ``StoreAdapterError/Code/invalidProof``.
+    public static func agreementProof(subscriptionId id: String, productId: String? = nil) throws -> PurchaseProof {
+        let parts = id.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
+        guard parts.count == 2, isUInt64(parts[0]), isUInt64(parts[1]) else {
+            throw StoreAdapterError(
+                .invalidProof,
+                store: .steam,
+                "a Steam subscription id is \"<steamid>:<agreementid>\" (two 64-bit ids)"
+            )
+        }
+        return PurchaseProof(
+            store: .steam,
+            kind: .steamAgreement,
+            token: Secret(parts[1]),
+            productId: productId,
+            context: ["steamid": parts[0]]
+        )
+    }
+
     /// Cancels a recurring billing agreement with `CancelAgreement/v1` (`steamid`, `agreementid`, `appid`) and
     /// returns it as ``verify(_:)`` reads a `.steamAgreement` proof (`GetUserAgreementInfo`).
     ///
@@ -193,21 +213,8 @@ extension SteamAdapter: StoreOperations {
                 storeReason: StoreOperation.cancelSubscription.rawValue
             )
         }
-        let parts = id.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
-        guard parts.count == 2, Self.isUInt64(parts[0]), Self.isUInt64(parts[1]) else {
-            throw StoreAdapterError(
-                .invalidProof,
-                store: .steam,
-                "a Steam subscription id is \"<steamid>:<agreementid>\" (two 64-bit ids)"
-            )
-        }
-        let (steamId, agreementId) = (parts[0], parts[1])
-        let proof = PurchaseProof(
-            store: .steam,
-            kind: .steamAgreement,
-            token: Secret(agreementId),
-            context: ["steamid": steamId]
-        )
+        let proof = try Self.agreementProof(subscriptionId: id)
+        let (steamId, agreementId) = (proof.context["steamid"] ?? "", proof.token.revealed)
         let before = try await verifyAgreement(proof)
         let status = before.storeStatus?.split(separator: "/").first.map { $0.lowercased() } ?? ""
         guard status == "active" else {
