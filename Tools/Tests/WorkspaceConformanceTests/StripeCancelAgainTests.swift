@@ -42,7 +42,8 @@ struct StripeCancelAgainTests {
                     secretKey: Secret(Self.secretKey),
                     apiVersion: "2024-06-20",
                     baseURL: server.baseURL,
-                    httpClient: HTTPClient(retryPolicy: .never)
+                    // The mock answers from this busy (maybe one-core) test process: 30 s can pass before it does.
+                    httpClient: HTTPClient(retryPolicy: .never, timeout: .seconds(600))
                 )
             )
             let first = try await stripe.cancelSubscription(
