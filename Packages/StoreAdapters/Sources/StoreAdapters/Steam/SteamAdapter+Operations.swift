@@ -171,8 +171,8 @@ extension SteamAdapter: StoreOperations {
         "\(steamId):\(agreementId)"
     }
 
-    /// The `.steamAgreement` proof a subscription id `"<steamid>:<agreementid>"` names (``subscriptionId(steamId:
-    /// agreementId:)``); anything else is ``StoreAdapterError/Code/invalidProof``.
+    /// The `.steamAgreement` proof a subscription id `"<steamid>:<agreementid>"` names
+    /// (``subscriptionId(steamId:agreementId:)``); anything else is ``StoreAdapterError/Code/invalidProof``.
     public static func agreementProof(subscriptionId id: String, productId: String? = nil) throws -> PurchaseProof {
         let parts = id.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
         guard parts.count == 2, isUInt64(parts[0]), isUInt64(parts[1]) else {
@@ -246,8 +246,8 @@ extension SteamAdapter: StoreOperations {
     ///
     /// `proof` is a `.steamAgreement` proof (the agreement id, `context["steamid"]`). The agreement is read first
     /// (`GetUserAgreementInfo`): one the user does not have is ``StoreAdapterError/Code/notFound``; one that is not
-    /// `Active`, is billed by the game (`billingtype` `Game`: the game charges with ``processAgreement(steamId:
-    /// agreementId:orderId:amount:)`` when it chooses), or has no next payment is
+    /// `Active`, is billed by the game (`billingtype` `Game`: the game charges with
+    /// ``processAgreement(steamId:agreementId:orderId:amount:)`` when it chooses), or has no next payment is
     /// ``StoreAdapterError/Code/invalidProof`` with the agreement's status or billing type as the store reason. The
     /// new day is the current `nextpayment` plus `change.days` (1 to 3650), in UTC. `change.reason` and
     /// `change.requestIdentifier` are not sent (Steam takes neither); the day is absolute, so a repeated request
