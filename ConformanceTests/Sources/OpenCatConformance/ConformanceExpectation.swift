@@ -36,6 +36,8 @@ public struct ConformanceExpectation: Sendable, Hashable {
     public var quantity: Int?
     /// The store's own status word, as the adapter reports it.
     public var storeStatus: String?
+    /// For an error: the store's reason the error carries (``StoreAdapterError/storeReason``).
+    public var storeReason: String?
     /// When it was bought.
     public var purchaseDate: Date?
     /// When the subscription period ends.
@@ -83,6 +85,7 @@ public struct ConformanceExpectation: Sendable, Hashable {
         willRenew = expect.willRenew
         quantity = expect.quantity
         storeStatus = expect.storeStatus
+        storeReason = expect.storeReason
         func date(_ name: String, _ text: String?) throws -> Date? {
             try text.map {
                 guard let date = Cassette.Expectation.date($0) else {
@@ -115,7 +118,9 @@ public struct ConformanceExpectation: Sendable, Hashable {
         case (.success(let purchase), .error(let code)):
             return ["expected error \(code), got a verified purchase in state \(purchase.state)"]
         case (.failure(let error as StoreAdapterError), .error(let code)):
-            return error.code == code ? [] : ["expected error \(code), got \(error.code) (\(error.message))"]
+            guard error.code == code else { return ["expected error \(code), got \(error.code) (\(error.message))"] }
+            guard let storeReason, storeReason != error.storeReason else { return [] }
+            return ["storeReason: expected \(storeReason), got \(error.storeReason ?? "nil") (\(error.message))"]
         case (.failure(let error), .verified(let state)):
             return ["expected state \(state.map(\.rawValue) ?? "any"), got \(error)"]
         case (.failure(let error), .error(let code)):

@@ -69,6 +69,9 @@ extension Cassette {
         public var willRenew: Bool?
         /// The store's own status text.
         public var storeStatus: String?
+        /// For an error: the store's own reason the adapter's error carries (`StoreAdapterError.storeReason`: Apple's
+        /// numeric code, Stripe's error code, …).
+        public var storeReason: String?
         /// A runner directive: verify this many times (idempotence), every result compared.
         public var `repeat`: Int?
         /// Keys this version does not know. ``Cassette/validate()`` refuses a cassette with any, so a misspelt or
@@ -119,7 +122,7 @@ extension Cassette {
         private enum CodingKeys: String, CodingKey, CaseIterable {
             case outcome, state, code, productId, transactionId, originalTransactionId, environment, price
             case finalized, quantity, store, purchaser, purchaseDate, expirationDate, gracePeriodExpirationDate
-            case verifiedAt, refundedAmount, willRenew, storeStatus, `repeat`
+            case verifiedAt, refundedAmount, willRenew, storeStatus, storeReason, `repeat`
         }
 
         public init(from decoder: any Decoder) throws {
@@ -143,6 +146,7 @@ extension Cassette {
             refundedAmount = try container.decodeIfPresent(Price.self, forKey: .refundedAmount)
             willRenew = try container.decodeIfPresent(Bool.self, forKey: .willRenew)
             storeStatus = try container.decodeIfPresent(String.self, forKey: .storeStatus)
+            storeReason = try container.decodeIfPresent(String.self, forKey: .storeReason)
             `repeat` = try container.decodeIfPresent(Int.self, forKey: .repeat)
             let known = Set(CodingKeys.allCases.map(\.rawValue))
             let everything = try decoder.container(keyedBy: AnyCodingKey.self)
@@ -176,6 +180,7 @@ extension Cassette {
             try container.encodeIfPresent(refundedAmount, forKey: .refundedAmount)
             try container.encodeIfPresent(willRenew, forKey: .willRenew)
             try container.encodeIfPresent(storeStatus, forKey: .storeStatus)
+            try container.encodeIfPresent(storeReason, forKey: .storeReason)
             try container.encodeIfPresent(`repeat`, forKey: .repeat)
         }
     }
