@@ -11,12 +11,13 @@ struct ConformanceCommand: AsyncParsableCommand {
         abstract: "Run the store conformance suite and print the store x scenario matrix.",
         discussion: """
             Every cassette in Fixtures/ is run against its store's adapter over real HTTP to a MockStores server on \
-            127.0.0.1, on a test clock, then each section's (Fixtures/keyserver, llmkeys, chippipay, server) against \
-            its own catalogue. Each --fixtures folder is searched recursively and every cassette in it goes where \
-            its "store" field says: apple, google, stripe, paypal or steam to the stores' matrix; keyserver, \
-            llmkeys, chippipay or server to that section, run as the section's own. A cassette whose store no \
-            section reads is an invalid cassette, named with its store. Exit status 0 when every applicable cell \
-            passes and every cassette is valid; 1 otherwise.
+            127.0.0.1, on a test clock, then each section's (Fixtures/keyserver, llmkeys, chippipay, server, \
+            operations, retention, steamworks) against its own catalogue. Each --fixtures folder is searched \
+            recursively and every cassette in it goes where its "store" field says: apple, google, stripe, paypal or \
+            steam to the stores' matrix (or, with a scenario of the operations, retention or steamworks catalogue, \
+            to that section); keyserver, llmkeys, chippipay or server to that section, run as the section's own. \
+            A cassette whose store no section reads is an invalid cassette, named with its store. Exit status 0 when \
+            every applicable cell passes and every cassette is valid; 1 otherwise.
             """
     )
 
@@ -59,14 +60,10 @@ struct ConformanceCommand: AsyncParsableCommand {
                 from: cataloguePath.map { URL(fileURLWithPath: $0) }
                     ?? fixtures.appendingPathComponent("scenarios.json")
             )
-            let operations = fixtures.appendingPathComponent(ConformanceSections.operations + "/scenarios.json")
-            let operationScenarios =
-                FileManager.default.fileExists(atPath: operations.path)
-                ? Set(try ScenarioCatalogue.load(from: operations).scenarios.map(\.id)) : []
             extra = try ExtraCassettes(
                 folders: extraFixtures.map { URL(fileURLWithPath: $0) },
                 matrixStores: Set(ConformanceAdapterFactory.builtIn.map(\.store.rawValue)),
-                sectionScenarios: [ConformanceSections.operations: operationScenarios]
+                sectionScenarios: try ConformanceSections.storeSectionScenarios(in: fixtures)
             )
             suite = try ConformanceSuite(
                 catalogue: catalogue,

@@ -79,7 +79,7 @@ struct ConformanceExtraFixturesCLITests {
         #expect(
             result.standardOutput.contains(
                 "--fixtures: 3 cassettes: stores' matrix 1, Key server 1, LLM keys 1, ChippiPay 0, Reference server 0, "
-                    + "Store operations 0, read by no section 0"
+                    + "Store operations 0, Apple Retention Messaging 0, Steam Web API 0, read by no section 0"
             ),
             "\(result.standardOutput)"
         )

@@ -91,6 +91,56 @@ struct ConformanceSuiteTests {
         #expect(try Self.shared.get().cassettes.allSatisfy { $0.store.rawValue != "keyserver" })
     }
 
+    /// Apple's Retention Messaging section calls each of the API's fourteen endpoints, and its cassettes stay out of
+    /// the stores' matrix although they name `apple`.
+    @Test func theRetentionSectionCallsEveryEndpointOfTheAPI() throws {
+        let suite = try #require(try Self.sections.get()[ConformanceSections.retention])
+        #expect(suite.invalidCassettes.isEmpty, "\(suite.invalidCassettes)")
+        let calls = Set(suite.cassettes.map(\.proof.kind.rawValue))
+        #expect(
+            calls == [
+                "uploadImage", "deleteImage", "images", "uploadMessage", "deleteMessage", "messages",
+                "configureDefaultMessage", "deleteDefaultMessage", "defaultMessage", "configureRealtimeURL",
+                "deleteRealtimeURL", "realtimeURL", "initiatePerformanceTest", "performanceTestResult",
+            ]
+        )
+        #expect(suite.stores == ["apple"])
+        #expect(try Self.shared.get().cassettes.allSatisfy { !$0.scenario.hasPrefix("retention-") })
+    }
+
+    /// The Steam Web API section reads a refund report and authenticates tickets, and stays out of the matrix.
+    @Test func theSteamworksSectionCallsGetReportAndAuthenticateUserTicket() throws {
+        let suite = try #require(try Self.sections.get()[ConformanceSections.steamworks])
+        #expect(suite.invalidCassettes.isEmpty, "\(suite.invalidCassettes)")
+        #expect(Set(suite.cassettes.map(\.proof.kind.rawValue)) == ["refundReport", "authenticateUserTicket"])
+        #expect(suite.stores == ["steam"])
+        #expect(try Self.shared.get().cassettes.allSatisfy { !$0.scenario.hasPrefix("steamworks-") })
+    }
+
+    /// `expect.storeReason` is compared: a cassette that expects another Apple code than the one the client reports
+    /// fails its cell, naming both.
+    @Test func anErrorsStoreReasonIsCompared() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "opencat-reason-\(UUID().uuidString)"
+        )
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        var text = try String(
+            contentsOf: Self.fixtures.appendingPathComponent("retention/delete-image-not-found.json"),
+            encoding: .utf8
+        )
+        text = text.replacingOccurrences(of: "\"storeReason\": \"4040014\"", with: "\"storeReason\": \"4040015\"")
+        try text.write(to: folder.appendingPathComponent("edited.json"), atomically: true, encoding: .utf8)
+        let suite = try ConformanceSuite(
+            catalogue: ScenarioCatalogue.load(from: Self.fixtures.appendingPathComponent("retention/scenarios.json")),
+            cassetteFolders: [folder],
+            adapters: [.retentionMessaging]
+        )
+        let report = await suite.run()
+        let cell = try #require(report.cell(store: "apple", scenario: "retention-delete-image-not-found"))
+        #expect(cell.status == .fail)
+        #expect(cell.detail?.contains("storeReason: expected 4040015, got 4040014") == true)
+    }
+
     @Test func theMatrixIsEveryCatalogueScenarioForAllFiveStoresWithEveryCassetteLoaded() throws {
         let suite = try Self.shared.get()
         #expect(suite.invalidCassettes.isEmpty, "\(suite.invalidCassettes)")

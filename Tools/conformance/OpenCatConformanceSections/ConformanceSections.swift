@@ -46,6 +46,7 @@ public enum ConformanceSections {
     public static let all: [(name: String, title: String)] = [
         ("keyserver", "Key server"), ("llmkeys", "LLM keys"), ("chippipay", "ChippiPay"),
         ("server", "Reference server"), ("operations", "Store operations"),
+        ("retention", "Apple Retention Messaging"), ("steamworks", "Steam Web API"),
     ]
 
     /// The section whose cassettes name one of the five stores (and its scenarios, not the matrix's).
@@ -57,6 +58,24 @@ public enum ConformanceSections {
         name == operations ? StoreOperation.all.map(\.rawValue) : nil
     }
 
+    /// The section of Apple's Retention Messaging API, whose cassettes name `apple`.
+    public static let retention = "retention"
+    /// The section of Steam's GetReport and AuthenticateUserTicket, whose cassettes name `steam`.
+    public static let steamworks = "steamworks"
+
+    /// The sections whose cassettes name one of the five stores (``operations``, ``retention``, ``steamworks``), each
+    /// with the scenario ids of its catalogue under `fixtures`: a `--fixtures` cassette with one of them goes to that
+    /// section, not to the stores' matrix (``ExtraCassettes``). A section without a catalogue there is left out.
+    public static func storeSectionScenarios(in fixtures: URL) throws -> [String: Set<String>] {
+        var scenarios: [String: Set<String>] = [:]
+        for name in [operations, retention, steamworks] {
+            let catalogue = fixtures.appendingPathComponent(name + "/scenarios.json")
+            guard FileManager.default.fileExists(atPath: catalogue.path) else { continue }
+            scenarios[name] = Set(try ScenarioCatalogue.load(from: catalogue).scenarios.map(\.id))
+        }
+        return scenarios
+    }
+
     /// The adapter a section's cassettes run with.
     public static func adapter(_ name: String, _ section: SectionCredentials) -> ConformanceAdapterFactory? {
         switch name {
@@ -64,6 +83,8 @@ public enum ConformanceSections {
         case "llmkeys": .llmKeys
         case "chippipay": .chippiPay(section)
         case "server": .server(section)
+        case retention: .retentionMessaging
+        case steamworks: .steamworks
         default: nil
         }
     }
