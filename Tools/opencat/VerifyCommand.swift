@@ -290,7 +290,10 @@ struct VerifyGoogle: AsyncParsableCommand {
     @Option(name: .customLong("token-file"), help: "File holding the purchase token.")
     var tokenFile: String
 
-    @Option(name: .customLong("product-id"), help: "The product id (required for one-time products).")
+    @Option(
+        name: .customLong("product-id"),
+        help: "A one-time product's id (purchases.products); without it, purchases.productsv2 names the product."
+    )
     var productId: String?
 
     @Flag(name: .customLong("subscription"), help: "The token is a subscription's (subscriptionsv2).")

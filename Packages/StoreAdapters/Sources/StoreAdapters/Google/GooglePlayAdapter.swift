@@ -5,9 +5,10 @@ public import OpenCatCore
 
 /// Verifies Google Play purchase tokens with the Google Play Developer API (androidpublisher v3).
 ///
-/// - `.googleProductPurchaseToken` → `purchases.products.get` (the proof's `productId` is required):
+/// - `.googleProductPurchaseToken` → `purchases.products.get` when the proof names its `productId`:
 ///   purchaseState 0 → `active`, 2 → `pending`, 1 (canceled) → `notPaid`; `purchaseType` 0 (license tester) →
-///   `sandbox`.
+///   `sandbox`. Without a product id → `purchases.productsv2.getproductpurchasev2`, which names the products:
+///   `PURCHASED` → `active`, `PENDING` → `pending`, `CANCELLED` → `notPaid`; a `testPurchaseContext` → `sandbox`.
 /// - `.googleSubscriptionPurchaseToken` → `purchases.subscriptionsv2.get`: ACTIVE → `active`; IN_GRACE_PERIOD →
 ///   `gracePeriod`; ON_HOLD → `billingRetry`; PAUSED → `expired` (a paused subscription grants no access, and the
 ///   normalized states have no "paused"); CANCELED → `active` until `expiryTime`, then `expired`, never renewing;
@@ -102,9 +103,7 @@ public struct GooglePlayAdapter: StoreAdapter {
     // MARK: - purchases.products
 
     private func verifyProduct(_ proof: PurchaseProof) async throws -> VerifiedPurchase {
-        guard let productId = proof.productId, !productId.isEmpty else {
-            throw StoreAdapterError(.invalidProof, store: .google, "a Google Play product proof needs its product id")
-        }
+        guard let productId = proof.productId, !productId.isEmpty else { return try await verifyProductV2(proof) }
         let path =
             "\(applicationPath)/purchases/products/\(Self.segment(productId))/tokens/\(Self.segment(proof.token.revealed))"
         let response = try await sendAuthorized(.get, path: path)
@@ -131,6 +130,41 @@ public struct GooglePlayAdapter: StoreAdapter {
             acknowledged = true
         }
 
+        purchase.finalizedByAdapter = acknowledged
+        return try await consultingVoidedPurchases(purchase, token: proof.token.revealed, subscription: false)
+    }
+
+    /// A product token without its product id: `purchases.productsv2.getproductpurchasev2` (`GET
+    /// …/purchases/productsv2/tokens/{token}`;
+    /// <https://developers.google.com/android-publisher/api-ref/rest/v3/purchases.productsv2/getproductpurchasev2>),
+    /// which names the products the token bought; acknowledged through `purchases.products.acknowledge` with the
+    /// product it names, as ``verify(_:)`` acknowledges a product read by id.
+    private func verifyProductV2(_ proof: PurchaseProof) async throws -> VerifiedPurchase {
+        let token = Self.segment(proof.token.revealed)
+        let response = try await sendAuthorized(.get, path: "\(applicationPath)/purchases/productsv2/tokens/\(token)")
+        guard (200..<300).contains(response.status.code) else { throw error(for: response) }
+        let decoded = try http.decode(ProductPurchaseV2.self, from: response.body)
+        let storeDate = HTTPDate.of(response.head.headerFields)
+        var purchase = try GooglePurchaseMapping.productV2(
+            decoded,
+            proof: proof,
+            now: http.client.clock.currentDate,
+            verifiedAt: storeDate
+        )
+        try PurchaserBinding.check(
+            proof,
+            reported: decoded.obfuscatedExternalAccountId,
+            field: "obfuscatedExternalAccountId"
+        )
+        let consumed = decoded.productLineItem?.contains { $0.productOfferDetails?.consumptionState == .consumed }
+        var acknowledged = false
+        if purchase.state == .active, configuration.acknowledge, decoded.acknowledgementState == .pending,
+            consumed != true
+        {
+            let product = Self.segment(purchase.productId)
+            try await acknowledge(path: "\(applicationPath)/purchases/products/\(product)/tokens/\(token):acknowledge")
+            acknowledged = true
+        }
         purchase.finalizedByAdapter = acknowledged
         return try await consultingVoidedPurchases(purchase, token: proof.token.revealed, subscription: false)
     }

@@ -68,6 +68,61 @@ enum GooglePurchaseMapping {
         )
     }
 
+    /// A one-time product purchase read without its product id (`purchases.productsv2`): the first line item's
+    /// product, the units of that product across the line items, `PURCHASED` → active, `PENDING` → pending,
+    /// `CANCELLED` → `notPaid`, a `testPurchaseContext` → sandbox. A pending purchase has no completion time yet: its
+    /// purchase date is Google's HTTP `Date` (`now` without one).
+    /// - Parameters:
+    ///   - now: the time to report for a purchase Google has not completed.
+    ///   - verifiedAt: Google's HTTP `Date`, if any.
+    static func productV2(
+        _ purchase: ProductPurchaseV2,
+        proof: PurchaseProof,
+        now: Date,
+        verifiedAt storeDate: Date?
+    ) throws -> VerifiedPurchase {
+        guard let items = purchase.productLineItem, let productId = items.first?.productId, !productId.isEmpty else {
+            throw StoreAdapterError(.malformedResponse, store: .google, "the product purchase has no line item")
+        }
+        let rawState = purchase.purchaseStateContext?.purchaseState
+        let state: VerifiedPurchase.State
+        switch rawState {
+        case .purchased?: state = .active
+        case .pending?: state = .pending
+        case .cancelled?:
+            throw StoreAdapterError(.notPaid, store: .google, "the purchase was cancelled", storeReason: "CANCELLED")
+        default:
+            throw StoreAdapterError(
+                .malformedResponse,
+                store: .google,
+                "unknown product purchaseState",
+                storeReason: rawState.map { "purchaseState=\($0.rawValue)" } ?? "purchaseState missing"
+            )
+        }
+        let purchaseDate =
+            try purchase.purchaseCompletionTime.map { try timestamp($0, field: "purchaseCompletionTime") }
+            ?? (state == .pending ? storeDate ?? now : nil)
+        guard let purchaseDate else {
+            throw StoreAdapterError(.malformedResponse, store: .google, "a purchased product has no completion time")
+        }
+        let quantity = items.filter { $0.productId == productId }.reduce(0) {
+            $0 + ($1.productOfferDetails?.quantity ?? 1)
+        }
+        return VerifiedPurchase(
+            store: .google,
+            transactionId: purchase.orderId ?? proof.fingerprint,
+            productId: productId,
+            purchaser: purchase.obfuscatedExternalAccountId,
+            purchaseDate: purchaseDate,
+            state: state,
+            environment: purchase.testPurchaseContext == nil ? .production : .sandbox,
+            quantity: quantity,
+            finalizedByAdapter: false,
+            storeStatus: state == .active ? "purchased" : "pending",
+            verifiedAt: storeDate
+        )
+    }
+
     /// A subscription.
     /// - Parameters:
     ///   - now: the reference time for "canceled but not yet expired" (Google's own time when it sent one).

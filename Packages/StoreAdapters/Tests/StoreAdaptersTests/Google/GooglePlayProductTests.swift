@@ -141,15 +141,6 @@ struct GooglePlayProductTests {
         #expect(error?.storeReason == "backendError")
     }
 
-    @Test func aProductProofNeedsItsProductId() async throws {
-        let harness = try Support.harness()
-        let error = await #expect(throws: StoreAdapterError.self) {
-            try await harness.adapter.verify(Support.productProof(nil))
-        }
-        #expect(error?.code == .invalidProof)
-        #expect(harness.transport.requests.isEmpty)
-    }
-
     @Test func aResponseNamingAnotherProductIsAProductMismatch() async throws {
         let harness = try harness(product: Support.productPurchase(productId: "gems_500"))
         let error = await #expect(throws: StoreAdapterError.self) {
