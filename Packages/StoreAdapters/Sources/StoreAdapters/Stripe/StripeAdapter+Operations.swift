@@ -74,9 +74,7 @@ extension StripeAdapter: StoreOperations {
     /// A customer's PaymentIntents (`customer=cus_…`), newest first, with their latest charge; those that are not an
     /// OpenCat product's (no product metadata) are left out of the page. The cursor is the last PaymentIntent id.
     public func transactionHistory(customer: String, cursor: String?, limit: Int) async throws -> PurchasePage {
-        guard customer.hasPrefix("cus_"), customer.count <= 255 else {
-            throw StoreAdapterError(.invalidProof, store: .stripe, "a Stripe customer id starts with cus_")
-        }
+        try Self.checkCustomerId(customer)
         var query: [(String, String)] = [
             ("customer", customer), ("limit", String(max(1, min(limit, 100)))), ("expand[]", "data.latest_charge"),
         ]
