@@ -40,6 +40,7 @@ extension StripeAdapter {
         /// When one Stripe account sells for several apps: the `metadata` key naming the app, and this app's value.
         /// A PaymentIntent or subscription for another app is ``StoreAdapterError/Code/wrongApplication``.
         public var appMetadataKey: String?
+        /// This app's value of ``appMetadataKey`` (both set, or neither).
         public var appId: String?
 
         /// Creates a configuration.

@@ -13,22 +13,33 @@ extension Stripe {
             public init(rawValue: String) { self.rawValue = rawValue }
             public var description: String { rawValue }
 
+            /// The first invoice needs payment or an action (23 hours to complete it).
             public static let incomplete = Status(rawValue: "incomplete")
+            /// The first invoice was never paid: the subscription ended without starting.
             public static let incompleteExpired = Status(rawValue: "incomplete_expired")
+            /// In a free trial.
             public static let trialing = Status(rawValue: "trialing")
+            /// Paid and running.
             public static let active = Status(rawValue: "active")
+            /// The latest invoice's payment failed; Stripe is retrying it.
             public static let pastDue = Status(rawValue: "past_due")
+            /// Cancelled: it has ended and cannot be revived.
             public static let canceled = Status(rawValue: "canceled")
+            /// Retries are over and the latest invoice is still open; no further invoices are paid.
             public static let unpaid = Status(rawValue: "unpaid")
+            /// A trial ended without a payment method: paused until resumed.
             public static let paused = Status(rawValue: "paused")
         }
 
         /// A price (the fields OpenCat reads).
         public struct Price: Sendable, Hashable, Codable {
+            /// The price id (`price_…`).
             public var id: String
             /// The unit amount in minor units (nil for prices with decimal or tiered amounts).
             public var unitAmount: Int64?
+            /// The currency, lowercase ISO 4217 (`usd`).
             public var currency: String
+            /// The price's lookup key: the product id OpenCat reports when the metadata names none.
             public var lookupKey: String?
 
             enum CodingKeys: String, CodingKey {
@@ -40,10 +51,15 @@ extension Stripe {
 
         /// One subscription item: a price and a quantity.
         public struct Item: Sendable, Hashable, Codable {
+            /// The item id (`si_…`).
             public var id: String
+            /// What the item is billed at.
             public var price: Price
+            /// How many units (absent means 1).
             public var quantity: Int64?
+            /// The start of the item's current period (API versions from 2025-03-31).
             public var currentPeriodStart: Int64?
+            /// The end of the item's current period (API versions from 2025-03-31).
             public var currentPeriodEnd: Int64?
 
             enum CodingKeys: String, CodingKey {
@@ -53,18 +69,33 @@ extension Stripe {
             }
         }
 
-        /// The latest invoice, expanded (the fields OpenCat reads).
+        /// An invoice: a subscription's latest invoice (expanded), or one of a customer's
+        /// (``StripeAdapter/invoices(customer:limit:startingAfter:)``); the fields OpenCat reads.
         public struct Invoice: Sendable, Hashable, Codable {
+            /// The invoice id (`in_…`).
             public var id: String
+            /// `draft`, `open`, `paid`, `uncollectible` or `void`.
             public var status: String?
+            /// What was paid, in minor units.
             public var amountPaid: Int64?
+            /// What the invoice asks for, in minor units.
             public var amountDue: Int64?
+            /// The currency, lowercase ISO 4217.
             public var currency: String?
+            /// How many payment attempts were made.
             public var attemptCount: Int64?
+            /// When Stripe tries to collect it next (nil when it will not).
             public var nextPaymentAttempt: Int64?
+            /// When Stripe created it (Unix seconds).
+            public var created: Int64?
+            /// The subscription it bills, when it bills one (`subscription`, in the API versions this adapter pins).
+            public var subscription: String?
+            /// Why it was created (`subscription_create`, `subscription_cycle`, `manual`, …).
+            public var billingReason: String?
 
             enum CodingKeys: String, CodingKey {
-                case id, status, currency
+                case id, status, currency, created, subscription
+                case billingReason = "billing_reason"
                 case amountPaid = "amount_paid"
                 case amountDue = "amount_due"
                 case attemptCount = "attempt_count"
@@ -74,7 +105,9 @@ extension Stripe {
 
         /// `pause_collection`: invoices are not collected while set.
         public struct PauseCollection: Sendable, Hashable, Codable {
+            /// What happens to invoices while paused: `keep_as_draft`, `mark_uncollectible` or `void`.
             public var behavior: String
+            /// When collection resumes by itself (nil: only when cleared).
             public var resumesAt: Int64?
 
             enum CodingKeys: String, CodingKey {
@@ -85,23 +118,41 @@ extension Stripe {
 
         struct ItemList: Sendable, Hashable, Decodable { var data: [Item] }
 
+        /// The subscription id (`sub_…`).
         public var id: String
+        /// Its status.
         public var status: Status
+        /// Live (`true`) or test mode.
         public var livemode: Bool
+        /// When it was created.
         public var created: Int64
+        /// When it started (may precede `created` for a backdated subscription).
         public var startDate: Int64?
+        /// The start of the current period (API versions before 2025-03-31; later, the items').
         public var currentPeriodStart: Int64?
+        /// The end of the current period (API versions before 2025-03-31; later, the items').
         public var currentPeriodEnd: Int64?
+        /// Whether it ends at the end of the current period.
         public var cancelAtPeriodEnd: Bool
+        /// When it is set to end, if it is.
         public var cancelAt: Int64?
+        /// When it was cancelled (or the cancellation was requested).
         public var canceledAt: Int64?
+        /// When it ended, if it has.
         public var endedAt: Int64?
+        /// When its trial started, if it had one.
         public var trialStart: Int64?
+        /// When its trial ends or ended.
         public var trialEnd: Int64?
+        /// Its metadata (the product id and purchaser keys OpenCat reads).
         public var metadata: [String: String]
+        /// The customer id (`cus_…`).
         public var customer: String?
+        /// Its items (a price and a quantity each).
         public var items: [Item]
+        /// Its latest invoice: an id, or the invoice when expanded.
         public var latestInvoice: Expandable<Invoice>?
+        /// Set while payment collection is paused.
         public var pauseCollection: PauseCollection?
 
         enum CodingKeys: String, CodingKey {
