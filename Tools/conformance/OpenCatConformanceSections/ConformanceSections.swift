@@ -145,6 +145,33 @@ public enum ConformanceSections {
     }
 }
 
+extension VerifiedPurchase {
+    /// How a section reports a call whose answer is not a purchase (LLM keys, Retention Messaging, Steam's report and
+    /// tickets): active, `productId` the call (`input.kind`), `storeStatus` the answer in a line, `quantity` what it
+    /// counts, dated by the run's clock.
+    static func sectionAnswer(
+        _ proof: PurchaseProof,
+        transactionId: String? = nil,
+        status: String,
+        quantity: Int,
+        purchaser: String? = nil,
+        environment: Environment = .production,
+        at date: Date
+    ) -> VerifiedPurchase {
+        VerifiedPurchase(
+            store: proof.store,
+            transactionId: transactionId ?? proof.token.revealed,
+            productId: proof.kind.rawValue,
+            purchaser: purchaser,
+            purchaseDate: date,
+            state: .active,
+            environment: environment,
+            quantity: quantity,
+            storeStatus: status
+        )
+    }
+}
+
 extension JSONDecoder {
     /// Reads a cassette's license payload (RFC 3339 dates).
     static var licensePayload: JSONDecoder {

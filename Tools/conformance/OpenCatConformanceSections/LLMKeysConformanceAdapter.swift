@@ -82,16 +82,7 @@ public struct LLMKeysConformanceAdapter: StoreAdapter {
     }
 
     private func result(_ proof: PurchaseProof, _ status: String, _ quantity: Int) -> VerifiedPurchase {
-        VerifiedPurchase(
-            store: store,
-            transactionId: proof.token.revealed,
-            productId: proof.kind.rawValue,
-            purchaseDate: clock.currentDate,
-            state: .active,
-            environment: .production,
-            quantity: quantity,
-            storeStatus: status
-        )
+        .sectionAnswer(proof, status: status, quantity: quantity, at: clock.currentDate)
     }
 }
 

@@ -147,16 +147,7 @@ public struct RetentionMessagingConformanceAdapter: StoreAdapter {
     }
 
     private func result(_ proof: PurchaseProof, _ status: String, _ quantity: Int) -> VerifiedPurchase {
-        VerifiedPurchase(
-            store: .apple,
-            transactionId: proof.token.revealed,
-            productId: proof.kind.rawValue,
-            purchaseDate: clock.currentDate,
-            state: .active,
-            environment: environment,
-            quantity: quantity,
-            storeStatus: status
-        )
+        .sectionAnswer(proof, status: status, quantity: quantity, environment: environment, at: clock.currentDate)
     }
 }
 

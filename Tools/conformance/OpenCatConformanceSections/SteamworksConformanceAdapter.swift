@@ -56,17 +56,15 @@ public struct SteamworksConformanceAdapter: StoreAdapter {
         }
     }
 
+    /// The ticket is a secret: the call's name stands in as the transaction id.
     private func result(_ proof: PurchaseProof, status: String, quantity: Int, purchaser: String?) -> VerifiedPurchase {
-        VerifiedPurchase(
-            store: .steam,
+        .sectionAnswer(
+            proof,
             transactionId: proof.kind.rawValue,
-            productId: proof.kind.rawValue,
-            purchaser: purchaser,
-            purchaseDate: clock.currentDate,
-            state: .active,
-            environment: .production,
+            status: status,
             quantity: quantity,
-            storeStatus: status
+            purchaser: purchaser,
+            at: clock.currentDate
         )
     }
 }
