@@ -36,7 +36,7 @@ public struct ConformanceExpectation: Sendable, Hashable {
     public var quantity: Int?
     /// The store's own status word, as the adapter reports it.
     public var storeStatus: String?
-    /// For an error: the store's reason the error carries (``StoreAdapterError/storeReason``).
+    /// For an error: the store's reason the error carries (`StoreAdapterError.storeReason`).
     public var storeReason: String?
     /// When it was bought.
     public var purchaseDate: Date?
