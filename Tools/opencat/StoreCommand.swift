@@ -21,6 +21,7 @@ struct StoreCommand: AsyncParsableCommand {
             StoreLookupOrder.self,
             StoreConsumption.self, StoreNotificationHistory.self, StoreTestNotification.self,
             StoreSetAppAccountToken.self, StoreAppTransaction.self, StoreSubscriptionStatuses.self,
+            StoreRetention.self,
         ]
     )
 }

@@ -12,15 +12,18 @@ import _CryptoExtras
 /// and prints the purchase as the store reports it afterwards.
 struct StoreOperationsCLITests {
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Fixtures/operations")
+        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Fixtures")
 
-    /// Serves one committed cassette with fresh conformance credentials and runs `arguments(credentials, base)`.
-    func run(
+    /// Serves one committed cassette (`Fixtures/<section>/<cassette>`) with fresh conformance credentials and runs
+    /// `arguments(credentials, base)`.
+    static func run(
         _ cassette: String,
+        in section: String = "operations",
         _ arguments: (ConformanceCredentials, ScratchFolder, String) throws -> [String]
     ) async throws -> (OpenCatCLI.Result, [String]) {
         let credentials = try ConformanceCredentials()
-        let loaded = try credentials.fixtureLoader.load(Self.fixtures.appendingPathComponent(cassette))
+        let file = Self.fixtures.appendingPathComponent(section).appendingPathComponent(cassette)
+        let loaded = try credentials.fixtureLoader.load(file)
         let folder = try ScratchFolder()
         return try await MockStoreServer.withRunningServer(
             cassettes: [loaded],
@@ -32,7 +35,7 @@ struct StoreOperationsCLITests {
     }
 
     @Test func consumeGooglePrintsTheConsumedPurchase() async throws {
-        let (result, unmatched) = try await run("google/consume-success.json") { credentials, folder, base in
+        let (result, unmatched) = try await Self.run("google/consume-success.json") { credentials, folder, base in
             let account = try JSONSerialization.data(withJSONObject: [
                 "type": "service_account", "project_id": "opencat-cli", "private_key_id": "cli",
                 "private_key": credentials.googleKey.pemRepresentation, "client_email": credentials.googleClientEmail,
@@ -53,7 +56,7 @@ struct StoreOperationsCLITests {
     }
 
     @Test func cancelSteamPrintsTheAgreementThatNoLongerRenews() async throws {
-        let (result, unmatched) = try await run("steam/cancel-success.json") { credentials, folder, base in
+        let (result, unmatched) = try await Self.run("steam/cancel-success.json") { credentials, folder, base in
             [
                 "store", "cancel", "steam", "--app-id", "480",
                 "--key-file", try folder.write("key", Data(credentials.steamPublisherKey.revealed.utf8)),
@@ -67,7 +70,10 @@ struct StoreOperationsCLITests {
     }
 
     @Test func appTransactionApplePrintsTheVerifiedAppTransaction() async throws {
-        let (result, unmatched) = try await run("apple/app-transaction-success.json") { credentials, folder, base in
+        let (result, unmatched) = try await Self.run("apple/app-transaction-success.json") {
+            credentials,
+            folder,
+            base in
             [
                 "store", "app-transaction", "apple", "--bundle-id", "dev.opencat.auralogic", "--issuer-id",
                 credentials.appleIssuerId, "--key-id", credentials.appleKeyId, "--key-file",
@@ -84,7 +90,7 @@ struct StoreOperationsCLITests {
     }
 
     @Test func suspendStripePausesTheSubscriptionsCollection() async throws {
-        let (result, unmatched) = try await run("stripe/suspend-success.json") { credentials, folder, base in
+        let (result, unmatched) = try await Self.run("stripe/suspend-success.json") { credentials, folder, base in
             [
                 "store", "suspend", "stripe", "--secret-key-file",
                 try folder.write("key", Data(credentials.stripeSecretKey.revealed.utf8)),
@@ -98,7 +104,7 @@ struct StoreOperationsCLITests {
     }
 
     @Test func extendSteamMovesTheAgreementsNextPayment() async throws {
-        let (result, unmatched) = try await run("steam/extend-success.json") { credentials, folder, base in
+        let (result, unmatched) = try await Self.run("steam/extend-success.json") { credentials, folder, base in
             [
                 "store", "extend", "steam", "--app-id", "480",
                 "--key-file", try folder.write("key", Data(credentials.steamPublisherKey.revealed.utf8)),
@@ -128,7 +134,7 @@ struct StoreOperationsCLITests {
     }
 
     @Test func aPartialPayPalRefundPrintsTheRefundedAmount() async throws {
-        let (result, unmatched) = try await run("paypal/refund-success.json") { credentials, folder, base in
+        let (result, unmatched) = try await Self.run("paypal/refund-success.json") { credentials, folder, base in
             [
                 "store", "refund", "paypal", "--client-id", credentials.payPalClientId,
                 "--client-secret-file", try folder.write("secret", Data(credentials.payPalClientSecret.revealed.utf8)),
@@ -144,7 +150,7 @@ struct StoreOperationsCLITests {
     }
 
     @Test func lookUpAGoogleOrderPrintsItsPurchase() async throws {
-        let (result, unmatched) = try await run("google/lookup-order-success.json") { credentials, folder, base in
+        let (result, unmatched) = try await Self.run("google/lookup-order-success.json") { credentials, folder, base in
             let account = try JSONSerialization.data(withJSONObject: [
                 "type": "service_account", "project_id": "opencat-cli", "private_key_id": "cli",
                 "private_key": credentials.googleKey.pemRepresentation, "client_email": credentials.googleClientEmail,
@@ -163,7 +169,7 @@ struct StoreOperationsCLITests {
     }
 
     @Test func finishAnAppleTransactionPrintsItFinalized() async throws {
-        let (result, unmatched) = try await run("apple/acknowledge-success.json") { credentials, folder, base in
+        let (result, unmatched) = try await Self.run("apple/acknowledge-success.json") { credentials, folder, base in
             [
                 "store", "acknowledge", "apple", "--bundle-id", "dev.opencat.auralogic", "--issuer-id",
                 credentials.appleIssuerId, "--key-id", credentials.appleKeyId, "--key-file",
@@ -180,7 +186,7 @@ struct StoreOperationsCLITests {
     }
 
     @Test func resumePayPalActivatesTheSubscription() async throws {
-        let (result, unmatched) = try await run("paypal/resume-success.json") { credentials, folder, base in
+        let (result, unmatched) = try await Self.run("paypal/resume-success.json") { credentials, folder, base in
             [
                 "store", "resume", "paypal", "--client-id", credentials.payPalClientId,
                 "--client-secret-file", try folder.write("secret", Data(credentials.payPalClientSecret.revealed.utf8)),
@@ -196,7 +202,7 @@ struct StoreOperationsCLITests {
     }
 
     @Test func resumeStripeStartsANewPeriod() async throws {
-        let (result, unmatched) = try await run("stripe/resume-success.json") { credentials, folder, base in
+        let (result, unmatched) = try await Self.run("stripe/resume-success.json") { credentials, folder, base in
             [
                 "store", "resume", "stripe", "--secret-key-file",
                 try folder.write("key", Data(credentials.stripeSecretKey.revealed.utf8)),
@@ -211,7 +217,7 @@ struct StoreOperationsCLITests {
 
     @Test func anOperationTheStoreLacksExitsTwoWithItsReason() async throws {
         // Google Play cancels at the end of the period only: asking for "now" is refused before any request.
-        let (result, _) = try await run("google/cancel-success.json") { credentials, folder, base in
+        let (result, _) = try await Self.run("google/cancel-success.json") { credentials, folder, base in
             let account = try JSONSerialization.data(withJSONObject: [
                 "type": "service_account", "project_id": "opencat-cli", "private_key_id": "cli",
                 "private_key": credentials.googleKey.pemRepresentation, "client_email": credentials.googleClientEmail,
