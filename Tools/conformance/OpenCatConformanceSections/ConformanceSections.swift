@@ -63,12 +63,14 @@ public enum ConformanceSections {
     /// The section of Steam's GetReport and AuthenticateUserTicket, whose cassettes name `steam`.
     public static let steamworks = "steamworks"
 
-    /// The sections whose cassettes name one of the five stores (``operations``, ``retention``, ``steamworks``), each
-    /// with the scenario ids of its catalogue under `fixtures`: a `--fixtures` cassette with one of them goes to that
-    /// section, not to the stores' matrix (``ExtraCassettes``). A section without a catalogue there is left out.
+    /// The sections whose cassettes name one of the five stores (``operations`` and every section whose adapter is
+    /// for a built-in store: ``retention``, ``steamworks``), each with the scenario ids of its catalogue under
+    /// `fixtures`: a `--fixtures` cassette with one of them goes to that section, not to the stores' matrix
+    /// (``ExtraCassettes``). A section without a catalogue there is left out.
     public static func storeSectionScenarios(in fixtures: URL) throws -> [String: Set<String>] {
+        let builtIn = Set(ConformanceAdapterFactory.builtIn.map(\.store))
         var scenarios: [String: Set<String>] = [:]
-        for name in [operations, retention, steamworks] {
+        for (name, _) in all where name == operations || store(ofSection: name).map(builtIn.contains) == true {
             let catalogue = fixtures.appendingPathComponent(name + "/scenarios.json")
             guard FileManager.default.fileExists(atPath: catalogue.path) else { continue }
             scenarios[name] = Set(try ScenarioCatalogue.load(from: catalogue).scenarios.map(\.id))

@@ -49,9 +49,7 @@ extension StripeAdapter {
         try Self.checkCustomerId(customer)
         var query: [(String, String)] = [("customer", customer), ("limit", String(max(1, min(limit, 100))))]
         if let startingAfter {
-            guard startingAfter.hasPrefix("in_"), startingAfter.count <= 255, !startingAfter.contains("/") else {
-                throw StoreAdapterError(.invalidProof, store: .stripe, "a Stripe invoice id starts with in_")
-            }
+            try Self.checkObjectId(startingAfter, prefix: "in_", "invoice")
             query.append(("starting_after", startingAfter))
         }
         let request = APIRequest.make(.get, baseURL: configuration.baseURL, path: "/v1/invoices", query: query)
@@ -61,11 +59,7 @@ extension StripeAdapter {
     }
 
     /// `cus_…`, at most 255 characters: anything else is ``StoreAdapterError/Code/invalidProof`` before a request.
-    static func checkCustomerId(_ customer: String) throws {
-        guard customer.hasPrefix("cus_"), customer.count <= 255, !customer.contains("/") else {
-            throw StoreAdapterError(.invalidProof, store: .stripe, "a Stripe customer id starts with cus_")
-        }
-    }
+    static func checkCustomerId(_ customer: String) throws { try checkObjectId(customer, prefix: "cus_", "customer") }
 
     /// A page of subscriptions (a subscription decodes only).
     private struct SubscriptionList: Decodable {

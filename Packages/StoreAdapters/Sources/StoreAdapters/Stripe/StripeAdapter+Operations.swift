@@ -187,9 +187,13 @@ extension StripeAdapter: StoreOperations {
     }
 
     /// Refuses what cannot be a subscription id in a request path (`sub_…`, at most 255 characters, no `/`).
-    static func checkSubscriptionId(_ id: String) throws {
-        guard id.hasPrefix("sub_"), id.count <= 255, !id.contains("/") else {
-            throw StoreAdapterError(.invalidProof, store: .stripe, "a Stripe subscription id starts with sub_")
+    static func checkSubscriptionId(_ id: String) throws { try checkObjectId(id, prefix: "sub_", "subscription") }
+
+    /// Refuses what cannot be the id of a Stripe object of one kind (`<prefix>…`, at most 255 characters, no `/`)
+    /// before it goes into a request: ``StoreAdapterError/Code/invalidProof`` naming the kind.
+    static func checkObjectId(_ id: String, prefix: String, _ kind: String) throws {
+        guard id.hasPrefix(prefix), id.count <= 255, !id.contains("/") else {
+            throw StoreAdapterError(.invalidProof, store: .stripe, "a Stripe \(kind) id starts with \(prefix)")
         }
     }
 

@@ -20,11 +20,7 @@ extension StripeAdapter {
         }
         var query: [(String, String)] = [("payment_intent", intent), ("limit", String(max(1, min(limit, 100))))]
         if let startingAfter { query.append(("starting_after", try Self.refundId(startingAfter))) }
-        let request = APIRequest.make(
-            .get,
-            baseURL: configuration.baseURL,
-            path: "/v1/refunds?" + APIRequest.query(query)
-        )
+        let request = APIRequest.make(.get, baseURL: configuration.baseURL, path: "/v1/refunds", query: query)
         let response = try await http.send(authorizedRequest(request, form: false))
         guard response.status.code == 200 else { throw error(for: response, resource: "refund") }
         return try http.decode(Stripe.List<Stripe.Refund>.self, from: response.body)
