@@ -237,7 +237,10 @@ struct StoreAppTransactionApple: AsyncParsableCommand {
 
     @OptionGroup var credentials: AppleOperationCredentials
 
-    @Option(name: .customLong("id"), help: "Any transaction id of the customer for the app.")
+    @Option(
+        name: [.customLong("customer"), .customLong("id")],
+        help: "Any transaction id of the customer for the app."
+    )
     var id: String
 
     func run() async throws {
@@ -246,8 +249,8 @@ struct StoreAppTransactionApple: AsyncParsableCommand {
     }
 }
 
-/// `opencat store subscription-statuses apple`: Apple's Get All Subscription Statuses, filtered by `status`.
-struct StoreSubscriptionStatusesApple: AsyncParsableCommand {
+/// `opencat store subscriptions apple`: Apple's Get All Subscription Statuses, filtered by `status`.
+struct StoreSubscriptionsApple: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "apple",
         abstract: "Print the customer's subscriptions (Get All Subscription Statuses), each verified and mapped."
@@ -261,7 +264,10 @@ struct StoreSubscriptionStatusesApple: AsyncParsableCommand {
 
     @OptionGroup var credentials: AppleOperationCredentials
 
-    @Option(name: .customLong("id"), help: "Any transaction id of the customer for the app.")
+    @Option(
+        name: [.customLong("customer"), .customLong("id")],
+        help: "Any transaction id of the customer for the app."
+    )
     var id: String
 
     @Option(

@@ -20,8 +20,8 @@ struct StoreCommand: AsyncParsableCommand {
             StoreConsume.self, StoreAcknowledge.self, StoreRevoke.self, StoreSuspend.self, StoreResume.self,
             StoreLookupOrder.self,
             StoreConsumption.self, StoreNotificationHistory.self, StoreTestNotification.self,
-            StoreSetAppAccountToken.self, StoreAppTransaction.self, StoreSubscriptionStatuses.self,
-            StoreRetention.self,
+            StoreSetAppAccountToken.self, StoreAppTransaction.self, StoreSubscriptions.self, StoreRefundStatus.self,
+            StoreRefunds.self, StoreCancelRefund.self, StoreInvoices.self, StoreRetention.self,
         ]
     )
 }
@@ -248,14 +248,5 @@ struct StoreAppTransaction: AsyncParsableCommand {
         commandName: "app-transaction",
         abstract: "Print the customer's purchase or download of the app itself (App Store only).",
         subcommands: [StoreAppTransactionApple.self]
-    )
-}
-
-/// `opencat store subscription-statuses apple`.
-struct StoreSubscriptionStatuses: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "subscription-statuses",
-        abstract: "Print every subscription of a customer, optionally only those in some statuses (App Store only).",
-        subcommands: [StoreSubscriptionStatusesApple.self]
     )
 }

@@ -19,9 +19,12 @@ extension ConformanceReport {
     }
 
     /// The section per store. An operation is not offered by a store when every one of its cells is n.a.; the reason
-    /// is its success case's. Reasons that differ only by naming their own operation are one reason.
+    /// is its success case's. Reasons that differ only by naming their own operation are one reason. An operation
+    /// only one of several stores offers is left out of the others' lists (``exclusiveOperations(_:)`` names it
+    /// once).
     func storeOperations(_ operations: [String]) -> [StoreOperationsSummary] {
-        stores.map { store in
+        let exclusive = Set(exclusiveOperations(operations).flatMap(\.operations))
+        return stores.map { store in
             var offered: [(operation: String, cells: [Cell?])] = []
             var groups: [(key: String, operations: [String], reason: String)] = []
             for operation in operations {
@@ -30,6 +33,7 @@ extension ConformanceReport {
                     offered.append((operation: operation, cells: cells))
                     continue
                 }
+                if exclusive.contains(operation) { continue }
                 let reason = cells.first??.detail ?? "not offered"
                 let key = reason.replacingOccurrences(of: operation, with: "\u{0}")
                 if let index = groups.firstIndex(where: { $0.key == key }) {
@@ -47,6 +51,31 @@ extension ConformanceReport {
         }
     }
 
+    /// The operations exactly one store of several offers, by that store, in store order (none with one store).
+    func exclusiveOperations(_ operations: [String]) -> [(store: String, operations: [String])] {
+        guard stores.count > 1 else { return [] }
+        return stores.compactMap { store in
+            let own = operations.filter { operation in
+                let offeredBy = stores.filter { other in
+                    Self.operationCases.contains { name in
+                        let status = cell(store: other, scenario: "\(operation)-\(name)")?.status
+                        return status != nil && status != .notApplicable
+                    }
+                }
+                return offeredBy == [store]
+            }
+            return own.isEmpty ? nil : (store: store, operations: own)
+        }
+    }
+
+    /// The line naming the operations only one store offers: `only one store offers: a, b (apple); c (stripe)`.
+    func exclusiveLine(_ operations: [String]) -> String? {
+        let exclusive = exclusiveOperations(operations)
+        guard !exclusive.isEmpty else { return nil }
+        return "only one store offers: "
+            + exclusive.map { "\($0.operations.joined(separator: ", ")) (\($0.store))" }.joined(separator: "; ")
+    }
+
     /// A case's mark: ✓ passed, ✗ failed, · not applicable, ? not run.
     static func mark(_ cell: Cell?) -> String {
         switch cell?.status {
@@ -58,7 +87,8 @@ extension ConformanceReport {
     }
 
     /// The section as text, per store: the operations it offers (each with its eight cases' marks, several to a
-    /// line), then one line per reason it does not offer others, then failures, invalid cassettes and the counts.
+    /// line), then one line per reason it does not offer others; the operations only one store offers are named once
+    /// after the stores; then failures, invalid cassettes and the counts.
     public func renderByStore(operations: [String]) -> String {
         var lines = [
             "Per store: each operation it offers, its cases in this order: "
@@ -81,6 +111,7 @@ extension ConformanceReport {
                 lines.append("  not offered: \(group.operations.joined(separator: ", ")): \(group.reason)")
             }
         }
+        if let exclusive = exclusiveLine(operations) { lines += Self.wrapped(exclusive, width: 118) }
         lines += problemLines()
         let (pass, fail, na) = counts
         lines.append(
@@ -121,6 +152,22 @@ extension ConformanceReport {
                 body += "</ul>\n"
             }
         }
+        if let exclusive = exclusiveLine(operations) { body += "<p class=\"exclusive\">\(Self.html(exclusive))</p>\n" }
         return body
+    }
+
+    /// A long line cut at spaces into lines of at most `width` characters, the later ones indented by two.
+    static func wrapped(_ text: String, width: Int) -> [String] {
+        var lines: [String] = []
+        var line = ""
+        for word in text.split(separator: " ", omittingEmptySubsequences: false) {
+            if !line.isEmpty, line.count + 1 + word.count > width {
+                lines.append(line)
+                line = " "
+            }
+            line += line.isEmpty ? String(word) : " " + word
+        }
+        lines.append(line)
+        return lines
     }
 }

@@ -13,12 +13,17 @@ public import StoreAdapters
 /// - Apple's mass extension: `storeStatus` `complete=<bool>`, `quantity` the subscriptions extended;
 /// - Apple's test notification: `transactionId` the test token, `storeStatus` the last send attempt's result (or
 ///   `pending`).
+/// - a refund (refund-status, cancel-refund): `transactionId` the refund id, `originalTransactionId` the payment it
+///   refunds, `price` its amount, `storeStatus` the store's status, `state` refunded once paid back, pending while it
+///   waits, active otherwise; a page of refunds or invoices as a page (the first item's fields);
+/// - a Stripe invoice: `transactionId` its id, `originalTransactionId` its subscription, `price` what it paid;
 /// - Apple's app transaction: `transactionId` its app transaction id, `productId` the bundle id, `purchaseDate` the
 ///   original purchase date, `storeStatus` `originalApplicationVersion=<version>`.
 ///
 /// Context keys: `proofKind`, `proofToken`, `amount` + `currency`, `idempotencyKey`, `atPeriodEnd`, `requestId`, `days`,
 /// `reason`, `requestIdentifier`, `cursor`, `limit`, `suspendReason`, `resumeReason`, `appAccountToken`,
-/// `startDate`/`endDate` (milliseconds), `notificationType`, `notificationSubtype`, `onlyFailures`, `storefronts`;
+/// `startDate`/`endDate` (milliseconds), `notificationType`, `notificationSubtype`, `onlyFailures`, `storefronts`,
+/// `status` (Apple's subscription statuses, comma separated); `lookup-orders` takes its order ids comma separated;
 /// consumption information takes Apple's field names.
 public struct OperationsConformanceAdapter: StoreAdapter {
     /// The store of the adapter it drives.
@@ -96,6 +101,63 @@ public struct OperationsConformanceAdapter: StoreAdapter {
                 PurchasePage(purchases: try await operations.lookUpOrder(orderId: token), nextCursor: nil),
                 token
             )
+        default:
+            return try await readsAndRefunds(operation, proof)
+        }
+    }
+
+    /// The reads added from the vendors' current APIs (refunds by id, lists, several orders, a purchase by token
+    /// alone); the App Store's own operations after them.
+    private func readsAndRefunds(_ operation: StoreOperation, _ proof: PurchaseProof) async throws -> VerifiedPurchase {
+        let token = proof.token.revealed
+        let context = proof.context
+        let limit = try context["limit"].map { try Self.integer($0, "limit") } ?? 10
+        switch operation {
+        case .refundStatus:
+            return refundResult(try await operations.refundStatus(id: token))
+        case .cancelRefund:
+            return refundResult(try await operations.cancelRefund(id: token))
+        case .refunds:
+            let page = try await operations.refunds(transactionId: token, cursor: context["cursor"], limit: limit)
+            guard var first = page.refunds.first.map(refundResult) else {
+                return result(token, status: page.nextCursor.map { "next=\($0)" } ?? "last", quantity: 0)
+            }
+            first.quantity = page.refunds.count
+            first.storeStatus = page.nextCursor.map { "next=\($0)" } ?? "last"
+            return first
+        case .lookUpOrders:
+            let ids = token.split(separator: ",").map(String.init)
+            return page(
+                PurchasePage(purchases: try await operations.lookUpOrders(orderIds: ids), nextCursor: nil),
+                token
+            )
+        case .subscriptions:
+            if let filter = context["status"], let apple = operations as? AppleStoreAdapter {
+                let status = try filter.split(separator: ",").map { code in
+                    guard let value = Int(code), let status = AppStore.SubscriptionStatus(rawValue: value) else {
+                        throw invalid("context.status: Apple's subscription statuses, 1 to 5, comma separated")
+                    }
+                    return status
+                }
+                let purchases = try await apple.subscriptionStatuses(transactionId: token, status: Set(status))
+                return page(PurchasePage(purchases: purchases, nextCursor: nil), token)
+            }
+            return page(
+                try await operations.subscriptions(customer: token, cursor: context["cursor"], limit: limit),
+                token
+            )
+        case .invoices:
+            guard let stripe = operations as? StripeAdapter else { throw operations.unsupported(operation) }
+            return invoicesResult(
+                try await stripe.invoices(customer: token, limit: limit, startingAfter: context["cursor"]),
+                token
+            )
+        case .productPurchase:
+            guard operations.support(for: operation).isSupported else { throw operations.unsupported(operation) }
+            var purchase = proof
+            purchase.kind = .googleProductPurchaseToken
+            purchase.productId = nil
+            return try await operations.verify(purchase)
         default:
             return try await appleOnly(operation, proof)
         }
@@ -192,6 +254,36 @@ public struct OperationsConformanceAdapter: StoreAdapter {
         first.quantity = page.purchases.count
         first.storeStatus = page.nextCursor.map { "next=\($0)" } ?? "last"
         return first
+    }
+
+    /// A refund as a result: its id, the payment it refunds as the original id, its amount as the price, the store's
+    /// status; the state the refund leaves the purchase in (refunded once paid back, pending while it waits).
+    private func refundResult(_ refund: StoreRefund) -> VerifiedPurchase {
+        var purchase = result(refund.id, status: refund.storeStatus, quantity: 1)
+        purchase.originalTransactionId = refund.transactionId
+        purchase.price = refund.amount
+        purchase.purchaseDate = refund.created ?? purchase.purchaseDate
+        switch refund.status {
+        case .succeeded: purchase.state = .refunded
+        case .pending, .requiresAction: purchase.state = .pending
+        default: purchase.state = .active
+        }
+        return purchase
+    }
+
+    /// A page of Stripe invoices: the first's id, the subscription it bills as the original id, what it paid.
+    private func invoicesResult(_ list: Stripe.List<Stripe.Subscription.Invoice>, _ token: String) -> VerifiedPurchase {
+        let status = list.hasMore ? "next=\(list.data.last?.id ?? "")" : "last"
+        guard let first = list.data.first else { return result(token, status: status, quantity: 0) }
+        var purchase = result(first.id, status: status, quantity: list.data.count)
+        purchase.originalTransactionId = first.subscription
+        if let paid = first.amountPaid, let currency = first.currency?.uppercased() {
+            let exponent = Stripe.minorUnitExponent(forCurrency: currency)
+            purchase.price = Money(minorUnits: paid, currency: currency, exponent: exponent)
+        }
+        purchase.purchaseDate =
+            first.created.map { Date(timeIntervalSince1970: TimeInterval($0)) } ?? purchase.purchaseDate
+        return purchase
     }
 
     private func result(_ id: String, status: String, quantity: Int) -> VerifiedPurchase {

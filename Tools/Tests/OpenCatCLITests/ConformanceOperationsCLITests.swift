@@ -27,7 +27,11 @@ struct ConformanceOperationsCLITests {
                     + "information instead"
             )
         )
-        #expect(section.contains { $0.hasPrefix("  not offered: consumption, notification-history, ") })
+        // Operations that differ only by name share their reason's line; those only one store offers are named once.
+        #expect(section.contains { $0.hasPrefix("  not offered: suspend, resume: ") })
+        #expect(section.contains { $0.hasPrefix("only one store offers: refund-history, extend-all, consumption, ") })
+        #expect(section.contains { $0.contains(" subscriptions ✓✓·✓✓✓✓✓") })
+        #expect(!section.contains { $0.hasPrefix("  not offered: consumption") })
         let counts = section.last { !$0.isEmpty }
         #expect(counts?.hasPrefix("5 stores x ") == true && counts?.contains(" 0 failed") == true)
         // The documents keep every cell; the page reads per store too.
@@ -41,5 +45,6 @@ struct ConformanceOperationsCLITests {
         let html = try String(contentsOf: reports.appendingPathComponent("conformance.html"), encoding: .utf8)
         #expect(html.contains("<h3>apple: offers "))
         #expect(html.contains("<ul class=\"not-offered\">"))
+        #expect(html.contains("<p class=\"exclusive\">only one store offers: "))
     }
 }

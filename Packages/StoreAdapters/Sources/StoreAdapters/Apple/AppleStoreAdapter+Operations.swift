@@ -17,8 +17,12 @@ extension AppleStoreAdapter: StoreOperations {
         switch operation {
         case .transactionHistory, .refundHistory, .extendSubscription, .extendAllSubscriptions, .lookUpOrder,
             .sendConsumption, .notificationHistory, .testNotification, .setAppAccountToken, .acknowledge,
-            .appTransaction:
+            .appTransaction, .subscriptions:
             return .supported
+        case .refundStatus:
+            return .unsupported(
+                "the App Store gives a refund no id of its own; refund-history lists refunded purchases"
+            )
         case .refund:
             return .unsupported(
                 "the App Store refunds only at the customer's request; send consumption information instead"
@@ -33,6 +37,8 @@ extension AppleStoreAdapter: StoreOperations {
             return .unsupported("only Apple revokes App Store purchases")
         case .suspendSubscription, .resumeSubscription:
             return .unsupported("only the customer manages an App Store subscription")
+        case .refunds, .cancelRefund, .invoices: return .unsupported("only Stripe offers \(operation)")
+        case .lookUpOrders, .productPurchase: return .unsupported("only Google Play offers \(operation)")
         default:
             return .unsupported("the App Store has no \(operation) operation")
         }

@@ -59,6 +59,12 @@ extension AppleStoreAdapter {
         return purchases
     }
 
+    /// Every subscription of the customer a transaction id belongs to (``subscriptionStatuses(transactionId:status:)``
+    /// in every status), as one page: Apple answers them all at once, so `cursor` and `limit` are not used.
+    public func subscriptions(customer: String, cursor: String?, limit: Int) async throws -> PurchasePage {
+        PurchasePage(purchases: try await subscriptionStatuses(transactionId: customer), nextCursor: nil)
+    }
+
     /// Every subscription an answer lists, in every group (at most 1000).
     private static func listed(_ answer: AppStore.StatusResponse) throws -> [AppStore.StatusResponse.LastTransaction] {
         let items = (answer.data ?? []).flatMap { $0.lastTransactions ?? [] }

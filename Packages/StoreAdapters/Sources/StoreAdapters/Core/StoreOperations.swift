@@ -46,13 +46,29 @@ public struct StoreOperation: RawRepresentable, Sendable, Hashable, Codable, Cus
     /// The customer's purchase or download of the app itself, by any of their transaction ids (Apple Get App
     /// Transaction Info).
     public static let appTransaction = StoreOperation(rawValue: "app-transaction")
+    /// A refund read by its id, with its status (Stripe Retrieve a refund, PayPal Show refund details).
+    public static let refundStatus = StoreOperation(rawValue: "refund-status")
+    /// A payment's refunds, a page at a time (Stripe List all refunds).
+    public static let refunds = StoreOperation(rawValue: "refunds")
+    /// A refund still waiting for the customer cancelled (Stripe Cancel a refund).
+    public static let cancelRefund = StoreOperation(rawValue: "cancel-refund")
+    /// The purchases of several order ids in one call (Google `orders.batchget`).
+    public static let lookUpOrders = StoreOperation(rawValue: "lookup-orders")
+    /// A customer's subscriptions of every status (Apple Get All Subscription Statuses, Stripe List subscriptions).
+    public static let subscriptions = StoreOperation(rawValue: "subscriptions")
+    /// A customer's invoices (Stripe List all invoices).
+    public static let invoices = StoreOperation(rawValue: "invoices")
+    /// A one-time purchase read by its purchase token alone, the store naming the product (Google
+    /// `purchases.productsv2.getproductpurchasev2`).
+    public static let productPurchase = StoreOperation(rawValue: "product-purchase")
 
     /// The operations every store is asked about, in the order the matrix lists them.
     public static let all: [StoreOperation] = [
         .transactionHistory, .refund, .refundHistory, .cancelSubscription, .extendSubscription,
         .extendAllSubscriptions, .consume, .acknowledge, .revoke, .suspendSubscription, .resumeSubscription,
-        .lookUpOrder,
-        .sendConsumption, .notificationHistory, .testNotification, .setAppAccountToken, .appTransaction,
+        .lookUpOrder, .refundStatus, .subscriptions, .refunds, .cancelRefund, .invoices, .lookUpOrders,
+        .productPurchase, .sendConsumption, .notificationHistory, .testNotification, .setAppAccountToken,
+        .appTransaction,
     ]
 }
 
@@ -186,6 +202,17 @@ public protocol StoreOperations: StoreAdapter {
     /// The purchases of an order, by the order id a customer has from the store's receipt (Apple Look Up Order ID,
     /// Google `orders.get`).
     func lookUpOrder(orderId: String) async throws -> [VerifiedPurchase]
+    /// The purchases of several orders in one call, in the order the ids are given (Google `orders.batchget`).
+    func lookUpOrders(orderIds: [String]) async throws -> [VerifiedPurchase]
+    /// A refund as the store reports it now, by the refund's own id (Stripe `re_…`, a PayPal refund id).
+    func refundStatus(id: String) async throws -> StoreRefund
+    /// A payment's refunds, newest first, from `cursor` on (Stripe: a PaymentIntent's).
+    func refunds(transactionId: String, cursor: String?, limit: Int) async throws -> StoreRefundPage
+    /// Cancels a refund the store has not paid out yet and returns it as the store now reports it.
+    func cancelRefund(id: String) async throws -> StoreRefund
+    /// A customer's subscriptions of every status, from `cursor` on (Apple: any transaction id of the customer, one
+    /// page; Stripe: a customer id), each mapped as verify maps a subscription.
+    func subscriptions(customer: String, cursor: String?, limit: Int) async throws -> PurchasePage
 }
 
 extension StoreOperations {
@@ -250,6 +277,27 @@ extension StoreOperations {
     /// Throws ``StoreAdapterError/Code/unsupported``.
     public func lookUpOrder(orderId: String) async throws -> [VerifiedPurchase] {
         throw unsupported(.lookUpOrder)
+    }
+
+    /// Throws ``StoreAdapterError/Code/unsupported``.
+    public func lookUpOrders(orderIds: [String]) async throws -> [VerifiedPurchase] {
+        throw unsupported(.lookUpOrders)
+    }
+
+    /// Throws ``StoreAdapterError/Code/unsupported``.
+    public func refundStatus(id: String) async throws -> StoreRefund { throw unsupported(.refundStatus) }
+
+    /// Throws ``StoreAdapterError/Code/unsupported``.
+    public func refunds(transactionId: String, cursor: String?, limit: Int) async throws -> StoreRefundPage {
+        throw unsupported(.refunds)
+    }
+
+    /// Throws ``StoreAdapterError/Code/unsupported``.
+    public func cancelRefund(id: String) async throws -> StoreRefund { throw unsupported(.cancelRefund) }
+
+    /// Throws ``StoreAdapterError/Code/unsupported``.
+    public func subscriptions(customer: String, cursor: String?, limit: Int) async throws -> PurchasePage {
+        throw unsupported(.subscriptions)
     }
 
     /// The error for an operation the store does not offer, with the reason ``support(for:)`` gives.

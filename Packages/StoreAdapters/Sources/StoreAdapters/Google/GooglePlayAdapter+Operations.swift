@@ -27,24 +27,24 @@ extension GooglePlayAdapter: StoreOperations {
     /// Consume, acknowledge, refund, revoke, cancel, extend (defer) and order look-up; the rest with Google's reason.
     public func support(for operation: StoreOperation) -> StoreOperationSupport {
         switch operation {
-        case .consume, .acknowledge, .refund, .revoke, .cancelSubscription, .extendSubscription, .lookUpOrder:
+        case .consume, .acknowledge, .refund, .revoke, .cancelSubscription, .extendSubscription, .lookUpOrder,
+            .lookUpOrders, .productPurchase:
             .supported
-        case .transactionHistory:
+        case .transactionHistory, .subscriptions:
             .unsupported(
                 "Google Play has no API listing one customer's purchases; voided purchases are read by verify"
             )
-        case .refundHistory:
+        case .refundHistory, .refundStatus:
             .unsupported(
-                "Google Play has no refund history by customer; the Voided Purchases API lists refunds by time"
+                "Google Play keeps no refunds by customer or by id; the Voided Purchases API lists them by time"
             )
         case .extendAllSubscriptions:
             .unsupported("Google Play has no mass extension")
-        case .resumeSubscription:
-            .unsupported("Google Play resumes a paused subscription only at the subscriber's request")
-        case .suspendSubscription:
-            .unsupported("Google Play pauses only at the subscriber's request")
+        case .suspendSubscription, .resumeSubscription:
+            .unsupported("Google Play pauses a subscription and restarts it only at the subscriber's request")
         case .sendConsumption, .notificationHistory, .testNotification, .setAppAccountToken, .appTransaction:
             .unsupported("only the App Store offers \(operation)")
+        case .refunds, .cancelRefund, .invoices: .unsupported("only Stripe offers \(operation)")
         default:
             .unsupported("Google Play has no \(operation) operation")
         }

@@ -21,10 +21,13 @@ extension PayPalAdapter: StoreOperations {
     /// operation is unsupported, with the reason the operations matrix shows (`Fixtures/operations/scenarios.json`).
     public func support(for operation: StoreOperation) -> StoreOperationSupport {
         switch operation {
-        case .transactionHistory, .refund, .cancelSubscription, .suspendSubscription, .resumeSubscription:
+        case .transactionHistory, .refund, .cancelSubscription, .suspendSubscription, .resumeSubscription,
+            .refundStatus:
             .supported
         case .refundHistory:
             .unsupported("PayPal reports refunds on the capture itself, which verify reads")
+        case .subscriptions:
+            .unsupported("PayPal lists no subscriptions by customer; a subscription id is what verify reads")
         case .extendSubscription:
             .unsupported("PayPal has no call that moves a subscription's next billing date")
         case .extendAllSubscriptions:
@@ -39,6 +42,8 @@ extension PayPalAdapter: StoreOperations {
             .unsupported("a PayPal order id is the proof verify reads")
         case .sendConsumption, .notificationHistory, .testNotification, .setAppAccountToken, .appTransaction:
             .unsupported("only the App Store offers \(operation)")
+        case .refunds, .cancelRefund, .invoices: .unsupported("only Stripe offers \(operation)")
+        case .lookUpOrders, .productPurchase: .unsupported("only Google Play offers \(operation)")
         default:
             .unsupported("PayPal has no \(operation) operation")
         }

@@ -16,4 +16,30 @@ extension PayPalAdapter {
         guard response.status.code == 200 else { throw api.error(for: response, subject: "refund") }
         return try api.http.decode(PayPal.Refund.self, from: response.body)
     }
+
+    /// A refund as PayPal reports it now (``refundDetails(refundId:)``), normalized: `COMPLETED` is `succeeded`,
+    /// `CANCELLED` `canceled`, `PENDING` and `FAILED` as they are; the pending or failed reason is PayPal's
+    /// `status_details.reason`.
+    public func refundStatus(id: String) async throws -> StoreRefund {
+        let refund = try await refundDetails(refundId: id)
+        let status: StoreRefund.Status =
+            switch refund.status {
+            case .completed?: .succeeded
+            case .cancelled?: .canceled
+            case .failed?: .failed
+            case .pending?: .pending
+            case let other?: StoreRefund.Status(rawValue: other.rawValue.lowercased())
+            case nil:
+                throw StoreAdapterError(.malformedResponse, store: .paypal, "the refund has no status")
+            }
+        return StoreRefund(
+            store: .paypal,
+            id: refund.id,
+            amount: refund.amount?.exact,
+            status: status,
+            storeStatus: refund.status?.rawValue ?? "",
+            reason: refund.statusReason,
+            created: refund.createTime.flatMap(PayPalDate.parse)
+        )
+    }
 }

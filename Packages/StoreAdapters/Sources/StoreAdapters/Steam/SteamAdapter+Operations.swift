@@ -20,8 +20,10 @@ extension SteamAdapter: StoreOperations {
         switch operation {
         case .refund, .cancelSubscription, .transactionHistory, .extendSubscription:
             .supported
-        case .refundHistory:
-            .unsupported("Steam has no refund history by user; GetReport lists refunds by time")
+        case .refundHistory, .refundStatus:
+            .unsupported("Steam keeps no refunds by user or by id; GetReport lists them by time")
+        case .subscriptions:
+            .unsupported("a user's agreements are Steam's history (GetUserAgreementInfo)")
         case .extendAllSubscriptions:
             .unsupported("Steam has no mass extension")
         case .consume:
@@ -30,14 +32,14 @@ extension SteamAdapter: StoreOperations {
             .unsupported("Steam's FinalizeTxn, which verify performs, is its acknowledgement")
         case .revoke:
             .unsupported("Steam cancels an agreement and refunds orders separately (cancel, refund)")
-        case .resumeSubscription:
-            .unsupported("Steam agreements cannot be paused, so there is nothing to resume")
-        case .suspendSubscription:
-            .unsupported("Steam agreements cannot be paused")
+        case .suspendSubscription, .resumeSubscription:
+            .unsupported("Steam agreements have no paused state")
         case .lookUpOrder:
             .unsupported("a Steam order id is the proof verify reads (QueryTxn)")
         case .sendConsumption, .notificationHistory, .testNotification, .setAppAccountToken, .appTransaction:
             .unsupported("only the App Store offers \(operation)")
+        case .refunds, .cancelRefund, .invoices: .unsupported("only Stripe offers \(operation)")
+        case .lookUpOrders, .productPurchase: .unsupported("only Google Play offers \(operation)")
         default:
             .unsupported("Steam has no \(operation) operation")
         }

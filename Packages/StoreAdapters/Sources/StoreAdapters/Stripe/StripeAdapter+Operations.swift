@@ -2,17 +2,20 @@ import Foundation
 import HTTPTypes
 import OpenCatCore
 
-/// Stripe's operations: refunds (`POST /v1/refunds`, full or partial), a customer's PaymentIntents
-/// (`GET /v1/payment_intents?customer=`), and cancelling a subscription (`DELETE /v1/subscriptions/{id}`, or
+/// Stripe's operations: refunds (`POST /v1/refunds`, full or partial; read, listed and cancelled in
+/// `StripeAdapter+Refunds.swift`), a customer's subscriptions and invoices (`StripeAdapter+CustomerHistory.swift`),
+/// a customer's PaymentIntents (`GET /v1/payment_intents?customer=`), and cancelling a subscription (`DELETE /v1/subscriptions/{id}`, or
 /// `cancel_at_period_end`). Each returns the purchase as Stripe reports it afterwards, mapped as ``verify(_:)`` maps it.
 extension StripeAdapter: StoreOperations {
     /// Stripe offers history, refunds, cancelling, pausing collection and resuming; the rest with the reason the
     /// matrix prints.
     public func support(for operation: StoreOperation) -> StoreOperationSupport {
         switch operation {
-        case .transactionHistory, .refund, .cancelSubscription, .suspendSubscription, .resumeSubscription: .supported
+        case .transactionHistory, .refund, .cancelSubscription, .suspendSubscription, .resumeSubscription,
+            .refundStatus, .refunds, .cancelRefund, .subscriptions, .invoices:
+            .supported
         case .refundHistory:
-            .unsupported("Stripe lists a PaymentIntent's refunds on the charge itself, which verify reads")
+            .unsupported("Stripe lists refunds by payment, not by customer (refunds)")
         case .extendSubscription:
             .unsupported("Stripe moves a renewal by a trial or billing-cycle anchor change, not an extension call")
         case .extendAllSubscriptions: .unsupported("Stripe has no mass extension")
@@ -23,6 +26,7 @@ extension StripeAdapter: StoreOperations {
             .unsupported(
                 "Stripe has no order id a customer quotes; a PaymentIntent or Checkout Session is read by verify"
             )
+        case .lookUpOrders, .productPurchase: .unsupported("only Google Play offers \(operation)")
         default: .unsupported("only the App Store offers \(operation)")
         }
     }

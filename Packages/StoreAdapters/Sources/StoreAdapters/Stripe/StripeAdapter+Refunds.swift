@@ -26,14 +26,29 @@ extension StripeAdapter {
         return try http.decode(Stripe.List<Stripe.Refund>.self, from: response.body)
     }
 
+    /// A refund as Stripe reports it now (Retrieve a refund), normalized.
+    public func refundStatus(id: String) async throws -> StoreRefund { Self.storeRefund(try await refund(id: id)) }
+
+    /// A PaymentIntent's refunds, newest first, normalized (List all refunds; `cursor`: the last refund id of the
+    /// previous page). `limit` is clamped to Stripe's 1…100.
+    public func refunds(transactionId: String, cursor: String?, limit: Int) async throws -> StoreRefundPage {
+        let list = try await refunds(paymentIntent: transactionId, limit: limit, startingAfter: cursor)
+        return StoreRefundPage(
+            refunds: list.data.map(Self.storeRefund),
+            nextCursor: list.hasMore ? list.data.last?.id : nil
+        )
+    }
+
     /// Cancels a refund still waiting for the customer (`requires_action`; Cancel a refund,
-    /// `POST /v1/refunds/{id}/cancel`, with an `Idempotency-Key`). One already cancelled is
-    /// ``StoreAdapterError/Code/alreadyDone``; one in another state keeps Stripe's refusal
+    /// `POST /v1/refunds/{id}/cancel`, with an `Idempotency-Key`), and returns it as Stripe answers. One already
+    /// cancelled is ``StoreAdapterError/Code/alreadyDone``; one in another state keeps Stripe's refusal
     /// (``StoreAdapterError/Code/invalidProof``).
-    public func cancelRefund(id: String) async throws -> Stripe.Refund {
+    public func cancelRefund(id: String) async throws -> StoreRefund {
         let id = try Self.refundId(id)
         do {
-            return try await refundCall(.post, path: "/v1/refunds/\(id)/cancel", idempotencyKey: "opencat-cancel-\(id)")
+            return Self.storeRefund(
+                try await refundCall(.post, path: "/v1/refunds/\(id)/cancel", idempotencyKey: "opencat-cancel-\(id)")
+            )
         } catch let error as StoreAdapterError where error.code == .invalidProof {
             let current = try await refund(id: id)
             guard current.status == .canceled else { throw error }
@@ -58,6 +73,25 @@ extension StripeAdapter {
         )
         guard response.status.code == 200 else { throw error(for: response, resource: "refund") }
         return try http.decode(Stripe.Refund.self, from: response.body)
+    }
+
+    /// A Stripe Refund normalized: its amount exact in the currency's minor units, its status as Stripe wrote it.
+    static func storeRefund(_ refund: Stripe.Refund) -> StoreRefund {
+        let currency = refund.currency?.uppercased()
+        return StoreRefund(
+            store: .stripe,
+            id: refund.id,
+            transactionId: refund.paymentIntent ?? refund.charge,
+            amount: refund.amount.flatMap { amount in
+                currency.map {
+                    Money(minorUnits: amount, currency: $0, exponent: Stripe.minorUnitExponent(forCurrency: $0))
+                }
+            },
+            status: StoreRefund.Status(rawValue: refund.status?.rawValue ?? "pending"),
+            storeStatus: refund.status?.rawValue ?? "",
+            reason: refund.failureReason ?? refund.reason,
+            created: refund.created.map { Date(timeIntervalSince1970: TimeInterval($0)) }
+        )
     }
 
     /// A refund id in a request path (`re_…` or `pyr_…`, at most 255 characters, letters, digits and `_`).
