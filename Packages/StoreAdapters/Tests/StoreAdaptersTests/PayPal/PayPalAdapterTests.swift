@@ -667,4 +667,39 @@ struct PayPalRefundDetailsTests {
         }
         #expect(bad.code == .invalidProof)
     }
+
+    /// `refundStatus(id:)`: PayPal's statuses as `StoreRefund`'s, the store's own kept, an exact amount; a refund
+    /// without a status is malformed rather than guessed.
+    @Test(arguments: [
+        ("COMPLETED", "succeeded"), ("PENDING", "pending"), ("FAILED", "failed"), ("CANCELLED", "canceled"),
+        ("ON_HOLD", "on_hold"),
+    ])
+    func aRefundsStatusIsNormalizedAndTheStoresKept(_ payPal: String, _ normalized: String) async throws {
+        let transport = ScriptedTransport()
+        transport.on(.post, Fixtures.tokenPath, json: Fixtures.token())
+        transport.on(
+            .get,
+            "\(Fixtures.base)/v2/payments/refunds/1JU08902781691411",
+            json: #"{"id":"1JU08902781691411","amount":{"value":"2.50","currency_code":"USD"},"status":"\#(payPal)","#
+                + #""create_time":"2026-11-21T12:00:00Z"}"#
+        )
+        let refund = try await Fixtures.adapter(transport).refundStatus(id: "1JU08902781691411")
+        #expect(refund.status.rawValue == normalized && refund.storeStatus == payPal && refund.store == .paypal)
+        #expect(refund.amount == Money(amount: Decimal(string: "2.50")!, currency: "USD"))
+        #expect(refund.created == Date(timeIntervalSince1970: 1_795_262_400))
+    }
+
+    @Test func aRefundWithoutAStatusIsMalformed() async throws {
+        let transport = ScriptedTransport()
+        transport.on(.post, Fixtures.tokenPath, json: Fixtures.token())
+        transport.on(
+            .get,
+            "\(Fixtures.base)/v2/payments/refunds/1JU08902781691411",
+            json: #"{"id":"1JU08902781691411"}"#
+        )
+        let error = try await #require(throws: StoreAdapterError.self) {
+            try await Fixtures.adapter(transport).refundStatus(id: "1JU08902781691411")
+        }
+        #expect(error.code == .malformedResponse)
+    }
 }

@@ -38,6 +38,13 @@ struct StripeRefundsTests {
             transport.requests.last?.path
                 == "/stripe/v1/refunds?payment_intent=pi_OpenCat01&limit=1&starting_after=re_OpenCat00"
         )
+        // The same, normalized: exact amounts, Stripe's status kept, the last refund as the next cursor.
+        let status = try await adapter.refundStatus(id: "re_OpenCat01")
+        #expect(status.status == .pending && status.amount == Money(minorUnits: 250, currency: "USD"))
+        #expect(status.transactionId == "pi_OpenCat01" && status.reason == "requested_by_customer")
+        let normalized = try await adapter.refunds(transactionId: "pi_OpenCat01", cursor: nil, limit: 1)
+        #expect(normalized.refunds.map(\.id) == ["re_OpenCat02"] && normalized.nextCursor == "re_OpenCat02")
+        #expect(normalized.refunds.first?.status == .succeeded)
     }
 
     @Test func aRefundWaitingForTheCustomerIsCancelledOnceAndAgainIsAlreadyDone() async throws {
@@ -64,7 +71,7 @@ struct StripeRefundsTests {
         )
         let adapter = Fixtures.adapter(transport)
         let cancelled = try await adapter.cancelRefund(id: "re_OpenCat03")
-        #expect(cancelled.status == .canceled)
+        #expect(cancelled.status == .canceled && cancelled.storeStatus == "canceled" && cancelled.store == .stripe)
         let post = try #require(transport.requests.first)
         #expect(post.request.headerFields[HTTPField.Name("Idempotency-Key")!] == "opencat-cancel-re_OpenCat03")
         let again = try await #require(throws: StoreAdapterError.self) {
