@@ -41,10 +41,9 @@ struct PurchaseTarget: ParsableArguments {
     }
 }
 
-/// `opencat store … apple`: the App Store Server API credentials of `opencat verify apple` (lookups).
-struct AppleOperationCredentials: StoreCredentialOptions {
-    static var store: Store { .apple }
-
+/// The app and its App Store Connect API key: what every App Store Server API call (and the Retention Messaging API)
+/// signs its token with.
+struct AppStoreConnectKeyOptions: ParsableArguments {
     @Option(name: .customLong("bundle-id"), help: "The app's bundle id.")
     var bundleId: String
 
@@ -56,6 +55,13 @@ struct AppleOperationCredentials: StoreCredentialOptions {
 
     @Option(name: .customLong("key-file"), help: "The .p8 private key file.")
     var keyFile: String
+}
+
+/// `opencat store … apple`: the App Store Server API credentials of `opencat verify apple` (lookups).
+struct AppleOperationCredentials: StoreCredentialOptions {
+    static var store: Store { .apple }
+
+    @OptionGroup var key: AppStoreConnectKeyOptions
 
     @Option(name: .customLong("root"), help: "A trusted root certificate (PEM or DER). Repeatable.")
     var roots: [String] = []
@@ -80,9 +86,9 @@ struct AppleOperationCredentials: StoreCredentialOptions {
         try VerifyOutput.adapter(
             AppleStoreAdapter.self,
             [
-                "bundleId": .string(bundleId), "rootCertificates": .array(roots.map(JSONValue.string)),
-                "environment": .string(environment), "issuerId": .string(issuerId), "keyId": .string(keyId),
-                "privateKeyFile": .string(keyFile), "productionBaseURL": baseURL.map(JSONValue.string),
+                "bundleId": .string(key.bundleId), "rootCertificates": .array(roots.map(JSONValue.string)),
+                "environment": .string(environment), "issuerId": .string(key.issuerId), "keyId": .string(key.keyId),
+                "privateKeyFile": .string(key.keyFile), "productionBaseURL": baseURL.map(JSONValue.string),
                 "sandboxBaseURL": sandboxBaseURL.map(JSONValue.string),
             ]
         )

@@ -47,17 +47,7 @@ struct StoreRetentionApple: AsyncParsableCommand {
     @Argument(help: "The call (see below).")
     var call: Call
 
-    @Option(name: .customLong("bundle-id"), help: "The app's bundle id.")
-    var bundleId: String
-
-    @Option(name: .customLong("issuer-id"), help: "App Store Connect API issuer id.")
-    var issuerId: String
-
-    @Option(name: .customLong("key-id"), help: "App Store Connect API key id.")
-    var keyId: String
-
-    @Option(name: .customLong("key-file"), help: "The .p8 private key file.")
-    var keyFile: String
+    @OptionGroup var key: AppStoreConnectKeyOptions
 
     @Option(name: .customLong("base-url"), help: "API base URL (default: the App Store Server API's production host).")
     var baseURL: String?
@@ -153,14 +143,14 @@ struct StoreRetentionApple: AsyncParsableCommand {
         let credentials: AppleStoreAdapter.APICredentials
         do {
             credentials = try .init(
-                issuerId: issuerId,
-                keyId: keyId,
-                privateKeyPEM: try VerifyOutput.readSecret(keyFile, what: "App Store Connect key")
+                issuerId: key.issuerId,
+                keyId: key.keyId,
+                privateKeyPEM: try VerifyOutput.readSecret(key.keyFile, what: "App Store Connect key")
             )
         } catch let error as StoreAdapterError { throw ValidationError("--key-file: \(error.message)") }
         return AppleRetentionMessagingClient(
             configuration: .init(
-                bundleId: bundleId,
+                bundleId: key.bundleId,
                 apiCredentials: credentials,
                 baseURL: base ?? AppleStoreAdapter.Configuration.defaultProductionBaseURL,
                 httpClient: try VerifyOutput.httpClient()

@@ -111,26 +111,38 @@ public struct GooglePlayAdapter: StoreAdapter {
         let decoded = try http.decode(ProductPurchase.self, from: response.body)
         let storeDate = HTTPDate.of(response.head.headerFields)
 
-        var purchase = try GooglePurchaseMapping.product(
+        let purchase = try GooglePurchaseMapping.product(
             decoded,
             proof: proof,
             productId: productId,
             verifiedAt: storeDate
         )
-        try PurchaserBinding.check(
-            proof,
-            reported: decoded.obfuscatedExternalAccountId,
-            field: "obfuscatedExternalAccountId"
+        return try await finishProduct(
+            purchase,
+            proof: proof,
+            purchaser: decoded.obfuscatedExternalAccountId,
+            acknowledgeable: decoded.acknowledgementState == .yetToBeAcknowledged
+                && decoded.consumptionState != .consumed,
+            acknowledgePath: path + ":acknowledge"
         )
-        var acknowledged = false
-        if purchase.state == .active, configuration.acknowledge, decoded.acknowledgementState == .yetToBeAcknowledged,
-            decoded.consumptionState != .consumed
-        {
-            try await acknowledge(path: path + ":acknowledge")
-            acknowledged = true
-        }
+    }
 
-        purchase.finalizedByAdapter = acknowledged
+    /// What every one-time purchase read ends with: the purchaser binding checked, the purchase acknowledged when it is
+    /// active, still unacknowledged and not consumed (and the adapter acknowledges), the voided purchases consulted.
+    private func finishProduct(
+        _ read: VerifiedPurchase,
+        proof: PurchaseProof,
+        purchaser: String?,
+        acknowledgeable: Bool,
+        acknowledgePath: String
+    ) async throws -> VerifiedPurchase {
+        try PurchaserBinding.check(proof, reported: purchaser, field: "obfuscatedExternalAccountId")
+        var purchase = read
+        purchase.finalizedByAdapter = false
+        if purchase.state == .active, configuration.acknowledge, acknowledgeable {
+            try await acknowledge(path: acknowledgePath)
+            purchase.finalizedByAdapter = true
+        }
         return try await consultingVoidedPurchases(purchase, token: proof.token.revealed, subscription: false)
     }
 
@@ -145,28 +157,21 @@ public struct GooglePlayAdapter: StoreAdapter {
         guard (200..<300).contains(response.status.code) else { throw error(for: response) }
         let decoded = try http.decode(ProductPurchaseV2.self, from: response.body)
         let storeDate = HTTPDate.of(response.head.headerFields)
-        var purchase = try GooglePurchaseMapping.productV2(
+        let purchase = try GooglePurchaseMapping.productV2(
             decoded,
             proof: proof,
             now: http.client.clock.currentDate,
             verifiedAt: storeDate
         )
-        try PurchaserBinding.check(
-            proof,
-            reported: decoded.obfuscatedExternalAccountId,
-            field: "obfuscatedExternalAccountId"
-        )
         let consumed = decoded.productLineItem?.contains { $0.productOfferDetails?.consumptionState == .consumed }
-        var acknowledged = false
-        if purchase.state == .active, configuration.acknowledge, decoded.acknowledgementState == .pending,
-            consumed != true
-        {
-            let product = Self.segment(purchase.productId)
-            try await acknowledge(path: "\(applicationPath)/purchases/products/\(product)/tokens/\(token):acknowledge")
-            acknowledged = true
-        }
-        purchase.finalizedByAdapter = acknowledged
-        return try await consultingVoidedPurchases(purchase, token: proof.token.revealed, subscription: false)
+        let product = Self.segment(purchase.productId)
+        return try await finishProduct(
+            purchase,
+            proof: proof,
+            purchaser: decoded.obfuscatedExternalAccountId,
+            acknowledgeable: decoded.acknowledgementState == .pending && consumed != true,
+            acknowledgePath: "\(applicationPath)/purchases/products/\(product)/tokens/\(token):acknowledge"
+        )
     }
 
     // MARK: - purchases.subscriptionsv2
