@@ -34,13 +34,18 @@ struct StoreOperationsCLITests {
         }
     }
 
+    /// A Google service account JSON key file's contents for the run's key, its token endpoint the mock's.
+    static func serviceAccount(_ credentials: ConformanceCredentials, tokenURI: String) throws -> Data {
+        try JSONSerialization.data(withJSONObject: [
+            "type": "service_account", "project_id": "opencat-cli", "private_key_id": "cli",
+            "private_key": credentials.googleKey.pemRepresentation, "client_email": credentials.googleClientEmail,
+            "token_uri": tokenURI,
+        ])
+    }
+
     @Test func consumeGooglePrintsTheConsumedPurchase() async throws {
         let (result, unmatched) = try await Self.run("google/consume-success.json") { credentials, folder, base in
-            let account = try JSONSerialization.data(withJSONObject: [
-                "type": "service_account", "project_id": "opencat-cli", "private_key_id": "cli",
-                "private_key": credentials.googleKey.pemRepresentation, "client_email": credentials.googleClientEmail,
-                "token_uri": base + "/token",
-            ])
+            let account = try StoreOperationsCLITests.serviceAccount(credentials, tokenURI: base + "/token")
             return [
                 "store", "consume", "google", "--package", "dev.opencat.auralogic",
                 "--service-account", try folder.write("account.json", account),
@@ -151,11 +156,7 @@ struct StoreOperationsCLITests {
 
     @Test func lookUpAGoogleOrderPrintsItsPurchase() async throws {
         let (result, unmatched) = try await Self.run("google/lookup-order-success.json") { credentials, folder, base in
-            let account = try JSONSerialization.data(withJSONObject: [
-                "type": "service_account", "project_id": "opencat-cli", "private_key_id": "cli",
-                "private_key": credentials.googleKey.pemRepresentation, "client_email": credentials.googleClientEmail,
-                "token_uri": base + "/token",
-            ])
+            let account = try StoreOperationsCLITests.serviceAccount(credentials, tokenURI: base + "/token")
             return [
                 "store", "lookup-order", "google", "--package", "dev.opencat.auralogic",
                 "--service-account", try folder.write("account.json", account), "--order-id",
@@ -218,11 +219,7 @@ struct StoreOperationsCLITests {
     @Test func anOperationTheStoreLacksExitsTwoWithItsReason() async throws {
         // Google Play cancels at the end of the period only: asking for "now" is refused before any request.
         let (result, _) = try await Self.run("google/cancel-success.json") { credentials, folder, base in
-            let account = try JSONSerialization.data(withJSONObject: [
-                "type": "service_account", "project_id": "opencat-cli", "private_key_id": "cli",
-                "private_key": credentials.googleKey.pemRepresentation, "client_email": credentials.googleClientEmail,
-                "token_uri": base + "/token",
-            ])
+            let account = try StoreOperationsCLITests.serviceAccount(credentials, tokenURI: base + "/token")
             return [
                 "store", "cancel", "google", "--package", "dev.opencat.auralogic",
                 "--service-account", try folder.write("account.json", account),

@@ -113,11 +113,7 @@ struct StoreRefundReadCLITests {
             credentials,
             folder,
             base in
-            let account = try JSONSerialization.data(withJSONObject: [
-                "type": "service_account", "project_id": "opencat-cli", "private_key_id": "cli",
-                "private_key": credentials.googleKey.pemRepresentation, "client_email": credentials.googleClientEmail,
-                "token_uri": base + "/token",
-            ])
+            let account = try StoreOperationsCLITests.serviceAccount(credentials, tokenURI: base + "/token")
             return [
                 "store", "lookup-order", "google", "--package", "dev.opencat.auralogic",
                 "--service-account", try folder.write("account.json", account), "--order-id",

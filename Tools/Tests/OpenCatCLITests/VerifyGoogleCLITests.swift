@@ -44,11 +44,7 @@ struct VerifyGoogleCLITests {
             credentials: credentials.mockCredentials(tokenPath: "/token")
         ) { server in
             let base = server.baseURL.absoluteString
-            let account = try JSONSerialization.data(withJSONObject: [
-                "type": "service_account", "project_id": "opencat-cli", "private_key_id": "cli",
-                "private_key": credentials.googleKey.pemRepresentation, "client_email": credentials.googleClientEmail,
-                "token_uri": base + "/token",
-            ])
+            let account = try StoreOperationsCLITests.serviceAccount(credentials, tokenURI: base + "/token")
             let result = try await OpenCatCLI.run([
                 "verify", "google", "--package", "dev.opencat.auralogic",
                 "--service-account", try folder.write("account.json", account),

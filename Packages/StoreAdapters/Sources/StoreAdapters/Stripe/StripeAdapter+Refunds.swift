@@ -87,7 +87,7 @@ extension StripeAdapter {
                     Money(minorUnits: amount, currency: $0, exponent: Stripe.minorUnitExponent(forCurrency: $0))
                 }
             },
-            status: StoreRefund.Status(rawValue: refund.status?.rawValue ?? "pending"),
+            status: refund.status ?? .pending,
             storeStatus: refund.status?.rawValue ?? "",
             reason: refund.failureReason ?? refund.reason,
             created: refund.created.map { Date(timeIntervalSince1970: TimeInterval($0)) }

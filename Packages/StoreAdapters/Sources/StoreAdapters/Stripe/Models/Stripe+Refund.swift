@@ -3,26 +3,9 @@ extension Stripe {
     ///
     /// See <https://docs.stripe.com/api/refunds/object>. Amounts are integers in the currency's minor units.
     public struct Refund: Sendable, Hashable, Codable {
-        /// A refund's status (raw value; unknown values survive).
-        public struct Status: RawRepresentable, Sendable, Hashable, Codable, CustomStringConvertible {
-            /// The wire value.
-            public let rawValue: String
-            /// Wraps a wire value.
-            public init(rawValue: String) { self.rawValue = rawValue }
-            /// The wire value.
-            public var description: String { rawValue }
-
-            /// Being processed.
-            public static let pending = Status(rawValue: "pending")
-            /// Waiting for the customer to give where to send it (it can be cancelled).
-            public static let requiresAction = Status(rawValue: "requires_action")
-            /// Paid back.
-            public static let succeeded = Status(rawValue: "succeeded")
-            /// It failed.
-            public static let failed = Status(rawValue: "failed")
-            /// It was cancelled.
-            public static let canceled = Status(rawValue: "canceled")
-        }
+        /// A refund's status: Stripe's values (`pending`, `requires_action`, `succeeded`, `failed`, `canceled`) are
+        /// the ones ``StoreRefund/Status`` normalizes to; unknown values survive.
+        public typealias Status = StoreRefund.Status
 
         /// The refund id (`re_…`).
         public var id: String
