@@ -21,7 +21,8 @@ struct StoreCommand: AsyncParsableCommand {
             StoreLookupOrder.self,
             StoreConsumption.self, StoreNotificationHistory.self, StoreTestNotification.self,
             StoreSetAppAccountToken.self, StoreAppTransaction.self, StoreSubscriptions.self, StoreRefundStatus.self,
-            StoreRefunds.self, StoreCancelRefund.self, StoreInvoices.self, StoreRetention.self,
+            StoreRefunds.self, StoreCancelRefund.self, StoreInvoices.self, StoreProductPurchase.self,
+            StoreRetention.self,
         ]
     )
 }

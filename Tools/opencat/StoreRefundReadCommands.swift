@@ -168,3 +168,37 @@ struct StoreInvoicesStripe: AsyncParsableCommand {
         }
     }
 }
+
+/// `opencat store product-purchase google`: a one-time purchase read by its token alone (Google
+/// `purchases.productsv2.getproductpurchasev2`), the product named by Google's answer; nothing is acknowledged.
+struct StoreProductPurchase: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "product-purchase",
+        abstract: "Print a one-time purchase read by its purchase token alone (Google Play only).",
+        subcommands: [StoreProductPurchaseGoogle.self]
+    )
+}
+
+struct StoreProductPurchaseGoogle: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "google",
+        abstract: "Print a Google Play one-time purchase from its token (purchases.productsv2), without its product id."
+    )
+
+    @OptionGroup var credentials: GoogleOperationCredentials
+
+    @Option(name: .customLong("token-file"), help: "File holding the purchase token.")
+    var tokenFile: String
+
+    func run() async throws {
+        let adapter = try credentials.operations()
+        let proof = PurchaseProof(
+            store: .google,
+            kind: .googleProductPurchaseToken,
+            token: try VerifyOutput.readSecret(tokenFile, what: "purchase token"),
+            productId: nil,
+            context: ["packageName": credentials.packageName]
+        )
+        try await VerifyOutput.run { try await adapter.verify(proof) }
+    }
+}

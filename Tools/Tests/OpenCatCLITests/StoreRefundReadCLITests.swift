@@ -125,4 +125,23 @@ struct StoreRefundReadCLITests {
         #expect(unmatched.isEmpty, "\(unmatched)")
         #expect(result.standardOutput.contains(#""state" : "refunded""#))
     }
+
+    @Test func productPurchaseGoogleReadsTheTokenAloneAndNeverPrintsIt() async throws {
+        let (result, unmatched) = try await StoreOperationsCLITests.run("google/product-purchase-success.json") {
+            credentials,
+            folder,
+            base in
+            let account = try StoreOperationsCLITests.serviceAccount(credentials, tokenURI: base + "/token")
+            return [
+                "store", "product-purchase", "google", "--package", "dev.opencat.auralogic",
+                "--service-account", try folder.write("account.json", account),
+                "--token-file", try folder.write("token", Data("opencat-test-token-v2-0301".utf8)),
+                "--base-url", base, "--token-url", base + "/token",
+            ]
+        }
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(unmatched.isEmpty, "\(unmatched)")
+        #expect(result.standardOutput.contains(#""productId" : "dev.opencat.auralogic.gems500""#))
+        #expect(!result.standardOutput.contains("opencat-test-token-v2-0301"))
+    }
 }
