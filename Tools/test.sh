@@ -66,8 +66,15 @@ if ! python3 -c 'import cryptography, standardwebhooks, playwright, axe_playwrig
         || echo "test: pip could not install cryptography, standardwebhooks, playwright and axe-playwright-python" >&2
 fi
 
+# Swift Testing starts every test at once unless told otherwise. On one core (CI pins this command with taskset -c 0)
+# nearly a thousand tests then share one cooperative thread, and a short test can wait minutes for its turn: a run on
+# a fresh clone at 397a13c failed two tests that way (a back-off waited for past its 120 s ceiling, a URL request
+# timed out) after 344 s. Eight at a time, the same tests ran pinned in 253 s with none starved. A value already in
+# the environment wins.
+export SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH="${SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH:-8}"
+
 status=0
-echo "test: swift test $*"
+echo "test: swift test $* (at most $SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH tests at a time)"
 swift test "$@" || status=1
 
 if [ "${OPENCAT_BROWSER_TESTS:-1}" = 0 ]; then
