@@ -342,20 +342,14 @@ struct StoreHistoryOn<Credentials: StoreCredentialOptions>: AsyncParsableCommand
     )
     var customer: String
 
-    @Option(name: .customLong("after"), help: "The cursor a previous page printed (nextCursor).")
-    var after: String?
-
-    @Option(name: .customLong("limit"), help: "At most this many per page (1…100).")
-    var limit: Int = 20
-
-    func validate() throws {
-        guard (1...100).contains(limit) else { throw ValidationError("--limit is 1…100") }
-    }
+    @OptionGroup var page: PageOptions
 
     func run() async throws {
         let adapter = try credentials.operations()
         try await VerifyOutput.run {
-            PageOutput(try await adapter.transactionHistory(customer: customer, cursor: after, limit: limit))
+            PageOutput(
+                try await adapter.transactionHistory(customer: customer, cursor: page.after, limit: page.limit(or: 20))
+            )
         }
     }
 }

@@ -61,7 +61,7 @@ struct StoreRefundsOn<Credentials: StoreCredentialOptions>: AsyncParsableCommand
     func run() async throws {
         let adapter = try credentials.operations()
         try await VerifyOutput.run {
-            try await adapter.refunds(transactionId: payment, cursor: page.after, limit: page.limit)
+            try await adapter.refunds(transactionId: payment, cursor: page.after, limit: page.limit(or: 10))
         }
     }
 }
@@ -99,12 +99,15 @@ struct PageOptions: ParsableArguments {
     @Option(name: .customLong("after"), help: "The cursor a previous page printed (nextCursor).")
     var after: String?
 
-    @Option(name: .customLong("limit"), help: "At most this many per page (1…100).")
-    var limit: Int = 10
+    @Option(name: .customLong("limit"), help: "At most this many per page (1…100; default: the command's).")
+    var limit: Int?
 
     func validate() throws {
-        guard (1...100).contains(limit) else { throw ValidationError("--limit is 1…100") }
+        if let limit, !(1...100).contains(limit) { throw ValidationError("--limit is 1…100") }
     }
+
+    /// `--limit`, or the command's own page size.
+    func limit(or fallback: Int) -> Int { limit ?? fallback }
 }
 
 /// `opencat store subscriptions <store>`: a customer's subscriptions of every status (Apple Get All Subscription
@@ -134,7 +137,9 @@ struct StoreSubscriptionsStripe: AsyncParsableCommand {
     func run() async throws {
         let adapter = try credentials.adapter()
         try await VerifyOutput.run {
-            PageOutput(try await adapter.subscriptions(customer: customer, cursor: page.after, limit: page.limit))
+            PageOutput(
+                try await adapter.subscriptions(customer: customer, cursor: page.after, limit: page.limit(or: 10))
+            )
         }
     }
 }
@@ -164,7 +169,7 @@ struct StoreInvoicesStripe: AsyncParsableCommand {
     func run() async throws {
         let adapter = try credentials.adapter()
         try await VerifyOutput.run {
-            try await adapter.invoices(customer: customer, limit: page.limit, startingAfter: page.after)
+            try await adapter.invoices(customer: customer, limit: page.limit(or: 10), startingAfter: page.after)
         }
     }
 }

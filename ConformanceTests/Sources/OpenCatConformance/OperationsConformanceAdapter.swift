@@ -118,13 +118,11 @@ public struct OperationsConformanceAdapter: StoreAdapter {
         case .cancelRefund:
             return refundResult(try await operations.cancelRefund(id: token))
         case .refunds:
-            let page = try await operations.refunds(transactionId: token, cursor: context["cursor"], limit: limit)
-            guard var first = page.refunds.first.map(refundResult) else {
-                return result(token, status: page.nextCursor.map { "next=\($0)" } ?? "last", quantity: 0)
-            }
-            first.quantity = page.refunds.count
-            first.storeStatus = page.nextCursor.map { "next=\($0)" } ?? "last"
-            return first
+            let refunds = try await operations.refunds(transactionId: token, cursor: context["cursor"], limit: limit)
+            return page(
+                PurchasePage(purchases: refunds.refunds.map(refundResult), nextCursor: refunds.nextCursor),
+                token
+            )
         case .lookUpOrders:
             let ids = token.split(separator: ",").map(String.init)
             return page(
@@ -148,10 +146,9 @@ public struct OperationsConformanceAdapter: StoreAdapter {
             )
         case .invoices:
             guard let stripe = operations as? StripeAdapter else { throw operations.unsupported(operation) }
-            return invoicesResult(
-                try await stripe.invoices(customer: token, limit: limit, startingAfter: context["cursor"]),
-                token
-            )
+            let list = try await stripe.invoices(customer: token, limit: limit, startingAfter: context["cursor"])
+            let next = list.hasMore ? list.data.last?.id : nil
+            return page(PurchasePage(purchases: list.data.map(invoiceResult), nextCursor: next), token)
         case .productPurchase:
             guard operations.support(for: operation).isSupported else { throw operations.unsupported(operation) }
             var purchase = proof
@@ -271,18 +268,16 @@ public struct OperationsConformanceAdapter: StoreAdapter {
         return purchase
     }
 
-    /// A page of Stripe invoices: the first's id, the subscription it bills as the original id, what it paid.
-    private func invoicesResult(_ list: Stripe.List<Stripe.Subscription.Invoice>, _ token: String) -> VerifiedPurchase {
-        let status = list.hasMore ? "next=\(list.data.last?.id ?? "")" : "last"
-        guard let first = list.data.first else { return result(token, status: status, quantity: 0) }
-        var purchase = result(first.id, status: status, quantity: list.data.count)
-        purchase.originalTransactionId = first.subscription
-        if let paid = first.amountPaid, let currency = first.currency?.uppercased() {
+    /// A Stripe invoice as a result: its id, the subscription it bills as the original id, what it paid.
+    private func invoiceResult(_ invoice: Stripe.Subscription.Invoice) -> VerifiedPurchase {
+        var purchase = result(invoice.id, status: invoice.status ?? "", quantity: 1)
+        purchase.originalTransactionId = invoice.subscription
+        if let paid = invoice.amountPaid, let currency = invoice.currency?.uppercased() {
             let exponent = Stripe.minorUnitExponent(forCurrency: currency)
             purchase.price = Money(minorUnits: paid, currency: currency, exponent: exponent)
         }
         purchase.purchaseDate =
-            first.created.map { Date(timeIntervalSince1970: TimeInterval($0)) } ?? purchase.purchaseDate
+            invoice.created.map { Date(timeIntervalSince1970: TimeInterval($0)) } ?? purchase.purchaseDate
         return purchase
     }
 

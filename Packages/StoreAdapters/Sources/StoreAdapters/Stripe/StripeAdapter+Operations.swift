@@ -4,8 +4,9 @@ import OpenCatCore
 
 /// Stripe's operations: refunds (`POST /v1/refunds`, full or partial; read, listed and cancelled in
 /// `StripeAdapter+Refunds.swift`), a customer's subscriptions and invoices (`StripeAdapter+CustomerHistory.swift`),
-/// a customer's PaymentIntents (`GET /v1/payment_intents?customer=`), and cancelling a subscription (`DELETE /v1/subscriptions/{id}`, or
-/// `cancel_at_period_end`). Each returns the purchase as Stripe reports it afterwards, mapped as ``verify(_:)`` maps it.
+/// a customer's PaymentIntents (`GET /v1/payment_intents?customer=`), and cancelling a subscription
+/// (`DELETE /v1/subscriptions/{id}`, or `cancel_at_period_end`). Each returns the purchase as Stripe reports it
+/// afterwards, mapped as ``verify(_:)`` maps it.
 extension StripeAdapter: StoreOperations {
     /// Stripe offers history, refunds, cancelling, pausing collection and resuming; the rest with the reason the
     /// matrix prints.
