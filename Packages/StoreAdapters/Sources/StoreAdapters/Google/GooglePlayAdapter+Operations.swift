@@ -262,9 +262,11 @@ extension GooglePlayAdapter: StoreOperations {
     /// <https://developers.google.com/android-publisher/api-ref/rest/v3/orders/get>), one per line item: the order id
     /// as the transaction id, the product, `createTime` as the purchase date, a subscription's paid period end as the
     /// expiry, the line item's total (else the order's) as the price and `oneTimePurchaseDetails.quantity`. The order's
-    /// `state` is the store status and gives the state: `PROCESSED`, `PENDING_REFUND` and `PARTIALLY_REFUNDED`
-    /// active, `PENDING` pending, `REFUNDED` refunded, `CANCELED` expired. An order carries no test flag, so the
-    /// environment is production. An unknown order is ``StoreAdapterError/Code/notFound`` (404).
+    /// `state` is the store status and gives the state: `PROCESSED` and `PENDING_REFUND` active, `PENDING` pending,
+    /// `REFUNDED` refunded (the price refunded), `CANCELED` expired; `PARTIALLY_REFUNDED` is refunded by the sum of
+    /// its processed `orderHistory.partialRefundEvents` (Google names no refunded amount of the order itself; an
+    /// item's share in proportion to its total), or active while none is processed. An order carries no test flag, so
+    /// the environment is production. An unknown order is ``StoreAdapterError/Code/notFound`` (404).
     public func lookUpOrder(orderId: String) async throws -> [VerifiedPurchase] {
         guard orderId.hasPrefix("GPA."), orderId.utf8.count <= 128 else {
             throw StoreAdapterError(.invalidProof, store: .google, "a Google Play order id starts with GPA.")
@@ -316,8 +318,10 @@ extension GooglePlayAdapter: StoreOperations {
     static func purchases(of order: Order, orderId: String) throws -> [VerifiedPurchase] {
         let state = order.state ?? ""
         let mapped: VerifiedPurchase.State
+        let partlyRefunded = state == "PARTIALLY_REFUNDED" ? try order.orderHistory?.processedPartialRefunds() : nil
         switch state {
-        case "PROCESSED", "PENDING_REFUND", "PARTIALLY_REFUNDED": mapped = .active
+        case "PROCESSED", "PENDING_REFUND": mapped = .active
+        case "PARTIALLY_REFUNDED": mapped = partlyRefunded == nil ? .active : .refunded
         case "PENDING": mapped = .pending
         case "REFUNDED": mapped = .refunded
         case "CANCELED": mapped = .expired
@@ -333,6 +337,10 @@ extension GooglePlayAdapter: StoreOperations {
                 throw StoreAdapterError(.malformedResponse, store: .google, "a line item has no productId")
             }
             let price = (item.total ?? order.total)?.money
+            var refunded = mapped == .refunded ? price : nil
+            if let partlyRefunded {
+                refunded = Self.share(of: partlyRefunded, for: price, in: order.total?.money)
+            }
             return VerifiedPurchase(
                 store: .google,
                 transactionId: order.orderId ?? orderId,
@@ -346,10 +354,23 @@ extension GooglePlayAdapter: StoreOperations {
                 environment: .production,
                 quantity: item.oneTimePurchaseDetails?.quantity ?? 1,
                 price: price,
-                refundedAmount: mapped == .refunded ? price : nil,
+                refundedAmount: refunded,
                 storeStatus: state
             )
         }
+    }
+
+    /// An item's part of an order's refund: all of it when the item is the whole order, else in proportion to the
+    /// item's total (exact, rounded down to the currency's minor unit, never more than the item's price).
+    static func share(of refund: Money, for price: Money?, in total: Money?) -> Money {
+        guard let price, let total, total.amount > 0, price.amount != total.amount,
+            price.currency.uppercased() == refund.currency.uppercased(),
+            total.currency.uppercased() == refund.currency.uppercased()
+        else { return refund }
+        var exact = refund.amount * price.amount / total.amount
+        var rounded = Decimal()
+        NSDecimalRound(&rounded, &exact, Money.minorUnitDigits(refund.currency.uppercased()), .down)
+        return Money(amount: min(rounded, price.amount), currency: refund.currency)
     }
 
     // MARK: - Reading before acting

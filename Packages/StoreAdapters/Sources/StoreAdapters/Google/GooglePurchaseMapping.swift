@@ -200,7 +200,10 @@ enum GooglePurchaseMapping {
             gracePeriodExpirationDate: state == .gracePeriod ? expiry : nil,
             state: state,
             environment: subscription.testPurchase != nil ? .sandbox : .production,
-            price: item.autoRenewingPlan?.recurringPrice?.money,
+            // What this period costs: nothing in a free trial (`offerPhase.freeTrial`), else the recurring price.
+            price: item.autoRenewingPlan?.recurringPrice?.money.map {
+                item.offerPhase?.freeTrial == nil ? $0 : Money(amount: 0, currency: $0.currency)
+            },
             willRenew: willRenew,
             finalizedByAdapter: false,
             storeStatus: rawState,

@@ -10,4 +10,13 @@ struct SubscriptionPurchaseLineItem: Codable, Hashable, Sendable {
     var autoRenewingPlan: AutoRenewingPlan?
     /// The order id of the latest successful order for this item.
     var latestSuccessfulOrderId: String?
+    /// The pricing phase the item is in: one of `basePrice`, `freeTrial`, `introductoryPrice`, `prorationPeriod`.
+    var offerPhase: OfferPhase?
+
+    /// An offer phase: which member is present says which phase it is (their contents are not read).
+    struct OfferPhase: Codable, Hashable, Sendable {
+        struct Marker: Codable, Hashable, Sendable {}
+        /// Present during a free trial.
+        var freeTrial: Marker?
+    }
 }

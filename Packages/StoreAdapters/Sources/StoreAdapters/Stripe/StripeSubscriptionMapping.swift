@@ -25,7 +25,8 @@ extension StripeAdapter {
     /// | other | throws `malformedResponse` | – |
     ///
     /// The product is `metadata[product_id]` (the configured key), else the first item's price `lookup_key`; the
-    /// price is the first item's `unit_amount` × quantity, exact in the currency's minor units.
+    /// price is the first item's `unit_amount` × quantity, exact in the currency's minor units, and 0 in that currency
+    /// while `trialing` (what the period costs: a trial is not a paid period).
     public static func purchase(
         from subscription: Stripe.Subscription,
         expectedProductId: String?,
@@ -64,7 +65,9 @@ extension StripeAdapter {
                 storeReason: subscription.status.rawValue
             )
         }
-        let price = item.flatMap(Self.price(of:))
+        // What this period costs: nothing during a trial (Stripe bills the trial with a 0 invoice).
+        var price = item.flatMap(Self.price(of:))
+        if subscription.status == .trialing, let listed = price { price = Money(amount: 0, currency: listed.currency) }
         return VerifiedPurchase(
             store: .stripe,
             transactionId: subscription.latestInvoice.map {

@@ -107,6 +107,25 @@ struct PurchaseMappingTableTests {
         }
     }
 
+    /// A line item in its free trial (`offerPhase.freeTrial`) costs nothing this period; in its base price it costs the
+    /// recurring price.
+    @Test(arguments: [("freeTrial", "0"), ("basePrice", "4.99")])
+    func aGoogleFreeTrialCostsNothingThisPeriod(_ phase: String, _ price: String) throws {
+        let subscription = try Self.decode(
+            SubscriptionPurchaseV2.self,
+            #"""
+            {"subscriptionState":"SUBSCRIPTION_STATE_ACTIVE","startTime":"2023-10-01T00:00:00.250Z",
+             "latestOrderId":"GPA.1234-5678-9012-34567",
+             "lineItems":[{"productId":"pro.monthly","expiryTime":"2023-11-20T00:00:00Z","offerPhase":{"\#(phase)":{}},
+                           "autoRenewingPlan":{"autoRenewEnabled":true,
+                             "recurringPrice":{"currencyCode":"EUR","units":"4","nanos":990000000}}}]}
+            """#
+        )
+        let proof = PurchaseProof(store: .google, kind: .googleSubscriptionPurchaseToken, token: "t")
+        let mapped = try GooglePurchaseMapping.subscription(subscription, proof: proof, now: Self.now, verifiedAt: nil)
+        #expect(mapped.price == Money(decimalString: price, currency: "EUR"))
+    }
+
     // MARK: Steam
 
     static let steamOrders: [(String, Bool, String?, Expected)] = [

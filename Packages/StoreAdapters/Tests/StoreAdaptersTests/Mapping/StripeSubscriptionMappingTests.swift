@@ -95,6 +95,8 @@ struct StripeSubscriptionMappingTests {
             configuration: Self.configuration
         )
         #expect(trial.expirationDate == Date(timeIntervalSince1970: 1_701_000_000))
+        // A trial period costs nothing: the price is 0 in the plan's currency (analytics count it as a trial).
+        #expect(trial.price?.amount == 0 && trial.price?.currency.uppercased() == "JPY")
         let paused = try StripeAdapter.purchase(
             from: try Self.subscription("active", #","pause_collection":{"behavior":"void","resumes_at":null}"#),
             expectedProductId: nil,

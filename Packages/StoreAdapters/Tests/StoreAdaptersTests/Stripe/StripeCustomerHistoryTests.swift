@@ -61,6 +61,27 @@ struct StripeCustomerHistoryTests {
         #expect(transport.requests.last?.path == "/stripe/v1/invoices?customer=cus_OpenCat1&limit=1")
     }
 
+    /// From API version 2025-03-31 an invoice names its subscription under `parent.subscription_details` (Stripe's
+    /// `basil` changelog: `subscription` was removed from the invoice).
+    @Test func anInvoiceOfTheNewerAPIShapeNamesItsSubscription() async throws {
+        let transport = ScriptedTransport()
+        transport.on(
+            .get,
+            "/stripe/v1/invoices",
+            json: #"""
+                {"object":"list","data":[{"id":"in_3","object":"invoice","status":"paid","amount_due":999,
+                 "amount_paid":999,"currency":"usd","created":1702592000,"billing_reason":"subscription_cycle",
+                 "attempt_count":1,"parent":{"type":"subscription_details","quote_details":null,
+                 "subscription_details":{"metadata":{},"subscription":"sub_A1"}}}],
+                 "has_more":false,"url":"/v1/invoices"}
+                """#
+        )
+        let page = try await Fixtures.adapter(transport).invoices(customer: "cus_OpenCat1", limit: 1)
+        #expect(page.data.first?.subscription == "sub_A1")
+        let expanded = Data(#"{"id":"in_4","subscription":{"id":"sub_B2","object":"subscription"}}"#.utf8)
+        #expect(try JSONDecoder().decode(Stripe.Subscription.Invoice.self, from: expanded).subscription == "sub_B2")
+    }
+
     @Test func idsThatAreNotACustomersOrTheirKindAreRefusedBeforeARequest() async throws {
         let transport = ScriptedTransport()
         let adapter = Fixtures.adapter(transport)

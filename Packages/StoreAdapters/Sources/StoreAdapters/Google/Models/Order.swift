@@ -21,4 +21,6 @@ struct Order: Codable, Hashable, Sendable {
     var tax: GooglePlayMoney?
     /// The products bought.
     var lineItems: [LineItem]?
+    /// Its events: the refunds among them.
+    var orderHistory: OrderHistory?
 }

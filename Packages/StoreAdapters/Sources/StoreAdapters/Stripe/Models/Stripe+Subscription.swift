@@ -88,7 +88,8 @@ extension Stripe {
             public var nextPaymentAttempt: Int64?
             /// When Stripe created it (Unix seconds).
             public var created: Int64?
-            /// The subscription it bills, when it bills one (`subscription`, in the API versions this adapter pins).
+            /// The subscription it bills, when it bills one: `subscription` (an id, or the object when expanded) in
+            /// API versions before 2025-03-31, `parent.subscription_details.subscription` from then on.
             public var subscription: String?
             /// Why it was created (`subscription_create`, `subscription_cycle`, `manual`, …).
             public var billingReason: String?
@@ -100,6 +101,62 @@ extension Stripe {
                 case amountDue = "amount_due"
                 case attemptCount = "attempt_count"
                 case nextPaymentAttempt = "next_payment_attempt"
+                case parent
+            }
+
+            /// `parent` (API versions from 2025-03-31): what the invoice bills, a subscription among them.
+            private struct Parent: Decodable {
+                struct SubscriptionDetails: Decodable { var subscription: String? }
+                var subscriptionDetails: SubscriptionDetails?
+
+                enum CodingKeys: String, CodingKey { case subscriptionDetails = "subscription_details" }
+            }
+
+            /// `subscription` as an id, or the expanded object's id.
+            private struct SubscriptionReference: Decodable {
+                var id: String
+
+                enum CodingKeys: String, CodingKey { case id }
+
+                init(from decoder: any Decoder) throws {
+                    if let id = try? decoder.singleValueContainer().decode(String.self) {
+                        self.id = id
+                    } else {
+                        id = try decoder.container(keyedBy: CodingKeys.self).decode(String.self, forKey: .id)
+                    }
+                }
+            }
+
+            /// An invoice read from either API shape.
+            public init(from decoder: any Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                id = try container.decode(String.self, forKey: .id)
+                status = try container.decodeIfPresent(String.self, forKey: .status)
+                amountPaid = try container.decodeIfPresent(Int64.self, forKey: .amountPaid)
+                amountDue = try container.decodeIfPresent(Int64.self, forKey: .amountDue)
+                currency = try container.decodeIfPresent(String.self, forKey: .currency)
+                attemptCount = try container.decodeIfPresent(Int64.self, forKey: .attemptCount)
+                nextPaymentAttempt = try container.decodeIfPresent(Int64.self, forKey: .nextPaymentAttempt)
+                created = try container.decodeIfPresent(Int64.self, forKey: .created)
+                billingReason = try container.decodeIfPresent(String.self, forKey: .billingReason)
+                subscription =
+                    try container.decodeIfPresent(SubscriptionReference.self, forKey: .subscription)?.id
+                    ?? container.decodeIfPresent(Parent.self, forKey: .parent)?.subscriptionDetails?.subscription
+            }
+
+            /// Writes the fields read, `subscription` as an id.
+            public func encode(to encoder: any Encoder) throws {
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encode(id, forKey: .id)
+                try container.encodeIfPresent(status, forKey: .status)
+                try container.encodeIfPresent(amountPaid, forKey: .amountPaid)
+                try container.encodeIfPresent(amountDue, forKey: .amountDue)
+                try container.encodeIfPresent(currency, forKey: .currency)
+                try container.encodeIfPresent(attemptCount, forKey: .attemptCount)
+                try container.encodeIfPresent(nextPaymentAttempt, forKey: .nextPaymentAttempt)
+                try container.encodeIfPresent(created, forKey: .created)
+                try container.encodeIfPresent(subscription, forKey: .subscription)
+                try container.encodeIfPresent(billingReason, forKey: .billingReason)
             }
         }
 
