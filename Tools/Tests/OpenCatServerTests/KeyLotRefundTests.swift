@@ -81,6 +81,86 @@ struct KeyLotRefundTests {
     }
 }
 
+/// A take-back returns exactly the sender's own keys that still wait (docs/SECURITY.md, "The key model"): two
+/// senders share to one address nobody has signed in with, and neither the other's take-back nor a refund of the
+/// other's pack ever moves an innocent sender's keys. On SQLite and on PostgreSQL with two instances.
+struct PendingShareTakeBackTests {
+    static let kid = "pending:kid@example.com"
+
+    /// Bob and Alice each buy a pack of 10 + 1 keys and share all 11 to `kid@`; returns Bob's and Alice's share ids.
+    static func twoSenders(_ ledgers: [any LedgerStore]) async throws -> (bob: String, alice: String) {
+        for (buyer, payment) in [("bob", "pi_bob"), ("alice", "pi_alice")] {
+            _ = try await ledgers[0].redeem(
+                store: "stripe",
+                transactionId: payment,
+                userId: buyer,
+                grant: KeyGrant(keys: 10, bonusKeys: 1)
+            )
+        }
+        var ids: [String] = []
+        for (index, sender) in ["bob", "alice"].enumerated() {
+            ids.append(
+                try await ledgers[index % ledgers.count].transfer(
+                    from: sender,
+                    to: kid,
+                    amount: 11,
+                    kind: "share",
+                    receivedKind: "received",
+                    idempotencyKey: "share-\(sender)"
+                ).entry.id
+            )
+        }
+        return (ids[0], ids[1])
+    }
+
+    @Test(arguments: Backend.allCases)
+    func aSenderWhoTakesBackThenIsRefundedKeepsNoKeysAndTheOtherSenderGetsAllOfHersBack(backend: Backend)
+        async throws
+    {
+        try await backend.withLedgers { ledgers in
+            let shares = try await Self.twoSenders(ledgers)
+            #expect(try await ledgers[1].cancelShare(shares.bob, of: "bob") == 11)
+            #expect(try await ledgers[0].lots(of: "bob") == [KeyLot(source: "stripe:pi_bob", keys: 11)])
+            let refund = try await ledgers[1].refund(store: "stripe", transactionId: "pi_bob")
+            #expect(refund.clawedBack == 11 && refund.debt == 0 && refund.reversedFromRecipients == 0)
+            #expect(try await ledgers[0].balance(of: "bob") == 0)
+            #expect(try await ledgers[0].cancelShare(shares.alice, of: "alice") == 11)
+            #expect(try await ledgers[1].lots(of: "alice") == [KeyLot(source: "stripe:pi_alice", keys: 11)])
+            #expect(try await ledgers[0].balance(of: Self.kid) == 0)
+            #expect(try await ledgers[1].release(Self.kid, to: "kid") == 0)
+        }
+    }
+
+    @Test(arguments: Backend.allCases)
+    func aRefundOfOneSendersPackWhileBothWaitTakesNothingFromTheOther(backend: Backend) async throws {
+        try await backend.withLedgers { ledgers in
+            let shares = try await Self.twoSenders(ledgers)
+            let refund = try await ledgers[1].refund(store: "stripe", transactionId: "pi_bob")
+            #expect(refund.clawedBack == 11 && refund.reversedFromRecipients == 11 && refund.debt == 0)
+            #expect(try await ledgers[0].lots(of: Self.kid) == [KeyLot(source: "stripe:pi_alice", keys: 11)])
+            #expect(try await ledgers[0].cancelShare(shares.bob, of: "bob") == 0)
+            #expect(try await ledgers[1].cancelShare(shares.alice, of: "alice") == 11)
+            #expect(try await ledgers[0].balance(of: "alice") == 11)
+            #expect(try await ledgers[0].balance(of: "bob") == 0)
+            #expect(try await ledgers[1].balance(of: Self.kid) == 0)
+        }
+    }
+
+    @Test(arguments: Backend.allCases)
+    func theRecipientWhoSignsInGetsWhatNoSenderTookBack(backend: Backend) async throws {
+        try await backend.withLedgers { ledgers in
+            let shares = try await Self.twoSenders(ledgers)
+            #expect(try await ledgers[0].cancelShare(shares.alice, of: "alice") == 11)
+            #expect(try await ledgers[1].release(Self.kid, to: "kid") == 11)
+            #expect(try await ledgers[0].lots(of: "kid") == [KeyLot(source: "stripe:pi_bob", keys: 11)])
+            let late = try await #require(throws: LedgerError.self) {
+                try await ledgers[1].cancelShare(shares.bob, of: "bob")
+            }
+            #expect(late.code == .alreadyReceived)
+        }
+    }
+}
+
 /// The revocation list's serial is the newest revocation's (milliseconds of its time, or one more than the serial
 /// before), never a count of rows: a database restored from an older backup signs a lower serial, which devices
 /// refuse, and its next revocation a higher one than any list before, never an equal serial with other contents.

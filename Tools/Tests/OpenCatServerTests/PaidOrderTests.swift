@@ -26,7 +26,7 @@ struct PaidOrderTests {
 
             let wallet = try await buyer.get("/portal/wallet")
             #expect(wallet.html.contains(id: "crediting"))
-            #expect(wallet.body.contains("paid, keys on their way"))
+            #expect(wallet.body.contains("paid, your keys are being credited"))
             #expect(try await shop.portal.ledger.balance(of: "user-1") == before)
 
             let console = try await shop.portal.operatorSignIn()

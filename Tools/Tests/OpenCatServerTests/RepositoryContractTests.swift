@@ -7,7 +7,7 @@ import Testing
 // One contract suite per repository protocol (Tools/server/OpenCatServer/Ledger/Repositories.swift), each run on
 // SQLite and on PostgreSQL (two instances of one database there). The suites reach the database only through the
 // protocol under test, as a controller does; the invariants under concurrency have their own suites (LedgerTests,
-// RefundLedgerTests, KeyLotPropertyTests).
+// RefundLedgerTests, KeyModelDifferentialTests).
 
 @Suite struct WalletRepositoryContract {
     @Test(arguments: Backend.allCases)

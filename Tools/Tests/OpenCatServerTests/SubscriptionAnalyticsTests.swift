@@ -120,6 +120,10 @@ import Testing
                 status: .refunded
             )
         )
+        at("2026-11-22T10:00:00Z")
+        var sandbox = period("t10", "s8", from: "2026-11-22T10:00:00Z", to: "2026-12-22T10:00:00Z")
+        sandbox.environment = .sandbox
+        try await store.record(sandbox, appUserId: "sid", storeTime: nil, price: usd("9.99"))
         at("2026-11-25T10:00:00Z")
         try await store.record(
             period("t5", "s3", from: "2026-11-25T10:00:00Z", to: "2026-12-02T10:00:00Z"),
@@ -160,7 +164,8 @@ import Testing
         refunds: Int = 0,
         refundRate: String? = nil,
         packs: Int = 0,
-        revenue: String = "0"
+        revenue: String = "0",
+        refunded: String = "0"
     ) -> SubscriptionAnalytics.Figures {
         var figures = SubscriptionAnalytics.Figures(store: store, currency: currency)
         figures.mrr = Decimal(string: mrr)!
@@ -174,6 +179,7 @@ import Testing
         figures.refundRate = refundRate.map { Decimal(string: $0)! }
         figures.keyPacksSold = packs
         figures.keyPackRevenue = Decimal(string: revenue)!
+        figures.keyPackRefunds = Decimal(string: refunded)!
         return figures
     }
 
@@ -202,17 +208,18 @@ import Testing
             #expect(months[0].keysSpent == 0)
             // November, read at 1 December.
             // Apple USD: S1 (renewed, 9.99), S2 (trial converted, 9.99), S3 (trial until 2 December, 0), S4 (59.99 a
-            // year = 4.999166… a month): MRR 24.979166… → 24.98; 4 active, 1 trial; new S2, S3, S4; S5 ended on
+            // year = 4.999166… a month): MRR 24.979166… → 24.98; 3 paid active, 1 trial; new S2, S3, S4; S5 ended on
             // 5 November (1 churned of the 2 active on 1 November: 0.5); paid purchases t4, t6, t2 (trials are free).
             // Google EUR: S6 active (4.99); S6 and S7 new; S7 refunded on 20 November: churned, and 1 refund of 2
-            // purchases. Stripe USD: two key packs (9.98), one refunded in part: 1 of 2.
+            // purchases. Stripe USD: two key packs (9.98 gross), one refunded in part (2.00): 1 of 2, 7.98 net. The
+            // sandbox subscription (S8) counts nowhere in production.
             #expect(
                 months[1].groups == [
                     Self.figures(
                         "apple",
                         "USD",
                         mrr: "24.98",
-                        active: 4,
+                        active: 3,
                         trials: 1,
                         new: 3,
                         churned: 1,
@@ -238,11 +245,26 @@ import Testing
                         refunds: 1,
                         refundRate: "0.5",
                         packs: 2,
-                        revenue: "9.98"
+                        revenue: "9.98",
+                        refunded: "2"
                     ),
                 ]
             )
+            #expect(months[1].groups.last?.keyPackNetRevenue == Decimal(string: "7.98"))
             #expect(months[1].keysSpent == 5)
+            let sandbox = SubscriptionAnalytics.report(
+                facts,
+                .month,
+                from: Self.date("2026-11-01T00:00:00Z"),
+                to: Self.date("2026-11-30T00:00:00Z"),
+                now: clock.now,
+                environment: .sandbox
+            )
+            #expect(
+                sandbox[0].groups == [
+                    Self.figures("apple", "USD", mrr: "9.99", active: 1, new: 1, purchases: 1, refundRate: "0")
+                ]
+            )
             // The refund falls in ISO week 47 (16–22 November) and on its day.
             let weeks = SubscriptionAnalytics.report(
                 facts,
@@ -281,8 +303,9 @@ import Testing
             )
             let csv = try await ops.get("/console/analytics.csv" + query)
             #expect(csv.header("Content-Type")?.hasPrefix("text/csv") == true)
-            #expect(csv.body.contains("2026-11,apple,USD,24.98,4,1,3,1,0.5,3,0,0,0,0,\r\n"))
-            #expect(csv.body.contains("2026-11,ledger,,,,,,,,,,,,,5\r\n"))
+            #expect(csv.body.contains("2026-11,apple,USD,24.98,3,1,3,1,0.5,3,0,0,0,0,0,0,\r\n"))
+            #expect(csv.body.contains("2026-11,stripe,USD,0,0,0,0,0,,2,1,0.5,2,9.98,2,7.98,\r\n"))
+            #expect(csv.body.contains("2026-11,ledger,,,,,,,,,,,,,,,5\r\n"))
             let json = try await ops.get("/console/analytics.json" + query)
             let document = try #require(try JSONSerialization.jsonObject(with: Data(json.body.utf8)) as? [String: Any])
             let periods = try #require(document["periods"] as? [[String: Any]])

@@ -31,6 +31,18 @@ import Testing
                 subscription("t1", expires: now, status: .refunded), []
             ),
             (first, nil, first, []),
+            // One notification, several changes: one event per change, on the same row or a new one.
+            (first, nil, subscription("t1", expires: now + 30 * day, willRenew: false), [.renewal, .cancellation]),
+            (nil, first, subscription("t2", expires: now + 30 * day, willRenew: false), [.renewal, .cancellation]),
+            (
+                first, nil, subscription("t1", product: "pro.yearly", expires: now + 365 * day, willRenew: false),
+                [.productChange, .renewal, .cancellation]
+            ),
+            (nil, first, subscription("t2", expires: now + 7 * day, status: .billingRetry), [.billingIssue]),
+            (
+                nil, subscription("t1", expires: now, willRenew: false), subscription("t2", expires: now + 30 * day),
+                [.renewal, .uncancellation]
+            ),
             // The same expiry read back from storage (milliseconds) is no renewal.
             (first, nil, subscription("t1", expires: now.addingTimeInterval(0.000_4)), []),
         ]
@@ -96,6 +108,11 @@ import Testing
         let shared = try #require(byType["keys_shared"])
         #expect(shared["recipient"] as? String == "ben" && shared["keys"] as? Int == 2)
         // The last refund written is the key pack's partial one: 2.50 of 4.99, ceil(11 × 2.50 / 4.99) = 6 keys back.
+        // Every event carries the store's time and environment: the key pack's refund, its purchase's environment.
+        for (type, data) in byType where !["test", "keys_shared", "promotional_grant"].contains(type) {
+            #expect(data["store_time"] is String && data["environment"] is String, "\(type)")
+        }
+        #expect(byType["refund"]?["environment"] as? String == "sandbox")
         let refund = try #require(byType["refund"]?["refund"] as? [String: Any])
         #expect(refund["whole"] as? Bool == false && refund["keys_clawed_back"] as? Int == 6)
         #expect((refund["amount"] as? [String: Any])?["amount_minor"] as? Int == 250)

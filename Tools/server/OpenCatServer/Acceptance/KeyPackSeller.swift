@@ -94,6 +94,7 @@ struct KeyPackSeller: Sendable {
                 userId: user.userId,
                 productId: purchase.productId,
                 price: price,
+                quantity: quantity,
                 at: purchase.purchaseDate
             )
         }

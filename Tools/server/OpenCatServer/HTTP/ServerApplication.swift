@@ -283,7 +283,8 @@ public struct OpenCatServerApplication: ServerController {
         return max(descriptors - max(64, descriptors / 8), 16)
     }
 
-    /// The jobs that run beside the HTTP server (the Steam refund reconciliation, the retry of paid web orders), after a warning for every store
+    /// The jobs that run beside the HTTP server (webhook deliveries, the web orders' reconciliation, the Steam refund
+    /// reconciliation), after a warning for every store
     /// whose refunds never reach the server.
     func backgroundServices() -> [any Service] {
         let missing = storesWithoutRefunds
@@ -295,9 +296,9 @@ public struct OpenCatServerApplication: ServerController {
         }
         var services: [any Service] = [WebhookDeliveryService(dispatcher: webhooks)]
         if settings.portal != nil {
-            // Paid web orders whose keys are not credited yet are taken up every minute (on every instance).
-            let checkout = makeCheckout(makeSeller())
-            services.append(PeriodicJob(interval: .seconds(60)) { _ = try? await checkout.retryPaidOrders() })
+            // Every unsettled web order is asked about at start (payments made while the server was down), then each
+            // on its schedule (a minute after it was made, then backing off), on every instance.
+            services.append(OrderReconciliation(checkout: makeCheckout(makeSeller()), interval: .seconds(15)))
         }
         if adapters[.steam] != nil, let seconds = settings.steamReconciliationSeconds {
             services.append(steamReconciliationJob(interval: .seconds(max(seconds, 60))))

@@ -32,6 +32,13 @@ enum ServerMetrics {
         Counter(label: "opencat_refund_keys_owed_total", dimensions: [("source", source)]).increment(by: max(debt, 0))
     }
 
+    /// How many web orders are in each state of the order model (after each reconciliation pass).
+    static func webOrders(_ counts: [String: Int]) {
+        for (state, orders) in counts {
+            Gauge(label: "opencat_web_orders", dimensions: [("state", state)]).record(orders)
+        }
+    }
+
     /// A run of a background reconciliation (`outcome`: `ok` or `failed`) and the refunds it found; after a run that
     /// read the store's report, how far behind now its cursor is (`opencat_reconciliation_lag_seconds`: the backlog
     /// the next run starts from).

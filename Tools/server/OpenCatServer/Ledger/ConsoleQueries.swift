@@ -1,23 +1,36 @@
 public import Foundation
 
+/// A ledger entry as the console's overview counts it.
+public struct ReportEntry: Sendable, Hashable {
+    /// `purchase`, `spend`, `unlock`, `refund` or `refund_reversal`.
+    public var kind: String
+    /// Keys, signed.
+    public var amount: Int64
+    /// What it refers to (a refund's purchase, `stripe:pi_…`).
+    public var reference: String?
+    /// When it was written.
+    public var createdAt: Date
+}
+
 /// What the operator console reads from the ledger: entries for the overview's charts, the whole ledger for export,
 /// the accounts a search term names, a user's redemptions. Reads only; every write goes through the ledger's
 /// operations.
 extension LedgerStore {
-    /// The entries that count in the overview (purchases, spends, unlocks, refunds) since a time.
-    public func reportEntries(since: Date) async throws(LedgerError) -> [(kind: String, amount: Int64, createdAt: Date)]
-    {
+    /// The entries that count in the overview (purchases, spends, unlocks, and what refunds took back) since a time.
+    public func reportEntries(since: Date) async throws(LedgerError) -> [ReportEntry] {
         try await transaction(locking: []) { connection in
             try await connection.rows(
                 """
-                SELECT kind, amount, created_at FROM ledger_entries
-                WHERE created_at >= ? AND kind IN ('purchase', 'spend', 'unlock', 'refund')
+                SELECT kind, amount, reference, created_at FROM ledger_entries
+                WHERE created_at >= ? AND kind IN ('purchase', 'spend', 'unlock', 'refund', 'refund_reversal')
                 """,
                 since.sql
             ).map { row in
-                (
-                    row["kind"]?.text ?? "", row["amount"]?.integer ?? 0,
-                    Date(timeIntervalSince1970: row["created_at"]?.real ?? 0)
+                ReportEntry(
+                    kind: row["kind"]?.text ?? "",
+                    amount: row["amount"]?.integer ?? 0,
+                    reference: row["reference"]?.text,
+                    createdAt: Date(timeIntervalSince1970: row["created_at"]?.real ?? 0)
                 )
             }
         }

@@ -16,6 +16,24 @@ public struct KeyLot: Sendable, Hashable {
     }
 }
 
+/// Which of an account's lots a debit may take.
+enum KeyLotFilter: Sendable {
+    /// Every lot.
+    case all
+    /// Only the lots one share brought into a holding account.
+    case via(String)
+    /// Only lots no share names (a holding account's lots from before shares were named, schema v12).
+    case unnamed
+
+    var sql: (condition: String, arguments: [SQLValue]) {
+        switch self {
+        case .all: ("", [])
+        case .via(let entryId): (" AND via = ?", [entryId.sql])
+        case .unnamed: (" AND via IS NULL", [])
+        }
+    }
+}
+
 // Key lots (docs/SECURITY.md, "Refunds take back everything they paid for, and follow their keys"): every key a wallet holds belongs to a lot that remembers
 // its source purchase. A debit (spend, unlock, share, donation, release) takes keys from the wallet's newest lots
 // first; keys that move to another wallet (share, donation, release of a pending account) arrive there as new lots of
@@ -59,12 +77,15 @@ extension LedgerStore {
     }
 
     /// Adds the lots an entry crediting `userId` brings, after that entry is written; `balanceBefore` is the
-    /// account's balance before it. A debt is repaid first: those keys are spent on it and make no lot.
+    /// account's balance before it. A debt is repaid first: those keys are spent on it and make no lot. `via` names
+    /// the share that brought keys into a holding account (`pending:<email>`), so that taking that share back
+    /// returns exactly its own keys, whoever else shared to the same address.
     static func addLots(
         _ connection: any LedgerConnection,
         userId: String,
         _ parts: [KeyLot],
         balanceBefore: Int64,
+        via: String? = nil,
         now: Date
     ) async throws {
         var debt = max(-balanceBefore, 0)
@@ -73,11 +94,12 @@ extension LedgerStore {
             debt -= repaid
             guard part.keys > repaid else { continue }
             try await connection.execute(
-                "INSERT INTO key_lots (user_id, source, amount, remaining, created_at) VALUES (?, ?, ?, ?, ?)",
+                "INSERT INTO key_lots (user_id, source, amount, remaining, via, created_at) VALUES (?, ?, ?, ?, ?, ?)",
                 userId.sql,
                 part.source.sql,
                 (part.keys - repaid).sql,
                 (part.keys - repaid).sql,
+                via.sql,
                 now.sql
             )
         }
@@ -95,35 +117,41 @@ extension LedgerStore {
         )
     }
 
-    /// Takes `amount` keys from the account's lots, newest first, and returns what they came from (merged by
-    /// source, in the order taken). Takes fewer when the lots hold fewer.
+    /// Takes `amount` keys from the account's lots (those `filter` allows), newest first, and returns what they came
+    /// from (merged by source, in the order taken). Takes fewer when the lots hold fewer.
     ///
     /// Newest first: keys an account received and passed on or spent are the ones it got last, so a refund of a
     /// purchase that reached it late never eats into the keys it held before (they were not spent on its behalf).
-    static func takeLots(_ connection: any LedgerConnection, userId: String, amount: Int64) async throws
-        -> [KeyLot]
-    {
+    static func takeLots(
+        _ connection: any LedgerConnection,
+        userId: String,
+        amount: Int64,
+        filter: KeyLotFilter = .all
+    ) async throws -> [KeyLot] {
         guard amount > 0 else { return [] }
+        let (condition, arguments) = filter.sql
         // The usual case in one statement: the newest lot holds enough.
-        if let row = try await connection.rows(
+        if let row = try await connection.query(
             """
             UPDATE key_lots SET remaining = remaining - ?
-            WHERE seq = (SELECT seq FROM key_lots WHERE user_id = ? AND remaining > 0 ORDER BY seq DESC LIMIT 1)
+            WHERE seq = (SELECT seq FROM key_lots WHERE user_id = ? AND remaining > 0\(condition)
+                ORDER BY seq DESC LIMIT 1)
                 AND remaining >= ?
             RETURNING source
             """,
-            amount.sql,
-            userId.sql,
-            amount.sql
+            [amount.sql, userId.sql] + arguments + [amount.sql]
         ).first {
             return [KeyLot(source: row["source"]?.text, keys: amount)]
         }
         var wanted = amount
         var taken: [KeyLot] = []
         while wanted > 0 {
-            let rows = try await connection.rows(
-                "SELECT seq, source, remaining FROM key_lots WHERE user_id = ? AND remaining > 0 ORDER BY seq DESC LIMIT 16",
-                userId.sql
+            let rows = try await connection.query(
+                """
+                SELECT seq, source, remaining FROM key_lots WHERE user_id = ? AND remaining > 0\(condition)
+                ORDER BY seq DESC LIMIT 16
+                """,
+                [userId.sql] + arguments
             )
             guard !rows.isEmpty else { break }
             for row in rows where wanted > 0 {

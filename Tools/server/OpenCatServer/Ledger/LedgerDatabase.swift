@@ -402,6 +402,39 @@ package enum LedgerSchema {
                     "ALTER TABLE subscriber_transactions ADD COLUMN currency TEXT",
                 ]
             )
+        ] + modelMigrations(dialect)
+    }
+
+    /// v12: what the written models (docs/SECURITY.md, "The key model") need of the schema.
+    static func modelMigrations(_ dialect: SQLDialect) -> [(name: String, sql: [String])] {
+        let integer = dialect == .sqlite ? "INTEGER" : "BIGINT"
+        let real = dialect == .sqlite ? "REAL" : "DOUBLE PRECISION"
+        return [
+            (
+                "v12",
+                [
+                    // The share that brought a lot into a holding account (`pending:<email>`): taking a share back
+                    // returns exactly its own keys that still wait, whoever else shared to the same address.
+                    "ALTER TABLE key_lots ADD COLUMN via TEXT",
+                    "CREATE INDEX key_lots_via ON key_lots(via) WHERE via IS NOT NULL AND remaining > 0",
+                    // The environment a key pack was bought in (`production`, `sandbox`): its refund event says it.
+                    "ALTER TABLE redemptions ADD COLUMN environment TEXT",
+                    // Analytics by definition: packs on a sale's order, and what the store refunded of it (cumulative).
+                    "ALTER TABLE sales ADD COLUMN quantity \(integer) NOT NULL DEFAULT 1",
+                    "ALTER TABLE sales ADD COLUMN refunded_amount TEXT",
+                    // The order model (Ledger/WebOrderModel.swift): why an order needs attention, and when the
+                    // reconciler asks its store next; orders from before are checked a minute after they were made.
+                    "ALTER TABLE web_orders ADD COLUMN attention_rule TEXT",
+                    "ALTER TABLE web_orders ADD COLUMN attention_detail TEXT",
+                    "ALTER TABLE web_orders ADD COLUMN next_check_at \(real)",
+                    "ALTER TABLE web_orders ADD COLUMN checks \(integer) NOT NULL DEFAULT 0",
+                    """
+                    UPDATE web_orders SET next_check_at = created_at + 60
+                    WHERE state IN ('created', 'paid', 'needs_attention')
+                    """,
+                    "CREATE INDEX web_orders_due ON web_orders(next_check_at)",
+                ]
+            )
         ]
     }
 }

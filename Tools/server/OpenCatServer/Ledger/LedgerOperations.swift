@@ -273,7 +273,9 @@ extension LedgerStore {
                     ),
                     idempotencyKey: "received:\(outcome.entry.id)"
                 )
-                try await Self.addLots(connection, userId: recipient, lots, balanceBefore: before, now: now)
+                // Keys waiting for an address remember their share, so that taking it back returns them alone.
+                let via = recipient.hasPrefix(pendingAccountPrefix) ? outcome.entry.id : nil
+                try await Self.addLots(connection, userId: recipient, lots, balanceBefore: before, via: via, now: now)
                 if kind == "share" {
                     var data = WebhookEventData()
                     data.appUserId = userId

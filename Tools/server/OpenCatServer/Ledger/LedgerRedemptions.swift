@@ -144,6 +144,13 @@ public struct RefundOutcome: Sendable, Hashable {
     }
 }
 
+/// What the store said of a refund besides its amount: when it happened and in which environment (nil when it did not
+/// say: the refund event then carries the time it was applied and the purchase's environment).
+struct RefundReport: Sendable, Hashable {
+    var storeTime: Date?
+    var environment: String?
+}
+
 /// How much of a purchase a refund gave back, in the store's money: a partial refund takes back the keys that part
 /// paid for (rounded up, in the merchant's favour) and revokes licenses only once the whole purchase is refunded.
 public struct RefundShare: Sendable, Hashable {
@@ -200,13 +207,14 @@ extension LedgerStore {
             )
             let claimed = try await connection.rows(
                 """
-                INSERT INTO redemptions (store, transaction_id, user_id, entry_id) VALUES (?, ?, ?, ?)
+                INSERT INTO redemptions (store, transaction_id, user_id, entry_id, environment) VALUES (?, ?, ?, ?, ?)
                 ON CONFLICT (store, transaction_id) DO NOTHING RETURNING entry_id
                 """,
                 store.sql,
                 transactionId.sql,
                 userId.sql,
-                entry.id.sql
+                entry.id.sql,
+                grant.purchase?.environment.sql ?? .null
             )
             guard !claimed.isEmpty else {
                 return try await Self.replayRedemption(connection, store: store, transactionId: transactionId, userId)
@@ -423,6 +431,7 @@ extension LedgerStore {
         store: String,
         transactionId: String,
         share: RefundShare? = nil,
+        reported: RefundReport = RefundReport(),
         now: Date
     ) async throws -> RefundOutcome? {
         let rows = try await connection.rows(
@@ -453,9 +462,18 @@ extension LedgerStore {
             store.sql,
             transactionId.sql
         )
+        // What the store refunded of the sale so far: the whole price, or the cumulative part it reported.
+        try await connection.execute(
+            "UPDATE sales SET refunded_amount = CASE WHEN ? = 1 THEN amount ELSE ? END WHERE store = ? AND transaction_id = ?",
+            Int64(whole ? 1 : 0).sql,
+            share.map { "\($0.refunded)" }.sql,
+            store.sql,
+            transactionId.sql
+        )
         var revokedLicenses = 0
         if whole {
             revokedLicenses = try await revokeLicenses(connection, store: store, transactionId: transactionId, now: now)
+            try await refundWebOrder(connection, store: store, transactionId: transactionId, now: now)
         }
         var outcome = RefundOutcome(
             userId: owner,
@@ -481,22 +499,35 @@ extension LedgerStore {
         )
         try await connection.enqueue(
             .refund,
-            try await refundEvent(connection, store: store, transactionId: transactionId, share: share, outcome),
+            try await refundEvent(
+                connection,
+                store: store,
+                transactionId: transactionId,
+                share: share,
+                reported: RefundReport(storeTime: reported.storeTime ?? now, environment: reported.environment),
+                outcome
+            ),
             now: now
         )
         return outcome
     }
 
-    /// The `refund` event of a key pack: the sale's product and price, the part refunded, the keys taken back.
+    /// The `refund` event of a key pack: the sale's product and price, the part refunded, the keys taken back, when
+    /// the store says it happened and in which environment (the report's, else the purchase's).
     static func refundEvent(
         _ connection: any LedgerConnection,
         store: String,
         transactionId: String,
         share: RefundShare?,
+        reported: RefundReport,
         _ outcome: RefundOutcome
     ) async throws -> WebhookEventData {
         let sale = try await connection.rows(
-            "SELECT product_id, amount, currency, sold_at FROM sales WHERE store = ? AND transaction_id = ?",
+            """
+            SELECT s.product_id, s.amount, s.currency, r.environment FROM redemptions r
+            LEFT JOIN sales s ON s.store = r.store AND s.transaction_id = r.transaction_id
+            WHERE r.store = ? AND r.transaction_id = ?
+            """,
             store.sql,
             transactionId.sql
         ).first
@@ -514,6 +545,8 @@ extension LedgerStore {
         data.keys = outcome.clawedBack
         data.refund = StoreFacts(price: price, refundShare: share).refund(price: price)
         data.refund?.keysClawedBack = outcome.clawedBack
+        data.environment = reported.environment ?? sale?["environment"]?.text
+        data.storeTime = reported.storeTime.map(WebhookEvent.timestamp)
         return data
     }
 

@@ -52,8 +52,9 @@ extension LedgerStore {
         }
     }
 
-    /// Takes a pending share's keys back to its sender, once; returns how many came back (fewer than were shared
-    /// only when a refund of the purchase behind them took some back while they waited; 0 when cancelled before).
+    /// Takes a pending share's keys back to its sender, once: exactly the keys this share brought that still wait,
+    /// never another sender's; returns how many came back (fewer than were shared only when a refund of the purchase
+    /// behind them took some back while they waited; 0 when cancelled before).
     /// ``LedgerError/Code/notFound`` when it is not this sender's share to an address;
     /// ``LedgerError/Code/alreadyReceived`` when its recipient has signed in and holds the keys.
     public func cancelShare(_ entryId: String, of userId: String) async throws(LedgerError) -> Int64 {
@@ -100,9 +101,9 @@ extension LedgerStore {
         if state?["released"]?.integer == 1 {
             throw LedgerError(.alreadyReceived, "the recipient has signed in and received the keys")
         }
-        let keys = min(-(state?["amount"]?.integer ?? 0), max(try await balance(connection, account), 0))
+        let lots = try await ownKeys(connection, share: entryId, of: -(state?["amount"]?.integer ?? 0), in: account)
+        let keys = lots.reduce(0) { $0 + $1.keys }
         guard keys > 0 else { return 0 }
-        let lots = filled(try await takeLots(connection, userId: account, amount: keys), to: keys)
         let before = try await balanceBeforeCredit(connection, userId)
         try await insert(
             connection,
@@ -130,5 +131,37 @@ extension LedgerStore {
         )
         try await addLots(connection, userId: userId, lots, balanceBefore: before, now: now)
         return keys
+    }
+
+    /// Takes the keys of one share that still wait in its holding account: the lots the share brought (what refunds
+    /// left of them), never another sender's. A share from before lots named their share (schema v12) takes, up to
+    /// its amount, only from lots that name no share.
+    static func ownKeys(_ connection: any LedgerConnection, share entryId: String, of shared: Int64, in account: String)
+        async throws -> [KeyLot]
+    {
+        let named = try await connection.integer(
+            "SELECT COUNT(*) FROM key_lots WHERE user_id = ? AND via = ?",
+            account.sql,
+            entryId.sql
+        )
+        if named > 0 {
+            let waiting = try await connection.integer(
+                """
+                SELECT CAST(COALESCE(SUM(remaining), 0) AS BIGINT) FROM key_lots
+                WHERE user_id = ? AND via = ? AND remaining > 0
+                """,
+                account.sql,
+                entryId.sql
+            )
+            return try await takeLots(connection, userId: account, amount: waiting, filter: .via(entryId))
+        }
+        let unnamed = try await connection.integer(
+            """
+            SELECT CAST(COALESCE(SUM(remaining), 0) AS BIGINT) FROM key_lots
+            WHERE user_id = ? AND via IS NULL AND remaining > 0
+            """,
+            account.sql
+        )
+        return try await takeLots(connection, userId: account, amount: min(shared, unnamed), filter: .unnamed)
     }
 }

@@ -84,6 +84,28 @@ public protocol RedemptionRepository: Sendable {
     func useOnce(kind: String, digest: String, subject: String) async throws(LedgerError) -> Bool
 }
 
+extension SalesAuditRepository {
+    /// Records a sale of one pack once per store transaction.
+    public func recordSale(
+        store: String,
+        transactionId: String,
+        userId: String,
+        productId: String,
+        price: Money,
+        at date: Date
+    ) async throws(LedgerError) {
+        try await recordSale(
+            store: store,
+            transactionId: transactionId,
+            userId: userId,
+            productId: productId,
+            price: price,
+            quantity: 1,
+            at: date
+        )
+    }
+}
+
 extension RedemptionRepository {
     /// Takes back all of what a refunded transaction paid for.
     public func refund(store: String, transactionId: String) async throws(LedgerError) -> RefundOutcome {
@@ -194,23 +216,29 @@ public protocol WebOrderRepository: Sendable {
     func webOrders(store: String, referenceOrTransaction id: String) async throws(LedgerError) -> [WebOrder]
     /// Orders placed with an email.
     func webOrders(email: String) async throws(LedgerError) -> [WebOrder]
-    /// Marks an order paid and not credited yet (the store's transaction), from `created` only.
-    func markWebOrderPaid(store: String, reference: String, transactionId: String) async throws(LedgerError)
-    /// The orders paid and not credited, last changed before a time, oldest first.
-    func paidWebOrders(before: Date) async throws(LedgerError) -> [WebOrder]
-    /// Marks an order credited by a store transaction.
-    func markWebOrderCredited(store: String, reference: String, transactionId: String) async throws(LedgerError)
+    /// Moves an order through the order model (``WebOrderState/after(_:)``); its state now, or nil when the event
+    /// did not apply.
+    @discardableResult
+    func moveWebOrder(store: String, reference: String, _ event: WebOrderEvent) async throws(LedgerError)
+        -> WebOrderState?
+    /// The unsettled orders whose check is due by a date, or all of them (nil), oldest first.
+    func unsettledWebOrders(dueBy date: Date?) async throws(LedgerError) -> [WebOrder]
+    /// The orders paid and holding no keys (paid, needing attention), oldest first.
+    func webOrdersNeedingAttention() async throws(LedgerError) -> [WebOrder]
+    /// How many orders are in each state.
+    func webOrderCounts() async throws(LedgerError) -> [String: Int]
 }
 
 /// Sales (what the stores charged), the operators' audit log and the console's reports over the ledger.
 public protocol SalesAuditRepository: Sendable {
-    /// Records a sale once per store transaction.
+    /// Records a sale of `quantity` packs once per store transaction.
     func recordSale(
         store: String,
         transactionId: String,
         userId: String,
         productId: String,
         price: Money,
+        quantity: Int64,
         at date: Date
     )
         async throws(LedgerError)
@@ -223,7 +251,7 @@ public protocol SalesAuditRepository: Sendable {
     /// What the subscription analytics read (``SubscriptionAnalytics``).
     func analyticsFacts() async throws(LedgerError) -> AnalyticsFacts
     /// Entries since a date (kind, amount, time) for the reports.
-    func reportEntries(since: Date) async throws(LedgerError) -> [(kind: String, amount: Int64, createdAt: Date)]
+    func reportEntries(since: Date) async throws(LedgerError) -> [ReportEntry]
     /// Every entry in order, for the export.
     func exportEntries() async throws(LedgerError) -> [(seq: Int64, entry: LedgerEntry)]
     /// Whether the ledger knows an account (an entry, a subscriber, a web order, a promotional entitlement, a portal

@@ -152,6 +152,7 @@ extension LedgerStore {
                         store: update.store.rawValue,
                         transactionId: update.transactionId,
                         share: refundShare,
+                        reported: RefundReport(storeTime: storeTime, environment: update.environment.rawValue),
                         now: now
                     )
                 }

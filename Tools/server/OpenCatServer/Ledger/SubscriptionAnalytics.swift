@@ -13,12 +13,18 @@ public struct AnalyticsFacts: Sendable {
         public var refundedAt: Date?
     }
 
-    /// A key-pack sale.
+    /// A key-pack sale: its packs, price, environment, and what the store refunded of it (cumulative) and when.
     public struct Sale: Sendable, Hashable {
         public var store: String
         public var price: Money
         public var soldAt: Date
         public var refundedAt: Date?
+        /// Packs on the order (the portal sells 1–10 on one order).
+        public var quantity: Int64 = 1
+        /// What the store refunded of the price so far (the whole price for a whole refund).
+        public var refundedAmount: Money?
+        /// `production` or `sandbox`.
+        public var environment: TransactionInfo.Environment = .production
     }
 
     public var transactions: [Transaction] = []
@@ -45,9 +51,11 @@ public enum SubscriptionAnalytics {
         /// Each subscription active at the period's end, its price normalised to a month (weekly × 52 / 12,
         /// quarterly / 3, half-yearly / 6, yearly / 12), summed.
         public var mrr: Decimal = 0
-        /// Subscriptions in force at the period's end (a grace period counts; billing retry does not).
+        /// Paid subscriptions in force at the period's end (a grace period counts; billing retry does not; a free
+        /// trial does not: it is counted in ``activeTrials`` only).
         public var activeSubscriptions = 0
-        /// Those whose current period is free (price 0).
+        /// Subscriptions in force at the period's end whose current period is free (price 0): neither paid actives
+        /// nor MRR.
         public var activeTrials = 0
         /// Subscriptions whose first period started in the period.
         public var newSubscriptions = 0
@@ -57,17 +65,23 @@ public enum SubscriptionAnalytics {
         public var churnRate: Decimal?
         /// Paid purchases in the period: subscription periods with a price above 0 and key packs.
         public var purchases = 0
-        /// Purchases refunded in the period (in whole or in part).
+        /// Purchases refunded in the period (in whole or in part), each once.
         public var refunds = 0
         /// Refunds over purchases in the period (nil without purchases).
         public var refundRate: Decimal?
-        /// Key packs sold in the period, and what they brought.
+        /// Key packs sold in the period (packs, not orders: an order of three packs is three).
         public var keyPacksSold = 0
+        /// What the key packs sold in the period were paid, before refunds (gross).
         public var keyPackRevenue: Decimal = 0
+        /// What the stores refunded of key packs in the period.
+        public var keyPackRefunds: Decimal = 0
+        /// Key-pack revenue net of refunds: ``keyPackRevenue`` − ``keyPackRefunds``.
+        public var keyPackNetRevenue: Decimal { keyPackRevenue - keyPackRefunds }
 
         enum CodingKeys: String, CodingKey {
             case store, currency, mrr, activeSubscriptions, activeTrials, newSubscriptions, churnedSubscriptions
-            case churnRate, purchases, refunds, refundRate, keyPacksSold, keyPackRevenue
+            case churnRate, purchases, refunds, refundRate, keyPacksSold, keyPackRevenue, keyPackRefunds
+            case keyPackNetRevenue
         }
 
         /// Money and rates as exact decimal strings, never JSON numbers.
@@ -86,11 +100,13 @@ public enum SubscriptionAnalytics {
             try container.encode(refundRate.map { "\($0)" }, forKey: .refundRate)
             try container.encode(keyPacksSold, forKey: .keyPacksSold)
             try container.encode("\(keyPackRevenue)", forKey: .keyPackRevenue)
+            try container.encode("\(keyPackRefunds)", forKey: .keyPackRefunds)
+            try container.encode("\(keyPackNetRevenue)", forKey: .keyPackNetRevenue)
         }
 
         var isEmpty: Bool {
             mrr == 0 && activeSubscriptions == 0 && newSubscriptions == 0 && churnedSubscriptions == 0
-                && purchases == 0 && refunds == 0 && keyPacksSold == 0
+                && purchases == 0 && refunds == 0 && keyPacksSold == 0 && activeTrials == 0 && keyPackRefunds == 0
         }
     }
 
@@ -139,10 +155,19 @@ public enum SubscriptionAnalytics {
         }
     }
 
-    /// The report for the periods from `from` to `to`, as of `now` (a period still running is read at `now`).
-    public static func report(_ facts: AnalyticsFacts, _ granularity: Granularity, from: Date, to: Date, now: Date)
-        -> [Period]
-    {
+    /// The report for the periods from `from` to `to`, as of `now` (a period still running is read at `now`), of one
+    /// environment's purchases (production by default: sandbox purchases are never counted with real money).
+    public static func report(
+        _ facts: AnalyticsFacts,
+        _ granularity: Granularity,
+        from: Date,
+        to: Date,
+        now: Date,
+        environment: TransactionInfo.Environment = .production
+    ) -> [Period] {
+        var facts = facts
+        facts.transactions = facts.transactions.filter { $0.info.environment == environment }
+        facts.sales = facts.sales.filter { $0.environment == environment }
         let subscriptions = Dictionary(
             grouping: facts.transactions.filter { $0.info.expirationDate != nil },
             by: { "\($0.info.store.rawValue)\u{0}\($0.info.originalTransactionId ?? $0.info.transactionId)" }
@@ -191,12 +216,15 @@ public enum SubscriptionAnalytics {
             if (start..<end).contains(sale.soldAt) {
                 table.update(sale.store, sale.price.currency) {
                     $0.purchases += 1
-                    $0.keyPacksSold += 1
+                    $0.keyPacksSold += Int(sale.quantity)
                     $0.keyPackRevenue += sale.price.amount
                 }
             }
             if let refunded = sale.refundedAt, (start..<end).contains(refunded) {
-                table.update(sale.store, sale.price.currency) { $0.refunds += 1 }
+                table.update(sale.store, sale.price.currency) {
+                    $0.refunds += 1
+                    $0.keyPackRefunds += sale.refundedAmount?.amount ?? sale.price.amount
+                }
             }
         }
     }
@@ -262,15 +290,18 @@ struct Subscription {
         guard let first = periods.first else { return }
         if let current = covering(asOf) {
             table.update(store, Self.currency(current)) { figures in
-                figures.activeSubscriptions += 1
-                if let price = current.price, let expiry = current.info.expirationDate {
-                    if price.amount == 0 { figures.activeTrials += 1 }
-                    figures.mrr += SubscriptionAnalytics.monthly(
-                        price.amount,
-                        purchase: current.info.purchaseDate,
-                        expiry: expiry
-                    )
+                guard let price = current.price, price.amount == 0 else {
+                    figures.activeSubscriptions += 1
+                    if let price = current.price, let expiry = current.info.expirationDate {
+                        figures.mrr += SubscriptionAnalytics.monthly(
+                            price.amount,
+                            purchase: current.info.purchaseDate,
+                            expiry: expiry
+                        )
+                    }
+                    return
                 }
+                figures.activeTrials += 1
             }
         }
         if let atStart = covering(start) {
@@ -318,17 +349,27 @@ extension LedgerStore {
             }
             for row in try await connection.rows(
                 """
-                SELECT s.store, s.amount, s.currency, s.sold_at, r.refunded_at FROM sales s
+                SELECT s.store, s.amount, s.currency, s.sold_at, s.quantity, s.refunded_amount, r.refunded_at,
+                    d.environment
+                FROM sales s
                 LEFT JOIN store_refunds r ON r.store = s.store AND r.transaction_id = s.transaction_id
+                LEFT JOIN redemptions d ON d.store = s.store AND d.transaction_id = s.transaction_id
                 """
             ) {
                 guard let store = row["store"]?.text, let amount = row["amount"]?.text,
                     let currency = row["currency"]?.text, let price = Money(decimalString: amount, currency: currency),
                     let soldAt = Self.date(row["sold_at"])
                 else { continue }
-                facts.sales.append(
-                    .init(store: store, price: price, soldAt: soldAt, refundedAt: Self.date(row["refunded_at"]))
-                )
+                var sale = AnalyticsFacts.Sale(store: store, price: price, soldAt: soldAt)
+                sale.refundedAt = Self.date(row["refunded_at"])
+                sale.quantity = max(row["quantity"]?.integer ?? 1, 1)
+                sale.refundedAmount = row["refunded_amount"]?.text.flatMap {
+                    Money(decimalString: $0, currency: currency)
+                }
+                if let environment = row["environment"]?.text {
+                    sale.environment = TransactionInfo.Environment(rawValue: environment)
+                }
+                facts.sales.append(sale)
             }
             facts.spends = try await connection.rows(
                 "SELECT amount, created_at FROM ledger_entries WHERE kind IN ('spend', 'unlock')"

@@ -1,32 +1,6 @@
 public import Foundation
 import OpenCatCore
 
-/// A web order: one Stripe Checkout Session or PayPal order the portal created, credited once.
-public struct WebOrder: Sendable, Hashable {
-    /// `stripe` or `paypal`.
-    public var store: String
-    /// The Checkout Session id (`cs_…`) or the PayPal order id.
-    public var reference: String
-    /// The buyer's ledger user id.
-    public var userId: String
-    /// The buyer's email.
-    public var email: String
-    /// The key pack's product id.
-    public var productId: String
-    /// How many packs.
-    public var quantity: Int64
-    /// The total, as an exact decimal string.
-    public var amount: String
-    /// The currency (ISO 4217, uppercase).
-    public var currency: String
-    /// `created`, `credited` or `failed`.
-    public var state: String
-    /// The store transaction it was redeemed as, once credited.
-    public var transactionId: String?
-    /// When it was created.
-    public var createdAt: Date
-}
-
 /// A promotional entitlement an operator granted for a period.
 public struct PromotionalEntitlement: Sendable, Hashable {
     /// Its id (`promo_…`).
@@ -185,115 +159,6 @@ extension LedgerStore {
                 idSHA256.sql
             )
         }
-    }
-
-    // MARK: Web orders
-
-    /// Records a web order (once per store and reference; a repeat keeps the first).
-    public func recordWebOrder(_ order: WebOrder) async throws(LedgerError) {
-        let now = now
-        try await transaction(locking: []) { connection in
-            try await connection.execute(
-                """
-                INSERT INTO web_orders (store, reference, user_id, email, product_id, quantity, amount, currency, state,
-                    created_at, updated_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'created', ?, ?) ON CONFLICT (store, reference) DO NOTHING
-                """,
-                order.store.sql,
-                order.reference.sql,
-                order.userId.sql,
-                order.email.sql,
-                order.productId.sql,
-                order.quantity.sql,
-                order.amount.sql,
-                order.currency.sql,
-                now.sql,
-                now.sql
-            )
-        }
-    }
-
-    /// A web order by store and reference.
-    public func webOrder(store: String, reference: String) async throws(LedgerError) -> WebOrder? {
-        try await webOrders(where: "store = ? AND reference = ?", [store.sql, reference.sql]).first
-    }
-
-    /// A user's web orders, newest first.
-    public func webOrders(of userId: String) async throws(LedgerError) -> [WebOrder] {
-        try await webOrders(where: "user_id = ?", [userId.sql])
-    }
-
-    /// A store's web orders whose reference or store transaction id is `id`.
-    public func webOrders(store: String, referenceOrTransaction id: String) async throws(LedgerError) -> [WebOrder] {
-        try await webOrders(where: "store = ? AND (transaction_id = ? OR reference = ?)", [store.sql, id.sql, id.sql])
-    }
-
-    /// The web orders placed with an email (lowercased).
-    public func webOrders(email: String) async throws(LedgerError) -> [WebOrder] {
-        try await webOrders(where: "email = ?", [email.lowercased().sql])
-    }
-
-    /// Marks a web order paid: the store says it was paid (as `transactionId`) and its keys are not credited yet. Only
-    /// an order still `created` moves; a credited one stays credited.
-    public func markWebOrderPaid(store: String, reference: String, transactionId: String) async throws(LedgerError) {
-        let now = now
-        try await transaction(locking: []) { connection in
-            try await connection.execute(
-                """
-                UPDATE web_orders SET state = 'paid', transaction_id = ?, updated_at = ?
-                WHERE store = ? AND reference = ? AND state = 'created'
-                """,
-                transactionId.sql,
-                now.sql,
-                store.sql,
-                reference.sql
-            )
-        }
-    }
-
-    /// The orders paid and not credited, oldest first, last changed before `before` (what the retry takes up).
-    public func paidWebOrders(before: Date) async throws(LedgerError) -> [WebOrder] {
-        try await webOrders(where: "state = 'paid' AND updated_at < ?", [before.sql]).reversed()
-    }
-
-    /// Marks a web order credited as a store transaction.
-    public func markWebOrderCredited(store: String, reference: String, transactionId: String) async throws(LedgerError)
-    {
-        let now = now
-        try await transaction(locking: []) { connection in
-            try await connection.execute(
-                "UPDATE web_orders SET state = 'credited', transaction_id = ?, updated_at = ? WHERE store = ? AND reference = ?",
-                transactionId.sql,
-                now.sql,
-                store.sql,
-                reference.sql
-            )
-        }
-    }
-
-    private func webOrders(where condition: String, _ arguments: [SQLValue]) async throws(LedgerError) -> [WebOrder] {
-        try await transaction(locking: []) { connection in
-            try await connection.query(
-                "SELECT * FROM web_orders WHERE \(condition) ORDER BY created_at DESC LIMIT 500",
-                arguments
-            ).map(Self.webOrder)
-        }
-    }
-
-    static func webOrder(_ row: SQLRow) -> WebOrder {
-        WebOrder(
-            store: row["store"]?.text ?? "",
-            reference: row["reference"]?.text ?? "",
-            userId: row["user_id"]?.text ?? "",
-            email: row["email"]?.text ?? "",
-            productId: row["product_id"]?.text ?? "",
-            quantity: row["quantity"]?.integer ?? 0,
-            amount: row["amount"]?.text ?? "0",
-            currency: row["currency"]?.text ?? "",
-            state: row["state"]?.text ?? "",
-            transactionId: row["transaction_id"]?.text,
-            createdAt: Date(timeIntervalSince1970: row["created_at"]?.real ?? 0)
-        )
     }
 
     // MARK: Promotional entitlements and the audit log
@@ -486,13 +351,14 @@ extension LedgerStore {
         userId: String,
         productId: String,
         price: Money,
+        quantity: Int64,
         at date: Date
     ) async throws(LedgerError) {
         try await transaction(locking: []) { connection in
             try await connection.execute(
                 """
-                INSERT INTO sales (store, transaction_id, user_id, product_id, amount, currency, sold_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (store, transaction_id) DO NOTHING
+                INSERT INTO sales (store, transaction_id, user_id, product_id, amount, currency, sold_at, quantity)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (store, transaction_id) DO NOTHING
                 """,
                 store.sql,
                 transactionId.sql,
@@ -500,7 +366,8 @@ extension LedgerStore {
                 productId.sql,
                 "\(price.amount)".sql,
                 price.currency.uppercased().sql,
-                date.sql
+                date.sql,
+                max(quantity, 1).sql
             )
         }
     }

@@ -125,81 +125,143 @@ struct WebCheckout: Sendable {
         )
     }
 
-    /// Credits a web order once its store says it is paid: verifies the payment (capturing an approved PayPal
-    /// order) for the order's own buyer and product, then redeems it. Safe to call from the return and the
-    /// webhook at once, and again later: the redemption is keyed by the store transaction.
+    /// Credits a web order once its store says it is paid (see ``settle(store:reference:)``).
     /// - Returns: the keys the order credited (its first redemption's), or `nil` when it is not paid yet.
     @discardableResult
     func credit(store: Store, reference: String) async throws -> Int64? {
+        guard case .credited(let keys) = try await settle(store: store, reference: reference) else { return nil }
+        return keys
+    }
+
+    /// What the store said of an order, and what became of it.
+    enum Settlement: Sendable {
+        /// Paid and credited: the keys its first redemption credited.
+        case credited(Int64)
+        /// Not paid yet.
+        case unpaid
+        /// The store's checkout expired unpaid.
+        case expired
+    }
+
+    /// Settles a web order with its store: verifies the payment (capturing an approved PayPal order) for the order's
+    /// own buyer and product, judges it by the order's own total and quantity (what it was sold at, never today's
+    /// prices), then redeems it. Safe to call from the return, the webhook and the reconciler at once, and again
+    /// later: the redemption is keyed by the store transaction. Every outcome moves the order through the order model:
+    /// paid, credited, or needing attention with the rule that refused it (logged, shown to the operator and the buyer).
+    func settle(store: Store, reference: String) async throws -> Settlement {
         guard let order = try await orders.webOrder(store: store.rawValue, reference: reference) else {
             throw PageError(.notFound, "This order is not known here.")
         }
-        guard var proof = try await paymentProof(store: store, reference: reference) else { return nil }
+        let payment = try await payment(store: store, reference: reference)
+        guard case .paid(var proof) = payment else { return payment == .expired ? .expired : .unpaid }
         proof.productId = order.productId
         proof.expectedPurchaser = order.userId
         let adapter = try desk.adapter(for: store)
         let purchase = try await desk.verify(proof, with: adapter)
-        guard purchase.state == .active else { return nil }
+        guard purchase.state == .active else { return .unpaid }
         // Paid: from here the buyer is owed the keys, whatever happens next (a refused rule, a failed write, a crash);
-        // the order says so until it is credited (the portal shows it, the console credits or refunds it, the retry
-        // takes it up).
-        try await orders.markWebOrderPaid(
-            store: store.rawValue,
-            reference: reference,
-            transactionId: purchase.transactionId
-        )
-        // The store's order carries the number of packs (Stripe metadata, PayPal's item) and, where it says, what it
-        // charged: the order's own; then the key-pack rules every sale meets.
+        // the order says so until it is credited (the portal shows it, the console credits or refunds it, the
+        // reconciler takes it up).
+        let paid = WebOrderEvent.paid(transactionId: purchase.transactionId)
+        try await orders.moveWebOrder(store: store.rawValue, reference: reference, paid)
+        try await judge(purchase, order)
+        let redemption = try await seller.redeem(purchase, user: webUser(email: order.email))
+        let credited = WebOrderEvent.credited(transactionId: purchase.transactionId)
+        try await orders.moveWebOrder(store: store.rawValue, reference: reference, credited)
+        return .credited(redemption.outcome.entry.amount)
+    }
+
+    /// The rules a paid web order meets: the store's order carries the number of packs (Stripe metadata, PayPal's
+    /// item) and what it charged, which must be the order's own; then the key-pack rules every sale meets, except the
+    /// listed unit price, which may have changed since the order was sold. A refusal moves the order to needing
+    /// attention, naming the rule.
+    func judge(_ purchase: VerifiedPurchase, _ order: WebOrder) async throws {
         let acceptance = PurchaseAcceptance([
             .environment(environments),
             .quantity(of: order.quantity),
-            .total(Money(decimalString: order.amount, currency: order.currency)),
-        ]).adding(seller.acceptance.rules)
+            .total(order.total),
+        ]).adding(seller.acceptance.rules.filter { $0.name != "unitPrice" })
+        do throws(PurchaseRejection) { try acceptance.check(purchase) } catch {
+            let rule = error.rule ?? "acceptance"
+            try await orders.moveWebOrder(
+                store: order.store,
+                reference: order.reference,
+                .refused(rule: rule, detail: error.message)
+            )
+            logger.warning(
+                "a paid web order needs attention",
+                metadata: ["store": "\(order.store)", "rule": "\(rule)", "detail": "\(error.message)"]
+            )
+        }
         try desk.check(purchase, under: acceptance)
-        let buyer = webUser(email: order.email)
-        let redemption = try await seller.redeem(purchase, user: buyer)
-        try await orders.markWebOrderCredited(
-            store: store.rawValue,
-            reference: reference,
-            transactionId: purchase.transactionId
-        )
-        return redemption.outcome.entry.amount
     }
 
-    /// Credits the orders paid and not credited for a minute or more (a crash or a failed write between the store's
-    /// answer and the ledger's), oldest first; an order that fails again waits for the next pass.
-    /// - Returns: how many were credited now.
+    /// Asks the stores about the web orders that are not settled and settles what they say, whatever the webhooks and
+    /// the buyers' returns did: credits what was paid (once), expires what was never paid (the store's checkout
+    /// expired or was voided, or ``WebOrderSchedule/giveUpAfter`` went by), and backs off on the rest
+    /// (``WebOrderSchedule``). `all`: every unsettled order (what the server does when it starts: payments made while
+    /// it was down), else those whose check is due.
+    /// - Returns: how many orders were credited now.
     @discardableResult
-    func retryPaidOrders() async throws -> Int {
-        var credited = 0
-        for order in try await orders.paidWebOrders(before: clock().addingTimeInterval(-60)) {
-            do {
-                if try await credit(store: Store(rawValue: order.store), reference: order.reference) != nil {
-                    credited += 1
-                }
-            } catch {
-                logger.warning(
-                    "a paid web order is still not credited",
-                    metadata: ["store": "\(order.store)", "error": "\(String(reflecting: type(of: error)))"]
-                )
-            }
+    func reconcileOrders(all: Bool = false) async -> Int {
+        let due: [WebOrder]
+        do { due = try await orders.unsettledWebOrders(dueBy: all ? nil : clock()) } catch {
+            logger.warning("web orders could not be read", metadata: ["error": "\(error.code.rawValue)"])
+            return 0
         }
+        var credited = 0
+        for order in due where await reconcile(order) { credited += 1 }
         return credited
     }
 
-    /// The proof of a web order's payment: a paid Checkout Session's PaymentIntent (nil while it is unpaid), a PayPal
-    /// order (captured when the adapter verifies it).
-    func paymentProof(store: Store, reference: String) async throws -> PurchaseProof? {
+    /// One order's check with its store: true when it was credited now.
+    func reconcile(_ order: WebOrder) async -> Bool {
+        var event = WebOrderEvent.unanswered
+        do {
+            switch try await settle(store: Store(rawValue: order.store), reference: order.reference) {
+            case .credited: return true
+            case .expired: event = .expired
+            case .unpaid:
+                event = clock().timeIntervalSince(order.createdAt) > WebOrderSchedule.giveUpAfter ? .expired : .unpaid
+            }
+        } catch let error as APIError where error.reason == StoreAdapterError.Code.notPaid.rawValue {
+            // The store will never be paid for it (a voided PayPal order).
+            event = .expired
+        } catch {
+            logger.notice(
+                "a web order could not be settled now",
+                metadata: ["store": "\(order.store)", "error": "\(String(reflecting: type(of: error)))"]
+            )
+        }
+        _ = try? await orders.moveWebOrder(store: order.store, reference: order.reference, event)
+        return false
+    }
+
+    /// What a web order's store says of its payment.
+    enum Payment: Sendable, Equatable {
+        /// Paid: the proof to verify (a Checkout Session's PaymentIntent, a PayPal order, captured when the adapter
+        /// verifies it).
+        case paid(PurchaseProof)
+        /// Not paid yet.
+        case unpaid
+        /// The store's checkout expired unpaid.
+        case expired
+    }
+
+    /// What a web order's store says of its payment: a Stripe Checkout Session paid (its PaymentIntent), open or
+    /// expired; a PayPal order (captured when the adapter verifies it).
+    func payment(store: Store, reference: String) async throws -> Payment {
         switch store {
         case .stripe:
             guard let stripe = desk.adapters[.stripe] as? StripeAdapter else {
                 throw PageError(.notFound, "Not available.")
             }
             let session = try await stripe.checkoutSession(id: reference)
-            guard session.paymentStatus == "paid", let intent = session.paymentIntent else { return nil }
-            return PurchaseProof(store: .stripe, kind: .stripePaymentIntent, token: Secret(intent))
+            if session.status == "expired" { return .expired }
+            guard session.paymentStatus == "paid", let intent = session.paymentIntent else { return .unpaid }
+            return .paid(PurchaseProof(store: .stripe, kind: .stripePaymentIntent, token: Secret(intent)))
         case .paypal:
-            return PurchaseProof(store: .paypal, kind: .paypalOrder, token: Secret(reference))
+            return .paid(PurchaseProof(store: .paypal, kind: .paypalOrder, token: Secret(reference)))
         default:
             throw PageError(.notFound, "This order is not known here.")
         }

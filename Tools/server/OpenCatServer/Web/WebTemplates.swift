@@ -36,6 +36,7 @@ enum WebTemplates {
         "console-audit": consoleAudit,
         "console-webhooks": consoleWebhooks,
         "console-analytics": consoleAnalytics,
+        "console-orders": consoleOrders,
         "console-webhook": consoleWebhook,
         "console-webhook-secret": consoleWebhookSecret,
     ]
@@ -107,7 +108,7 @@ enum WebTemplates {
         </section>
         {{#crediting}}<section aria-labelledby="crediting-heading">
         <h2 id="crediting-heading">Paid — we are crediting your keys</h2>
-        <ul id="crediting">{{#paidOrders}}<li>{{date}} · {{quantity}} × pack · {{price}} by {{store}}: paid, keys on their way</li>{{/paidOrders}}</ul>
+        <ul id="crediting">{{#paidOrders}}<li>{{date}} · {{quantity}} × pack · {{price}} by {{store}}: {{status}}</li>{{/paidOrders}}</ul>
         </section>{{/crediting}}
         <section aria-labelledby="history-heading">
         <h2 id="history-heading">History</h2>
@@ -217,6 +218,7 @@ enum WebTemplates {
         <li>Keys minted <strong id="keys-minted">{{keysMinted}}</strong></li>
         <li>Keys spent <strong id="keys-spent">{{keysSpent}}</strong></li>
         <li>Refunds <strong id="refund-count">{{refunds}}</strong></li>
+        <li><a id="open-attention" href="/console/orders">Orders needing attention</a> <strong id="attention-count">{{attention}}</strong></li>
         </ul>
         <section aria-labelledby="revenue-heading">
         <h2 id="revenue-heading">Revenue per store per day</h2>
@@ -285,21 +287,31 @@ enum WebTemplates {
         {{/body}}{{/layout}}
         """
 
+    static let consoleOrders = """
+        {{<layout}}{{$body}}
+        <p>Web orders the buyer paid that hold no keys yet, oldest first: being credited, or refused by a rule of this server (the rule and its reason are named). Credit one from its customer's page once the cause is fixed, or refund it; it stays here until then. Each is judged by the price it was sold at, never today's.</p>
+        {{#hasOrders}}<div class="scroll" tabindex="0" role="region" aria-label="orders needing attention"><table id="attention"><thead><tr><th scope="col">Ordered</th><th scope="col">Store</th><th scope="col">Order</th><th scope="col">Customer</th><th scope="col">What it was</th><th scope="col">State</th><th scope="col">Rule</th><th scope="col">Why</th></tr></thead>
+        <tbody>{{#orders}}<tr><td>{{date}}</td><td>{{store}}</td><td><code>{{reference}}</code></td><td><a href="{{customerPath}}">{{customer}}</a></td><td>{{order}}</td><td>{{state}}</td><td>{{rule}}</td><td>{{detail}}</td></tr>{{/orders}}</tbody></table></div>{{/hasOrders}}
+        {{^hasOrders}}<p id="no-attention">No order needs attention.</p>{{/hasOrders}}
+        {{/body}}{{/layout}}
+        """
+
     static let consoleAnalytics = """
         {{<layout}}{{$body}}
         <form id="analytics-range" method="get" action="/console/analytics">
         <label for="granularity">Per</label><select id="granularity" name="granularity">{{#granularities}}<option value="{{value}}"{{#selected}} selected{{/selected}}>{{value}}</option>{{/granularities}}</select>
         <label for="from">From</label><input id="from" name="from" type="date" value="{{from}}">
         <label for="to">To</label><input id="to" name="to" type="date" value="{{to}}">
+        <label for="environment">Purchases</label><select id="environment" name="environment">{{#environments}}<option value="{{value}}"{{#selected}} selected{{/selected}}>{{value}}</option>{{/environments}}</select>
         <button id="analytics-button" type="submit">Show</button>
         </form>
         <p><a id="analytics-csv" href="{{csv}}">CSV</a> · <a id="analytics-json" href="{{json}}">JSON</a> (the same figures)</p>
-        <p>Per store and currency, never summed across currencies. MRR: each subscription active at the period's end, its price normalised to a month. Churn rate: subscriptions that ended in the period over those active at its start. Refund rate: purchases refunded in the period over purchases made in it.</p>
+        <p>Per store and currency, never summed across currencies. MRR: each subscription active at the period's end, its price normalised to a month. Churn rate: subscriptions that ended in the period over those active at its start. Refund rate: purchases refunded in the period over purchases made in it. Active counts paid subscriptions; free trials are counted apart and add nothing to MRR. Key packs count packs (an order of three is three); their revenue is shown as paid (gross), what was refunded in the period, and net of refunds. Production and sandbox purchases are reported apart.</p>
         {{#charts}}<section aria-labelledby="chart-{{currency}}"><h2 id="chart-{{currency}}">{{currency}}</h2><h3>MRR</h3>{{{mrr}}}<h3>Active subscriptions</h3>{{{active}}}</section>{{/charts}}
         {{^charts}}<p id="no-analytics">Nothing sold or subscribed in these periods.</p>{{/charts}}
         <section aria-labelledby="figures-heading"><h2 id="figures-heading">Figures</h2>
-        <div class="scroll" tabindex="0" role="region" aria-label="figures"><table id="analytics"><thead><tr><th scope="col">Period</th><th scope="col">Store</th><th scope="col">Currency</th><th scope="col" class="num">MRR</th><th scope="col" class="num">Active</th><th scope="col" class="num">Trials</th><th scope="col" class="num">New</th><th scope="col" class="num">Churned</th><th scope="col" class="num">Churn rate</th><th scope="col" class="num">Purchases</th><th scope="col" class="num">Refunds</th><th scope="col" class="num">Refund rate</th><th scope="col" class="num">Key packs</th><th scope="col" class="num">Key pack revenue</th></tr></thead>
-        <tbody>{{#rows}}<tr><td>{{period}}</td><td>{{store}}</td><td>{{currency}}</td><td class="num">{{mrr}}</td><td class="num">{{active}}</td><td class="num">{{trials}}</td><td class="num">{{new}}</td><td class="num">{{churned}}</td><td class="num">{{churnRate}}</td><td class="num">{{purchases}}</td><td class="num">{{refunds}}</td><td class="num">{{refundRate}}</td><td class="num">{{packs}}</td><td class="num">{{packRevenue}}</td></tr>{{/rows}}</tbody></table></div></section>
+        <div class="scroll" tabindex="0" role="region" aria-label="figures"><table id="analytics"><thead><tr><th scope="col">Period</th><th scope="col">Store</th><th scope="col">Currency</th><th scope="col" class="num">MRR</th><th scope="col" class="num">Active</th><th scope="col" class="num">Trials</th><th scope="col" class="num">New</th><th scope="col" class="num">Churned</th><th scope="col" class="num">Churn rate</th><th scope="col" class="num">Purchases</th><th scope="col" class="num">Refunds</th><th scope="col" class="num">Refund rate</th><th scope="col" class="num">Key packs</th><th scope="col" class="num">Key pack revenue (gross)</th><th scope="col" class="num">Key pack refunds</th><th scope="col" class="num">Key pack revenue (net of refunds)</th></tr></thead>
+        <tbody>{{#rows}}<tr><td>{{period}}</td><td>{{store}}</td><td>{{currency}}</td><td class="num">{{mrr}}</td><td class="num">{{active}}</td><td class="num">{{trials}}</td><td class="num">{{new}}</td><td class="num">{{churned}}</td><td class="num">{{churnRate}}</td><td class="num">{{purchases}}</td><td class="num">{{refunds}}</td><td class="num">{{refundRate}}</td><td class="num">{{packs}}</td><td class="num">{{packRevenue}}</td><td class="num">{{packRefunds}}</td><td class="num">{{packNet}}</td></tr>{{/rows}}</tbody></table></div></section>
         <section aria-labelledby="spent-heading"><h2 id="spent-heading">Keys spent</h2>
         <div class="scroll" tabindex="0" role="region" aria-label="keys spent"><table id="keys-spent-table"><thead><tr><th scope="col">Period</th><th scope="col" class="num">Keys spent</th></tr></thead>
         <tbody>{{#spent}}<tr><td>{{period}}</td><td class="num">{{keys}}</td></tr>{{/spent}}</tbody></table></div></section>

@@ -42,43 +42,33 @@ extension LedgerConnection {
 }
 
 /// The subscription events a change of one stored transaction means: a pure function of the row before, the
-/// subscription's newest other transaction (for a new row) and the row after.
+/// subscription's newest other transaction (for a new row) and the row after, with one event per change it reveals
+/// (a renewal that also turns auto-renew off is `renewal` and `cancellation`; a product change that renews is
+/// `product_change` and `renewal`), whether the store reports the new state under the same transaction id (Google's
+/// token, Stripe's and PayPal's subscription) or a new one (Apple's renewal transaction, Stripe's invoice).
 enum SubscriptionChange {
     static func events(before: TransactionInfo?, previous: TransactionInfo?, after: TransactionInfo)
         -> [WebhookEventType]
     {
-        guard let before else { return firstSighting(previous: previous, after: after) }
+        guard let base = before ?? previous else { return after.status == .refunded ? [] : [.initialPurchase] }
+        if after.status == .refunded { return before?.status == .refunded ? [] : [.refund] }
         var events: [WebhookEventType] = []
-        if after.status == .refunded {
-            return before.status == .refunded ? [] : [.refund]
-        }
-        if after.productId != before.productId { events.append(.productChange) }
-        if after.status != before.status {
+        if after.productId != base.productId { events.append(.productChange) }
+        let later = isLater(after.expirationDate, than: base.expirationDate)
+        if after.status != base.status {
             switch after.status {
             case .expired: events.append(.expiration)
             case .billingRetry: events.append(.billingIssue)
             case .gracePeriod: events.append(.gracePeriod)
-            case .active where isLater(after.expirationDate, than: before.expirationDate): events.append(.renewal)
+            case .active where later: events.append(.renewal)
             default: break
             }
-        } else if after.status == .active, isLater(after.expirationDate, than: before.expirationDate) {
-            // The same transaction with a later expiry (Google's token, Stripe's and PayPal's subscription ids).
+        } else if after.status == .active, later {
             events.append(.renewal)
         }
-        if after.expirationDate != nil, after.status != .expired, before.willRenew != after.willRenew {
+        if after.expirationDate != nil, after.status != .expired, base.willRenew != after.willRenew {
             events.append(after.willRenew ? .uncancellation : .cancellation)
         }
-        return events
-    }
-
-    /// A transaction seen for the first time: a renewal (or a product change) when its subscription had one
-    /// before, its first purchase otherwise.
-    static func firstSighting(previous: TransactionInfo?, after: TransactionInfo) -> [WebhookEventType] {
-        if after.status == .refunded { return previous == nil ? [] : [.refund] }
-        guard let previous else { return [.initialPurchase] }
-        var events: [WebhookEventType] = []
-        if previous.productId != after.productId { events.append(.productChange) }
-        if isLater(after.expirationDate, than: previous.expirationDate) { events.append(.renewal) }
         return events
     }
 

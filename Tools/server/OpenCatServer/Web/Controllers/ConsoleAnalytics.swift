@@ -15,13 +15,21 @@ extension ConsoleController {
         router.get("analytics.json") { request, session in try await analyticsExport(request, session, csv: false) }
     }
 
-    /// The report the query asks for: `granularity` (day, week, month), `from` and `to` (`yyyy-MM-dd`, UTC); by
-    /// default the last 30 days, 12 weeks or 12 months.
+    /// The environments the analytics report separately: real money first (the default), then the stores' sandboxes.
+    static let environments: [TransactionInfo.Environment] = [.production, .sandbox]
+
+    /// The report the query asks for: `granularity` (day, week, month), `from` and `to` (`yyyy-MM-dd`, UTC), and
+    /// `environment` (`production`, the default, or `sandbox`: never summed together); by default the last 30 days,
+    /// 12 weeks or 12 months.
     func analytics(_ request: Request) async throws -> (
-        SubscriptionAnalytics.Granularity, [SubscriptionAnalytics.Period]
+        SubscriptionAnalytics.Granularity, [SubscriptionAnalytics.Period], TransactionInfo.Environment
     ) {
         let query = request.uri.queryParameters
         let granularity = SubscriptionAnalytics.Granularity(rawValue: query.get("granularity") ?? "month") ?? .month
+        let environment = TransactionInfo.Environment(rawValue: query.get("environment") ?? "production")
+        guard Self.environments.contains(environment) else {
+            throw PageError(.badRequest, "environment is production or sandbox.")
+        }
         let now = clock()
         let span: TimeInterval =
             switch granularity {
@@ -33,7 +41,15 @@ extension ConsoleController {
         let from = try Self.day(query.get("from"), "from") ?? to.addingTimeInterval(-span)
         guard from <= to else { throw PageError(.badRequest, "The start is after the end.") }
         let facts = try await ledger.analyticsFacts()
-        return (granularity, SubscriptionAnalytics.report(facts, granularity, from: from, to: to, now: now))
+        let report = SubscriptionAnalytics.report(
+            facts,
+            granularity,
+            from: from,
+            to: to,
+            now: now,
+            environment: environment
+        )
+        return (granularity, report, environment)
     }
 
     static func day(_ text: String?, _ name: String) throws -> Date? {
@@ -46,14 +62,19 @@ extension ConsoleController {
 
     func analyticsPage(_ request: Request, _ session: ServerRequestContext) async throws -> Response {
         let signedIn = try requireOperator(session)
-        let (granularity, periods) = try await analytics(request)
+        let (granularity, periods, environment) = try await analytics(request)
         var context = consoleContext("Analytics", signedIn)
         context["granularities"] = SubscriptionAnalytics.Granularity.allCases.map {
             ["value": $0.rawValue, "selected": $0 == granularity]
         }
+        context["environments"] = Self.environments.map {
+            ["value": $0.rawValue, "selected": $0 == environment]
+        }
         context["from"] = periods.first.map { LedgerStoreDays.day($0.start) } ?? ""
         context["to"] = periods.last.map { LedgerStoreDays.day($0.end.addingTimeInterval(-1)) } ?? ""
-        let query = "granularity=\(granularity.rawValue)&from=\(context["from"] ?? "")&to=\(context["to"] ?? "")"
+        let query =
+            "granularity=\(granularity.rawValue)&from=\(context["from"] ?? "")&to=\(context["to"] ?? "")"
+            + "&environment=\(environment.rawValue)"
         context["csv"] = "/console/analytics.csv?" + query
         context["json"] = "/console/analytics.json?" + query
         let currencies = Set(periods.flatMap { $0.groups.map(\.currency) }).sorted()
@@ -97,13 +118,14 @@ extension ConsoleController {
             "churned": figures.churnedSubscriptions, "churnRate": figures.churnRate.map { "\($0)" } ?? "—",
             "purchases": figures.purchases, "refunds": figures.refunds,
             "refundRate": figures.refundRate.map { "\($0)" } ?? "—", "packs": figures.keyPacksSold,
-            "packRevenue": "\(figures.keyPackRevenue)",
+            "packRevenue": "\(figures.keyPackRevenue)", "packRefunds": "\(figures.keyPackRefunds)",
+            "packNet": "\(figures.keyPackNetRevenue)",
         ]
     }
 
     func analyticsExport(_ request: Request, _ session: ServerRequestContext, csv: Bool) async throws -> Response {
         _ = try requireOperator(session)
-        let (granularity, periods) = try await analytics(request)
+        let (granularity, periods, environment) = try await analytics(request)
         let body: String
         let headers: HTTPFields
         if csv {
@@ -115,7 +137,11 @@ extension ConsoleController {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
             encoder.dateEncodingStrategy = .iso8601
-            let report = AnalyticsDocument(granularity: granularity.rawValue, periods: periods)
+            let report = AnalyticsDocument(
+                granularity: granularity.rawValue,
+                environment: environment.rawValue,
+                periods: periods
+            )
             body = String(decoding: try encoder.encode(report), as: UTF8.self)
             headers = pageHeaders(contentType: "application/json")
         }
@@ -125,6 +151,7 @@ extension ConsoleController {
     /// The JSON export: the granularity and every period (money as exact decimal strings).
     struct AnalyticsDocument: Encodable {
         var granularity: String
+        var environment: String
         var periods: [SubscriptionAnalytics.Period]
     }
 
@@ -132,7 +159,8 @@ extension ConsoleController {
     static func analyticsCSV(_ periods: [SubscriptionAnalytics.Period]) -> String {
         var csv =
             "period,store,currency,mrr,active_subscriptions,active_trials,new_subscriptions,churned_subscriptions,"
-            + "churn_rate,purchases,refunds,refund_rate,key_packs_sold,key_pack_revenue,keys_spent\r\n"
+            + "churn_rate,purchases,refunds,refund_rate,key_packs_sold,key_pack_revenue_gross,key_pack_refunds,"
+            + "key_pack_revenue_net,keys_spent\r\n"
         for period in periods {
             for figures in period.groups {
                 let cells: [String] = [
@@ -140,11 +168,12 @@ extension ConsoleController {
                     String(figures.activeSubscriptions), String(figures.activeTrials), String(figures.newSubscriptions),
                     String(figures.churnedSubscriptions), figures.churnRate.map { "\($0)" } ?? "",
                     String(figures.purchases), String(figures.refunds), figures.refundRate.map { "\($0)" } ?? "",
-                    String(figures.keyPacksSold), "\(figures.keyPackRevenue)", "",
+                    String(figures.keyPacksSold), "\(figures.keyPackRevenue)", "\(figures.keyPackRefunds)",
+                    "\(figures.keyPackNetRevenue)", "",
                 ]
                 csv += cells.joined(separator: ",") + "\r\n"
             }
-            csv += "\(period.period),ledger,,,,,,,,,,,,,\(period.keysSpent)\r\n"
+            csv += "\(period.period),ledger,,,,,,,,,,,,,,,\(period.keysSpent)\r\n"
         }
         return csv
     }

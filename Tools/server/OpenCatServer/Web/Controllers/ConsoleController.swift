@@ -75,6 +75,7 @@ struct ConsoleController: WebController {
         }
         addWebhookRoutes(to: router)
         addAnalyticsRoutes(to: router)
+        addOrderRoutes(to: router)
         router.get("audit") { request, session in
             let signedIn = try requireOperator(session)
             var context = consoleContext("Audit log", signedIn)
@@ -151,6 +152,7 @@ struct ConsoleController: WebController {
                 "links": [
                     ["id": "nav-overview", "href": "/console", "label": "Overview"],
                     ["id": "nav-customers", "href": "/console/customers", "label": "Customers"],
+                    ["id": "nav-orders", "href": "/console/orders", "label": "Orders needing attention"],
                     ["id": "nav-analytics", "href": "/console/analytics", "label": "Analytics"],
                     ["id": "nav-webhooks", "href": "/console/webhooks", "label": "Webhooks"],
                     ["id": "nav-audit", "href": "/console/audit", "label": "Audit log"],
@@ -312,12 +314,12 @@ struct ConsoleController: WebController {
                 order.transactionId ?? order.reference,
                 "\(order.productId) × \(order.quantity) (web, \(order.amount) \(order.currency))",
                 order.createdAt.formatted(.iso8601),
-                isRefunded ? "refunded" : order.state == "paid" ? "paid, not credited" : order.state,
+                isRefunded ? "refunded" : Self.orderStatus(order.orderState),
                 order.transactionId != nil
             )
             if isRefunded { line["refundable"] = false }
             // Paid and not credited: the operator credits it (once, whatever the number of clicks) or refunds it.
-            if order.state == "paid" {
+            if order.orderState.isOwed {
                 line["creditable"] = true
                 line["reference"] = order.reference
             }
@@ -416,7 +418,17 @@ struct ConsoleController: WebController {
         guard let order = try await ledger.webOrder(store: store.rawValue, reference: reference),
             order.userId == userId
         else { throw PageError(.notFound, "That order is not this customer's.") }
-        let credited = try await checkout.credit(store: store, reference: reference)
+        let credited: Int64?
+        do { credited = try await checkout.credit(store: store, reference: reference) } catch {
+            // A rule refused it: say which, here and on the orders page.
+            guard
+                case .needsAttention(let rule, let detail) = try await ledger.webOrder(
+                    store: store.rawValue,
+                    reference: reference
+                )?.orderState
+            else { throw error }
+            throw PageError(.unprocessableContent, "Not credited: the rule \(rule) refused it (\(detail)).")
+        }
         try await ledger.audit(
             AuditRecord(
                 operatorName: signedIn.name,
@@ -428,6 +440,15 @@ struct ConsoleController: WebController {
             )
         )
         return credited == nil ? "not-credited" : "credited"
+    }
+
+    /// An order's state as the console says it: paid orders name what holds their keys back.
+    static func orderStatus(_ state: WebOrderState) -> String {
+        switch state {
+        case .paid: "paid, not credited"
+        case .needsAttention(let rule, let detail): "paid, needs attention: \(rule) (\(detail))"
+        default: state.rawValue
+        }
     }
 
     func grantPromotion(_ fields: [String: String], userId: String, by signedIn: ConsoleOperator, reason: String)

@@ -50,7 +50,8 @@ extension ConsoleController {
         var spent: [String: Decimal] = [:]
         var mintedTotal: Int64 = 0
         var spentTotal: Int64 = 0
-        var refunds = 0
+        // A refund is one refund, however many accounts it took keys from (the buyer, recipients, the pool's gift).
+        var refunded: Set<String> = []
         for row in totals {
             let amount = row.amount
             let day = LedgerStoreDays.day(row.createdAt)
@@ -61,7 +62,7 @@ extension ConsoleController {
             case "spend", "unlock":
                 spent[day, default: 0] += Decimal(-amount)
                 spentTotal -= amount
-            case "refund": refunds += 1
+            case "refund", "refund_reversal": refunded.insert(row.reference ?? "")
             default: break
             }
         }
@@ -69,7 +70,8 @@ extension ConsoleController {
         context["activeSubscriptions"] = String(activeSubscriptions)
         context["keysMinted"] = String(mintedTotal)
         context["keysSpent"] = String(spentTotal)
-        context["refunds"] = String(refunds)
+        context["refunds"] = String(refunded.count)
+        context["attention"] = String(try await ledger.webOrdersNeedingAttention().count)
         let days = Set(minted.keys).union(spent.keys).sorted()
         context["keysChart"] = SVGChart.stackedBars(
             id: "keys-chart",

@@ -126,12 +126,13 @@ struct PortalController: WebController {
         context["balance"] = String(max(balance, 0))
         if balance < 0 { context["debt"] = String(-balance) }
         context["email"] = signedIn.user.email ?? ""
-        let paid = try await checkout.orders.webOrders(of: signedIn.user.userId).filter { $0.state == "paid" }
+        let paid = try await checkout.orders.webOrders(of: signedIn.user.userId).filter { $0.orderState.isOwed }
         context["crediting"] = !paid.isEmpty
         context["paidOrders"] = paid.map { order -> [String: Any] in
             [
                 "date": Self.displayDate(order.createdAt), "quantity": String(order.quantity),
                 "price": "\(order.amount) \(order.currency.uppercased())", "store": Self.storeName(order.store),
+                "status": Self.owedStatus(order.orderState),
             ]
         }
         context["history"] = entries.map { entry -> [String: Any] in
@@ -273,14 +274,15 @@ struct PortalController: WebController {
         }
         let credited: Int64?
         do { credited = try await checkout.credit(store: store, reference: reference) } catch {
-            // Paid but not credited (a refused rule, a failed write): the buyer is owed the keys and is told so.
-            guard try await checkout.orders.webOrder(store: store.rawValue, reference: reference)?.state == "paid"
+            // Paid but not credited (a refused rule, a failed write): the buyer is owed the keys and is told so, and
+            // why when a rule holds them back; never "nothing more to do" while the keys are not in the wallet.
+            guard
+                let state = try await checkout.orders.webOrder(store: store.rawValue, reference: reference)?
+                    .orderState, state.isOwed
             else { throw error }
-            var context = portalContext("Paid — we are crediting your keys")
+            var context = portalContext("Paid — your keys are not in your wallet yet")
             context["messageId"] = "return-status"
-            context["text"] =
-                "The store confirmed your payment. Your keys are being credited and arrive in your wallet shortly; "
-                + "nothing more to do."
+            context["text"] = "The store confirmed your payment. " + Self.owedStatus(state) + "."
             context["link"] = ["href": "/portal/wallet", "label": "Go to your wallet"]
             return render("message", context, status: .accepted)
         }
@@ -292,6 +294,14 @@ struct PortalController: WebController {
             : "Your payment is confirmed and the keys are in your wallet."
         context["link"] = ["href": "/portal/wallet?notice=bought", "label": "Go to your wallet"]
         return render("message", context)
+    }
+
+    /// What the buyer reads of a paid order whose keys are not in the wallet.
+    static func owedStatus(_ state: WebOrderState) -> String {
+        guard case .needsAttention(_, let detail) = state else {
+            return "paid, your keys are being credited and arrive in your wallet shortly"
+        }
+        return "paid, held for review (\(detail)): the shop has been told and credits your keys or refunds you"
     }
 
     func shareOrDonate(_ request: Request, _ session: ServerRequestContext, donate: Bool) async throws -> Response {
