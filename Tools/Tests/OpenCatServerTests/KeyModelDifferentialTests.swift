@@ -11,7 +11,8 @@ import Testing
 /// PostgreSQL with two instances taking turns. After every step each operation's answer and every account's balance,
 /// debt and lots (by purchase and by share) must be the model's. The seed is printed; `OPENCAT_TEST_SEED` repeats it.
 struct KeyModelDifferentialTests {
-    static let sequences = 300
+    /// 300, or `OPENCAT_TEST_MODEL_SEQUENCES` (a longer hunt for a bug, or a quicker look).
+    static let sequences = ProcessInfo.processInfo.environment["OPENCAT_TEST_MODEL_SEQUENCES"].flatMap(Int.init) ?? 300
     static let steps = 30
 
     /// One operation, as the model and the ledger both take it.
@@ -63,6 +64,13 @@ struct KeyModelDifferentialTests {
         let seed = random.seed
         print("KeyModelDifferentialTests (\(backend)): seed \(seed); rerun with OPENCAT_TEST_SEED=\(seed)")
         let seeds = (0..<Self.sequences).map { _ in random.next() }
+        let started = ContinuousClock.now
+        defer {
+            print(
+                "KeyModelDifferentialTests (\(backend)): \(Self.sequences) sequences of \(Self.steps) steps in "
+                    + "\(ContinuousClock.now - started)"
+            )
+        }
         try await backend.withLedgers { ledgers in
             for (index, sequenceSeed) in seeds.enumerated() {
                 var sequenceRandom = SeededGenerator(seed: sequenceSeed)
@@ -256,29 +264,27 @@ struct KeyModelDifferentialTests {
     static func differences(_ sequence: Sequence, _ ledger: any LedgerStore) async throws -> [String] {
         let accounts = sequence.accounts + [communityPoolAccount]
         let marks = Array(repeating: "?", count: accounts.count).joined(separator: ", ")
-        let (balances, lots) = try await ledger.transaction(locking: []) { connection in
-            let balances = try await connection.query(
+        // One statement: each account's balance (`part` b), then its lots by purchase and share (`part` l), the
+        // pool's of this sequence's purchases only (it holds every sequence's).
+        let others = Array(repeating: "?", count: accounts.count - 1).joined(separator: ", ")
+        let rows = try await ledger.transaction(locking: []) { connection in
+            try await connection.query(
                 """
-                SELECT user_id, CAST(SUM(amount) AS BIGINT) AS balance FROM ledger_entries
-                WHERE user_id IN (\(marks)) GROUP BY user_id
-                """,
-                accounts.map { .text($0) }
-            )
-            // The pool's lots of this sequence's purchases only (it holds every sequence's).
-            let lots = try await connection.query(
-                """
-                SELECT user_id, source, via, CAST(SUM(remaining) AS BIGINT) AS keys FROM key_lots
-                WHERE remaining > 0 AND (user_id IN (\(Array(repeating: "?", count: accounts.count - 1)
-                    .joined(separator: ", "))) OR (user_id = ? AND source LIKE ?))
+                SELECT 'b' AS part, user_id, NULL AS source, NULL AS via, CAST(SUM(amount) AS BIGINT) AS keys
+                FROM ledger_entries WHERE user_id IN (\(marks)) GROUP BY user_id
+                UNION ALL
+                SELECT 'l' AS part, user_id, source, via, CAST(SUM(remaining) AS BIGINT) AS keys FROM key_lots
+                WHERE remaining > 0 AND (user_id IN (\(others)) OR (user_id = ? AND source LIKE ?))
                 GROUP BY user_id, source, via
                 """,
-                accounts.map { .text($0) } + [.text("stripe:\(sequence.prefix)%")]
+                accounts.map { .text($0) } + accounts.map { .text($0) } + [.text("stripe:\(sequence.prefix)%")]
             )
-            return (balances, lots)
         }
+        let balances = rows.filter { text($0["part"]) == "b" }
+        let lots = rows.filter { text($0["part"]) == "l" }
         let viaKeys = Dictionary(uniqueKeysWithValues: sequence.shareEntries.map { ($1, $0) })
         var ledgerBalances: [String: Int64] = [:]
-        for row in balances { ledgerBalances[text(row["user_id"]) ?? ""] = integer(row["balance"]) }
+        for row in balances { ledgerBalances[text(row["user_id"]) ?? ""] = integer(row["keys"]) }
         ledgerBalances[communityPoolAccount, default: 0] -= sequence.poolBaseline
         var ledgerLots: [String: [String: Int64]] = [:]
         for row in lots {
