@@ -366,12 +366,20 @@ extension WalletRepositoryContract {
                 createdAt: clock.now
             )
             try await one.recordWebOrder(order)
-            #expect(try await two.webOrder(store: "stripe", reference: "cs_1") == order)
+            // Recorded `created`, first checked with its store a minute later (WebOrderSchedule).
+            var recorded = order
+            recorded.nextCheckAt = clock.now.addingTimeInterval(WebOrderSchedule.first)
+            #expect(try await two.webOrder(store: "stripe", reference: "cs_1") == recorded)
             #expect(try await two.webOrders(of: "web:ana@example.com").count == 1)
             #expect(try await two.webOrders(email: "ana@example.com").count == 1)
             try await two.markWebOrderCredited(store: "stripe", reference: "cs_1", transactionId: "pi_1")
             let credited = try await one.webOrders(store: "stripe", referenceOrTransaction: "pi_1")
             #expect(credited.map(\.transactionId) == ["pi_1"] && credited.first?.state != "created")
+            // Moves follow the order model only: a credited order is never paid or expired again, only refunded.
+            #expect(try await one.moveWebOrder(store: "stripe", reference: "cs_1", .expired) == nil)
+            #expect(try await one.moveWebOrder(store: "stripe", reference: "cs_1", .refunded) == .refunded)
+            #expect(try await two.webOrderCounts()["refunded"] == 1)
+            #expect(try await two.unsettledWebOrders(dueBy: nil).isEmpty)
             #expect(try await one.webOrder(store: "paypal", reference: "cs_1") == nil)
         }
     }
