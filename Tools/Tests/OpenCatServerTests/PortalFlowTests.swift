@@ -165,6 +165,16 @@ struct PortalCheckout {
         return (reference, back)
     }
 
+    /// The buyer pays on the store's page and never comes back, and the store's webhook is lost (as while the server
+    /// is down): returns the order's reference, still `created` here.
+    func payWhileTheServerIsAway(_ buyer: PortalBrowser, store: String) async throws -> String {
+        let delivered = relay.statuses.count
+        relay.dropNext()
+        let (reference, _) = try await buyAndPay(buyer, store: store)
+        try await waitForWebhooks(delivered + 1)
+        return reference
+    }
+
     /// The buyer's browsers come back `racers` times at once (a reload, a second tab) while the store's webhook,
     /// sent when the payment was made, is still on its way; a redirect chain that began on the store's site
     /// carries no SameSite=Strict cookie, so neither do these.

@@ -401,6 +401,7 @@ extension WalletRepositoryContract {
                     userId: "ana",
                     productId: "keys_10",
                     price: price,
+                    quantity: 1,
                     at: clock.now
                 )
             }

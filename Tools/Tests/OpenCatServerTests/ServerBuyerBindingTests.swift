@@ -318,6 +318,18 @@ struct ServerBuyerBindingTests {
         return (event, "t=\(timestamp),v1=" + mac.map { String(format: "%02x", $0) }.joined())
     }
 
+    /// Posts a signed Stripe event to the server's Stripe notification route; its status and body.
+    static func deliver(_ signed: (Data, String), to client: some TestClientProtocol) async throws -> (
+        HTTPResponse.Status, String
+    ) {
+        try await client.execute(
+            uri: "/v1/notifications/stripe",
+            method: .post,
+            headers: [.contentType: "application/json", HTTPField.Name("Stripe-Signature")!: signed.1],
+            body: ByteBuffer(bytes: signed.0)
+        ) { response in (response.status, String(buffer: response.body)) }
+    }
+
     @Test(arguments: Backend.allCases)
     func anOutOfOrderStripeSubscriptionEventLeavesTheCancelledState(_ backend: Backend) async throws {
         let clock = TestClock(ServerFixture.signedDate)
@@ -340,12 +352,7 @@ struct ServerBuyerBindingTests {
             let app = Application(router: fixture.server.router())
             try await app.test(.router) { client in
                 func deliver(_ signed: (Data, String)) async throws -> (HTTPResponse.Status, String) {
-                    try await client.execute(
-                        uri: "/v1/notifications/stripe",
-                        method: .post,
-                        headers: [.contentType: "application/json", HTTPField.Name("Stripe-Signature")!: signed.1],
-                        body: ByteBuffer(bytes: signed.0)
-                    ) { response in (response.status, String(buffer: response.body)) }
+                    try await Self.deliver(signed, to: client)
                 }
                 func history() async throws -> [[String: Any]] {
                     api.transactions(

@@ -147,6 +147,7 @@ import Testing
             userId: "buyer",
             productId: "keys_10",
             price: Money(decimalString: "4.99", currency: "USD")!,
+            quantity: 1,
             at: date
         )
     }

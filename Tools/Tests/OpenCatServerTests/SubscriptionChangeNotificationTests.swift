@@ -66,12 +66,7 @@ struct SubscriptionChangeNotificationTests {
                     object: Self.subscription(period: 1, cancelAtPeriodEnd: true),
                     now: clock.now
                 )
-                let status = try await client.execute(
-                    uri: "/v1/notifications/stripe",
-                    method: .post,
-                    headers: [.contentType: "application/json", HTTPField.Name("Stripe-Signature")!: signed.1],
-                    body: ByteBuffer(bytes: signed.0)
-                ) { $0.status }
+                let status = try await Binding.deliver(signed, to: client).0
                 #expect(status == .ok)
             }
             let rows = try await stores[0].transaction(locking: []) { connection in

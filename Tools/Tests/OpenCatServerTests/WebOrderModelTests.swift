@@ -66,10 +66,7 @@ struct WebOrderModelTests {
         try await PortalCheckout.run(backend) { shop in
             let buyer = try await shop.portal.signIn(PortalHarness.alice)
             let before = try await shop.portal.ledger.balance(of: "user-1")
-            // The server is down: the store's webhook never lands and the buyer never comes back.
-            shop.relay.dropNext()
-            let (reference, _) = try await shop.buyAndPay(buyer, store: store)
-            try await shop.waitForWebhooks(1)
+            let reference = try await shop.payWhileTheServerIsAway(buyer, store: store)
             #expect(try await shop.portal.ledger.webOrder(store: store, reference: reference)?.state == "created")
             // What the server does when it starts: every unsettled order, asked about at once.
             let checkout = shop.portal.server.makeCheckout(shop.portal.server.makeSeller())
@@ -85,9 +82,7 @@ struct WebOrderModelTests {
         try await PortalCheckout.run(backend) { shop in
             let buyer = try await shop.portal.signIn(PortalHarness.alice)
             let before = try await shop.portal.ledger.balance(of: "user-1")
-            shop.relay.dropNext()
-            let (reference, _) = try await shop.buyAndPay(buyer, store: "stripe")
-            try await shop.waitForWebhooks(1)
+            let reference = try await shop.payWhileTheServerIsAway(buyer, store: "stripe")
             // The pack now costs 5.99: the order was sold at 4.99 and is judged by its own total.
             let raised = Self.checkout(shop) {
                 $0.stripePrices[PortalHarness.product] = Money(decimalString: "5.99", currency: "USD")
@@ -101,9 +96,7 @@ struct WebOrderModelTests {
     func aRefusedOrderNamesItsRuleToTheOperatorAndTheBuyerUntilItIsCredited(_ backend: Backend) async throws {
         try await PortalCheckout.run(backend) { shop in
             let buyer = try await shop.portal.signIn(PortalHarness.alice)
-            shop.relay.dropNext()
-            let (reference, _) = try await shop.buyAndPay(buyer, store: "stripe")
-            try await shop.waitForWebhooks(1)
+            let reference = try await shop.payWhileTheServerIsAway(buyer, store: "stripe")
             // The pack is no longer sold when the payment is reconciled: the keyPack rule refuses it.
             let withdrawn = Self.checkout(shop) { $0.keyPacks[PortalHarness.product] = nil }
             #expect(await withdrawn.reconcileOrders(all: true) == 0)

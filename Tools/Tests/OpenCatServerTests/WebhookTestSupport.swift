@@ -272,6 +272,7 @@ func causeEveryEventType(_ store: any LedgerStore, now: Date, testEndpoint: Stri
         userId: "ana",
         productId: "keys_10",
         price: price,
+        quantity: 1,
         at: now
     )
     _ = try await store.transfer(

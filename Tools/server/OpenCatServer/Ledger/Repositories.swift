@@ -84,28 +84,6 @@ public protocol RedemptionRepository: Sendable {
     func useOnce(kind: String, digest: String, subject: String) async throws(LedgerError) -> Bool
 }
 
-extension SalesAuditRepository {
-    /// Records a sale of one pack once per store transaction.
-    public func recordSale(
-        store: String,
-        transactionId: String,
-        userId: String,
-        productId: String,
-        price: Money,
-        at date: Date
-    ) async throws(LedgerError) {
-        try await recordSale(
-            store: store,
-            transactionId: transactionId,
-            userId: userId,
-            productId: productId,
-            price: price,
-            quantity: 1,
-            at: date
-        )
-    }
-}
-
 extension RedemptionRepository {
     /// Takes back all of what a refunded transaction paid for.
     public func refund(store: String, transactionId: String) async throws(LedgerError) -> RefundOutcome {
