@@ -144,24 +144,12 @@ extension LedgerStore {
             account.sql,
             entryId.sql
         )
-        if named > 0 {
-            let waiting = try await connection.integer(
-                """
-                SELECT CAST(COALESCE(SUM(remaining), 0) AS BIGINT) FROM key_lots
-                WHERE user_id = ? AND via = ? AND remaining > 0
-                """,
-                account.sql,
-                entryId.sql
-            )
-            return try await takeLots(connection, userId: account, amount: waiting, filter: .via(entryId))
-        }
-        let unnamed = try await connection.integer(
-            """
-            SELECT CAST(COALESCE(SUM(remaining), 0) AS BIGINT) FROM key_lots
-            WHERE user_id = ? AND via IS NULL AND remaining > 0
-            """,
-            account.sql
+        // At most the share's amount: its own lots never hold more; older lots that name no share may.
+        return try await takeLots(
+            connection,
+            userId: account,
+            amount: shared,
+            filter: named > 0 ? .via(entryId) : .unnamed
         )
-        return try await takeLots(connection, userId: account, amount: min(shared, unnamed), filter: .unnamed)
     }
 }

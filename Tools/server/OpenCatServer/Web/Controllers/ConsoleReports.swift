@@ -71,7 +71,8 @@ extension ConsoleController {
         context["keysMinted"] = String(mintedTotal)
         context["keysSpent"] = String(spentTotal)
         context["refunds"] = String(refunded.count)
-        context["attention"] = String(try await ledger.webOrdersNeedingAttention().count)
+        let orders = try await ledger.webOrderCounts()
+        context["attention"] = String(orders["paid", default: 0] + orders["needs_attention", default: 0])
         let days = Set(minted.keys).union(spent.keys).sorted()
         context["keysChart"] = SVGChart.stackedBars(
             id: "keys-chart",
