@@ -76,6 +76,24 @@ extension ConformanceReport {
             + exclusive.map { "\($0.operations.joined(separator: ", ")) (\($0.store))" }.joined(separator: "; ")
     }
 
+    /// The scenarios that are no operation's case: the catalogue's store facts (one store's documented answer with a
+    /// shape of its own, run as one more success case of an operation), each with the store whose fact it is.
+    func storeFacts(_ operations: [String]) -> [(scenario: String, cell: Cell?)] {
+        let grid = Set(operations.flatMap { operation in Self.operationCases.map { "\(operation)-\($0)" } })
+        return scenarios.filter { !grid.contains($0) }.map { scenario in
+            (scenario, cells.first { $0.scenario == scenario && $0.status != .notApplicable })
+        }
+    }
+
+    /// The line naming the store facts and their marks: `store facts: a (google) ✓, b (stripe) ✓`.
+    func storeFactsLine(_ operations: [String]) -> String? {
+        let facts = storeFacts(operations)
+        guard !facts.isEmpty else { return nil }
+        return "store facts: "
+            + facts.map { "\($0.scenario) (\($0.cell?.store ?? "no store")) \(Self.mark($0.cell))" }
+            .joined(separator: ", ")
+    }
+
     /// A case's mark: ✓ passed, ✗ failed, · not applicable, ? not run.
     static func mark(_ cell: Cell?) -> String {
         switch cell?.status {
@@ -112,10 +130,13 @@ extension ConformanceReport {
             }
         }
         if let exclusive = exclusiveLine(operations) { lines += Self.wrapped(exclusive, width: 118) }
+        if let facts = storeFactsLine(operations) { lines += Self.wrapped(facts, width: 118) }
         lines += problemLines()
         let (pass, fail, na) = counts
+        let facts = storeFacts(operations).count
         lines.append(
-            "\(stores.count) stores x \(operations.count) operations x \(Self.operationCases.count) cases: \(pass) passed, "
+            "\(stores.count) stores x \(operations.count) operations x \(Self.operationCases.count) cases"
+                + (facts > 0 ? " and \(facts) store facts" : "") + ": \(pass) passed, "
                 + "\(fail) failed, \(na) not applicable, \(invalidCassettes.count) invalid cassettes "
                 + "(\(durationMilliseconds) ms)"
         )
@@ -153,6 +174,7 @@ extension ConformanceReport {
             }
         }
         if let exclusive = exclusiveLine(operations) { body += "<p class=\"exclusive\">\(Self.html(exclusive))</p>\n" }
+        if let facts = storeFactsLine(operations) { body += "<p class=\"store-facts\">\(Self.html(facts))</p>\n" }
         return body
     }
 

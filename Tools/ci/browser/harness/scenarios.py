@@ -3,6 +3,7 @@ fail, and may record further failures with `world.soft(...)` while going on. Pag
 
 from __future__ import annotations
 
+import base64
 import json
 import re
 import time
@@ -540,6 +541,85 @@ def analytics(world: World) -> None:
         expect(response.status == 200, f"GET {href} answered {response.status}")
 
 
+def api_balance_or_none(world: World) -> int | None:
+    """Alice's balance from the JSON API (what KeyServerClient reads); None when the server does not answer 200."""
+    alice = world.stack.alice
+    status, body = http("GET", world.url(f"/api/v1/wallet/{alice.user_id}"), {"Authorization": f"Bearer {alice.token}"})
+    return int(body["balance"]) if status == 200 and isinstance(body, dict) else None
+
+
+def api_balance(world: World) -> int:
+    balance = api_balance_or_none(world)
+    expect(balance is not None, f"GET /api/v1/wallet/{world.stack.alice.user_id} did not answer 200")
+    return balance
+
+
+def _store_says_paid(world: World, store: str, reference: str) -> bool:
+    """Whether the mock's own API reports the Checkout Session paid or the PayPal order approved."""
+    stack = world.stack
+    if store == "stripe":
+        headers = {"Authorization": f"Bearer {stack.stripe_key}"}
+        status, session = http("GET", f"{stack.mock_base}/v1/checkout/sessions/{reference}", headers)
+        return status == 200 and isinstance(session, dict) and session.get("payment_status") == "paid"
+    basic = base64.b64encode(f"{stack.paypal_client_id}:{stack.paypal_client_secret}".encode()).decode()
+    status, token = http(
+        "POST",
+        f"{stack.mock_base}/v1/oauth2/token",
+        {"Authorization": f"Basic {basic}", "Content-Type": "application/x-www-form-urlencoded"},
+        b"grant_type=client_credentials",
+    )
+    if status != 200 or not isinstance(token, dict):
+        return False
+    headers = {"Authorization": f"Bearer {token.get('access_token')}"}
+    status, order = http("GET", f"{stack.mock_base}/v2/checkout/orders/{reference}", headers)
+    return status == 200 and isinstance(order, dict) and order.get("status") in ("APPROVED", "COMPLETED")
+
+
+def _pay_while_down(world: World, store: str) -> None:
+    before = api_balance(world)
+    page = world.alice.new_page()
+    world.page = page
+    goto(page, world.url("/portal/buy"), "/portal/buy")
+    page.click(f"#buy-{store}-{PRODUCT}")
+    hosted = r"/checkout/pay/" if store == "stripe" else r"/checkoutnow"
+    page.wait_for_url(re.compile(re.escape(world.stack.mock_base) + hosted))
+    query = urllib.parse.parse_qs(urllib.parse.urlsplit(page.url).query)
+    reference = urllib.parse.urlsplit(page.url).path.rsplit("/", 1)[-1] if store == "stripe" else query["token"][0]
+    world.stack.stop_server()
+    try:
+        try:  # the store sends the buyer back to a server that is not there
+            page.click("#pay" if store == "stripe" else "#approve", no_wait_after=True)
+        except Exception:
+            pass
+        paid = wait_until(lambda: _store_says_paid(world, store, reference) or None)
+        # The buyer closes the tab (Chromium's error page would reload the return page once the server is back).
+        page.close()
+        world.page = world.alice_page
+        expect(paid, f"the mock never took the {store} payment")
+        expect(api_balance_or_none(world) is None, "the server answered while it was stopped")
+    finally:
+        world.stack.restart_server()
+    restarted = time.monotonic()
+    credited = wait_until(lambda: api_balance(world) == before + PACK_KEYS or None, timeout=120)
+    seconds = time.monotonic() - restarted
+    expect(credited, f"{store}: paid while the server was stopped, not credited within 120 s of its restart")
+    world.stack.log(f"paid-while-down: {store} credited {seconds:.1f} s after the server was ready again")
+    for _ in range(4):  # once: the webhook the store lost and the reconciler's next rounds add nothing
+        time.sleep(0.25)
+        expect(api_balance(world) == before + PACK_KEYS, f"{store}: credited more than once")
+    world.balance = before + PACK_KEYS
+    world.purchases += 1
+
+
+def paid_while_down(world: World) -> None:
+    """A payment made while the server is stopped (the store's one webhook lost, the buyer never back) is credited
+    once after the restart by the server's own reconciler, with no operator action: Stripe, then PayPal."""
+    for store in ("stripe", "paypal"):
+        _pay_while_down(world, store)
+    wallet = wallet_balance(world, world.alice_page)
+    expect(wallet == world.balance, f"the wallet shows {wallet}, the API {world.balance}")
+
+
 def _refused(status: int, page_url: str, login_path: str) -> bool:
     return status in (401, 403) or urllib.parse.urlsplit(page_url).path.startswith(login_path)
 
@@ -665,6 +745,7 @@ SCENARIOS = [
     ("overview", overview, ["console-sign-in"]),
     ("webhooks", webhooks, ["console-sign-in"]),
     ("analytics", analytics, ["console-sign-in", "buy-stripe", "buy-paypal"]),
+    ("paid-while-down", paid_while_down, ["sign-in"]),
     ("security", security, ["sign-in", "console-sign-in"]),
     ("accessibility", accessibility, []),
 ]

@@ -105,6 +105,7 @@ class Stack:
         self.mock_base = ""
         self.mail_file = self.folder / "mail.jsonl"
         self.server: Process | None = None
+        self.servers: list[Process] = []  # every server process of the run, the one running last
         self.mock: Process | None = None
 
     # ----- lifecycle -------------------------------------------------------------------------------------------
@@ -127,10 +128,17 @@ class Stack:
     def remove_folder(self) -> None:
         shutil.rmtree(self.folder, ignore_errors=True)
 
+    def stop_server(self) -> None:
+        """Stops the server (SIGTERM) and keeps its log; the mock goes on running."""
+        if self.server is not None:
+            self._terminate(self.server)
+
+    def restart_server(self) -> None:
+        """Starts the server again on the same port, configuration and database, and waits until it is ready."""
+        self._start_server()
+
     def copy_logs(self, artifacts: Path) -> None:
-        for process in (self.mock, self.server):
-            if process is None:
-                continue
+        for process in ([self.mock] if self.mock else []) + self.servers:
             out = artifacts / f"{self.database}-{process.name}.log"
             try:
                 out.write_text(
@@ -357,13 +365,14 @@ class Stack:
         else:
             database = "env:" + DATABASE_ENV
         process = self._spawn(
-            "server",
+            "server" if not self.servers else f"server-{len(self.servers) + 1}",
             [
                 str(self.bin_dir / "opencat-server"), "--port", str(self.server_port), "--log-level", "info",
                 "--config", str(self.folder / "server.json"), "--database", database,
             ],
         )  # fmt: skip
         self.server = process
+        self.servers.append(process)
 
         def ready() -> bool | None:
             if process.popen.poll() is not None:
@@ -389,9 +398,11 @@ class Stack:
         return result
 
     def server_log(self) -> str:
-        if self.server is None:
-            return ""
-        try:
-            return self.server.stdout.read_text(errors="replace") + self.server.stderr.read_text(errors="replace")
-        except OSError:
-            return ""
+        """Every server process's output, in the order they ran."""
+        text = ""
+        for process in self.servers:
+            try:
+                text += process.stdout.read_text(errors="replace") + process.stderr.read_text(errors="replace")
+            except OSError:
+                pass
+        return text
