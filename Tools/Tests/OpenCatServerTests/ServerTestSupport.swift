@@ -176,20 +176,25 @@ struct ServerFixture {
     }
 
     /// A signed App Store Server Notification V2 body reporting a transaction.
-    func appleNotification(type: String, uuid: String, transaction: String, signed: Date = ServerFixture.signedDate)
-        throws -> Data
-    {
-        let payload = try JSONSerialization.data(
-            withJSONObject: [
-                "notificationType": type,
-                "notificationUUID": uuid,
-                "data": [
-                    "environment": "Production", "bundleId": Self.bundleId, "signedTransactionInfo": transaction,
-                ],
-                "version": "2.0",
-                "signedDate": Int64(signed.timeIntervalSince1970 * 1000),
-            ] as [String: Any]
-        )
+    /// `renewal`: the `signedRenewalInfo` it carries, signed by the test CA (none when nil).
+    func appleNotification(
+        type: String,
+        subtype: String? = nil,
+        uuid: String,
+        transaction: String,
+        renewal: JWSRenewalInfoDecodedPayload? = nil,
+        signed: Date = ServerFixture.signedDate
+    ) throws -> Data {
+        var data: [String: Any] = [
+            "environment": "Production", "bundleId": Self.bundleId, "signedTransactionInfo": transaction,
+        ]
+        if let renewal { data["signedRenewalInfo"] = try ca.signJWS(renewal) }
+        var notification: [String: Any] = [
+            "notificationType": type, "notificationUUID": uuid, "data": data, "version": "2.0",
+            "signedDate": Int64(signed.timeIntervalSince1970 * 1000),
+        ]
+        if let subtype { notification["subtype"] = subtype }
+        let payload = try JSONSerialization.data(withJSONObject: notification)
         return try JSONSerialization.data(withJSONObject: ["signedPayload": ca.signJWS(payload: payload)])
     }
 }

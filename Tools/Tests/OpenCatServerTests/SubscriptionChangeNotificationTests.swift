@@ -8,12 +8,15 @@ import OpenCatCore
 import OpenCatTesting
 import StoreAdapters
 import Testing
+import _CryptoExtras
 
 @testable import OpenCatServer
 
-/// One store notification, several changes (docs/SECURITY.md, "Events to the integrator's backend"): a Stripe
-/// renewal that also turns auto-renew off is a new invoice (a new transaction) with `cancel_at_period_end`, and emits
-/// `renewal` and `cancellation`, each with the store's time and environment — on SQLite and PostgreSQL.
+/// One store notification, several changes (docs/SECURITY.md, "Events to the integrator's backend"), in each store's
+/// own shape, through its notification route: a Stripe renewal that also turns auto-renew off (a new invoice with
+/// `cancel_at_period_end`), an App Store `DID_RENEW` whose renewal info says auto-renew is off or whose transaction
+/// is another product, a Google `SUBSCRIPTION_RENEWED` whose re-read subscription no longer renews — one event per
+/// change, each with the store's time and environment, on SQLite and PostgreSQL.
 struct SubscriptionChangeNotificationTests {
     typealias Binding = ServerBuyerBindingTests
 
@@ -81,6 +84,187 @@ struct SubscriptionChangeNotificationTests {
                 )
                 #expect(data["store_time"] is String && data["environment"] as? String == "production")
             }
+        }
+    }
+
+    /// The events the outbox holds, in order; each carries `store_time` and `environment` (production).
+    static func events(_ ledger: any LedgerStore) async throws -> [String?] {
+        let rows = try await ledger.transaction(locking: []) { connection in
+            try await connection.rows("SELECT type, payload FROM webhook_events ORDER BY seq")
+        }
+        for row in rows {
+            let payload = try #require(row["payload"]?.text)
+            let object = try JSONSerialization.jsonObject(with: Data(payload.utf8)) as? [String: Any]
+            let data = try #require(object?["data"] as? [String: Any])
+            #expect(data["store_time"] is String && data["environment"] as? String == "production", "\(payload)")
+        }
+        return rows.map { $0["type"]?.text }
+    }
+
+    /// Posts a body to one of the server's notification routes; its status.
+    static func notify(_ client: some TestClientProtocol, _ path: String, _ body: Data) async throws
+        -> HTTPResponse.Status
+    {
+        try await client.execute(
+            uri: path,
+            method: .post,
+            headers: [.contentType: "application/json"],
+            body: ByteBuffer(bytes: body)
+        ) { response in response.status }
+    }
+
+    @Test(arguments: Backend.allCases)
+    func anAppStoreRenewalNamesEachChangeItsRenewalInfoAndTransactionReveal(_ backend: Backend) async throws {
+        let clock = TestClock(ServerFixture.signedDate)
+        let start = ServerFixture.signedDate
+        let day: TimeInterval = 86_400
+        try await backend.withStores(now: { clock.now }) { stores in
+            let fixture = try ServerFixture(ledger: stores[0], clock: clock)
+            _ = try await registerEndpoint(stores[0], id: "all", url: "https://example.com/all")
+            let app = Application(router: fixture.server.router())
+            @Sendable func transaction(_ id: String, product: String = ServerFixture.proProduct, period: Double)
+                -> String
+            {
+                fixture.appleTransaction(
+                    id: id,
+                    productId: product,
+                    originalId: "7000000000000001",
+                    expires: start + (period + 1) * 30 * day,
+                    purchaseDate: start + period * 30 * day - 60,
+                    signed: clock.now
+                )
+            }
+            @Sendable func renewal(on: Bool, product: String = ServerFixture.proProduct) -> JWSRenewalInfoDecodedPayload
+            {
+                JWSRenewalInfoDecodedPayload(
+                    originalTransactionId: "7000000000000001",
+                    autoRenewProductId: product,
+                    productId: product,
+                    rawAutoRenewStatus: on ? 1 : 0,
+                    signedDate: clock.now,
+                    rawEnvironment: "Production"
+                )
+            }
+            try await app.test(.router) { client in
+                let receipt: [String: Any] = [
+                    "appUserId": "app-user-1", "store": "apple", "kind": "appleSignedTransaction",
+                    "proof": transaction("7000000000000001", period: 0),
+                ]
+                #expect(try await ServerOpenCatAPITests().post(client, "/v1/receipts", receipt).0 == .ok)
+                clock.advance(3_600)
+                let enabled = try fixture.appleNotification(
+                    type: "DID_CHANGE_RENEWAL_STATUS",
+                    subtype: "AUTO_RENEW_ENABLED",
+                    uuid: "uuid-change-1",
+                    transaction: transaction("7000000000000001", period: 0),
+                    renewal: renewal(on: true),
+                    signed: clock.now
+                )
+                #expect(try await Self.notify(client, "/v1/notifications/apple", enabled) == .ok)
+                // Renewed, and its renewal info says the subscriber has turned auto-renew off since.
+                clock.advance(30 * day)
+                let renewedOff = try fixture.appleNotification(
+                    type: "DID_RENEW",
+                    uuid: "uuid-change-2",
+                    transaction: transaction("7000000000000002", period: 1),
+                    renewal: renewal(on: false),
+                    signed: clock.now
+                )
+                #expect(try await Self.notify(client, "/v1/notifications/apple", renewedOff) == .ok)
+                // Renewed into another product of the group (a downgrade takes effect at renewal), auto-renew on.
+                clock.advance(30 * day)
+                let yearly = "dev.opencat.pro.yearly"
+                let renewedAs = try fixture.appleNotification(
+                    type: "DID_RENEW",
+                    uuid: "uuid-change-3",
+                    transaction: transaction("7000000000000003", product: yearly, period: 2),
+                    renewal: renewal(on: true, product: yearly),
+                    signed: clock.now
+                )
+                #expect(try await Self.notify(client, "/v1/notifications/apple", renewedAs) == .ok)
+            }
+            #expect(
+                try await Self.events(stores[0]) == [
+                    "initial_purchase", "uncancellation", "renewal", "cancellation", "product_change", "renewal",
+                    "uncancellation",
+                ]
+            )
+        }
+    }
+
+    /// A Google subscription as `purchases.subscriptionsv2.get` answers it in its `period`-th month.
+    static func googleSubscription(period: Int, autoRenew: Bool) -> String {
+        let expiry = ServerFixture.signedDate.addingTimeInterval(Double(period + 1) * 30 * 86_400)
+        return """
+            {"kind":"androidpublisher#subscriptionPurchaseV2","regionCode":"US",
+            "startTime":"\(Date.ISO8601FormatStyle().format(ServerFixture.signedDate.addingTimeInterval(-60)))",
+            "subscriptionState":"SUBSCRIPTION_STATE_ACTIVE","acknowledgementState":"ACKNOWLEDGEMENT_STATE_ACKNOWLEDGED",
+            "externalAccountIdentifiers":{"obfuscatedExternalAccountId":"app-user-1"},
+            "lineItems":[{"productId":"\(ServerFixture.proProduct)",
+            "expiryTime":"\(Date.ISO8601FormatStyle().format(expiry))",
+            "autoRenewingPlan":{"autoRenewEnabled":\(autoRenew),
+            "recurringPrice":{"currencyCode":"USD","units":"6","nanos":990000000}},
+            "offerDetails":{"basePlanId":"monthly"},"latestSuccessfulOrderId":"GPA.3301-0000-0000-07001..\(period)"}]}
+            """
+    }
+
+    @Test(arguments: Backend.allCases)
+    func aGoogleRenewalWhoseSubscriptionNoLongerRenewsEmitsRenewalAndCancellation(_ backend: Backend) async throws {
+        let clock = TestClock(ServerFixture.signedDate)
+        let play = ScriptedTransport()
+        play.on(.post, "/token", json: #"{"access_token":"ya29.test","expires_in":3600,"token_type":"Bearer"}"#)
+        let path = "/androidpublisher/v3/applications/dev.opencat.server.tests/purchases/subscriptionsv2/tokens/"
+        play.on(.get, path, times: 1, json: Self.googleSubscription(period: 0, autoRenew: true))
+        play.on(.get, path, json: Self.googleSubscription(period: 1, autoRenew: false))
+        let rsa = try _RSA.Signing.PrivateKey(keySize: .bits2048)
+        let google = GooglePlayAdapter(
+            configuration: try .init(
+                packageName: "dev.opencat.server.tests",
+                serviceAccount: GoogleServiceAccount(
+                    privateKeyId: "test",
+                    privateKey: Secret(rsa.pemRepresentation),
+                    clientEmail: "server-tests@example.iam.gserviceaccount.com",
+                    tokenURI: URL(string: "https://play.test/token")!
+                ),
+                baseURL: URL(string: "https://play.test")!,
+                tokenURL: URL(string: "https://play.test/token")!,
+                httpClient: HTTPClient(transport: play, clock: clock.manual),
+                acknowledge: false
+            )
+        )
+        let pushToken = "push-token-subscriptionchange"
+        try await backend.withStores(now: { clock.now }) { stores in
+            let fixture = try ServerFixture(
+                ledger: stores[0],
+                clock: clock,
+                stores: [google],
+                googlePushToken: pushToken
+            )
+            _ = try await registerEndpoint(stores[0], id: "all", url: "https://example.com/all")
+            let app = Application(router: fixture.server.router())
+            try await app.test(.router) { client in
+                let receipt: [String: Any] = [
+                    "appUserId": "app-user-1", "store": "google", "kind": "googleSubscriptionPurchaseToken",
+                    "proof": "play-sub-token-1", "productId": ServerFixture.proProduct,
+                ]
+                #expect(try await ServerOpenCatAPITests().post(client, "/v1/receipts", receipt).0 == .ok)
+                // A month later Google renews it; the subscriber has turned auto-renew off meanwhile.
+                clock.advance(30 * 86_400)
+                let millis = Int64(clock.now.timeIntervalSince1970 * 1000)
+                let notification = Data(
+                    """
+                    {"version":"1.0","packageName":"dev.opencat.server.tests","eventTimeMillis":"\(millis)",
+                    "subscriptionNotification":{"version":"1.0","notificationType":2,"purchaseToken":"play-sub-token-1",
+                    "subscriptionId":"\(ServerFixture.proProduct)"}}
+                    """.utf8
+                )
+                let push = try JSONSerialization.data(withJSONObject: [
+                    "message": ["data": notification.base64EncodedString(), "messageId": "136969346946"],
+                    "subscription": "projects/opencat/subscriptions/rtdn",
+                ])
+                #expect(try await Self.notify(client, "/v1/notifications/google?token=\(pushToken)", push) == .ok)
+            }
+            #expect(try await Self.events(stores[0]) == ["initial_purchase", "renewal", "cancellation"])
         }
     }
 }

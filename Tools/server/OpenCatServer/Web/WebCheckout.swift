@@ -152,6 +152,13 @@ struct WebCheckout: Sendable {
         guard let order = try await orders.webOrder(store: store.rawValue, reference: reference) else {
             throw PageError(.notFound, "This order is not known here.")
         }
+        return try await settle(order)
+    }
+
+    /// Settles an order already read (see ``settle(store:reference:)``): the order read is the order judged.
+    func settle(_ order: WebOrder) async throws -> Settlement {
+        let store = Store(rawValue: order.store)
+        let reference = order.reference
         let payment = try await payment(store: store, reference: reference)
         guard case .paid(var proof) = payment else { return payment == .expired ? .expired : .unpaid }
         proof.productId = order.productId
@@ -218,7 +225,7 @@ struct WebCheckout: Sendable {
     func reconcile(_ order: WebOrder) async -> Bool {
         var event = WebOrderEvent.unanswered
         do {
-            switch try await settle(store: Store(rawValue: order.store), reference: order.reference) {
+            switch try await settle(order) {
             case .credited: return true
             case .expired: event = .expired
             case .unpaid:
@@ -233,7 +240,12 @@ struct WebCheckout: Sendable {
                 metadata: ["store": "\(order.store)", "error": "\(String(reflecting: type(of: error)))"]
             )
         }
-        _ = try? await orders.moveWebOrder(store: order.store, reference: order.reference, event)
+        do { try await orders.moveWebOrder(store: order.store, reference: order.reference, event) } catch {
+            logger.warning(
+                "a web order's check could not be recorded",
+                metadata: ["store": "\(order.store)", "error": "\(String(reflecting: type(of: error)))"]
+            )
+        }
         return false
     }
 

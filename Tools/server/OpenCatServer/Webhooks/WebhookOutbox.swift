@@ -44,8 +44,9 @@ extension LedgerConnection {
 /// The subscription events a change of one stored transaction means: a pure function of the row before, the
 /// subscription's newest other transaction (for a new row) and the row after, with one event per change it reveals
 /// (a renewal that also turns auto-renew off is `renewal` and `cancellation`; a product change that renews is
-/// `product_change` and `renewal`), whether the store reports the new state under the same transaction id (Google's
-/// token, Stripe's and PayPal's subscription) or a new one (Apple's renewal transaction, Stripe's invoice).
+/// `product_change` and `renewal`), whether the store reports the new state under the same transaction id (PayPal's
+/// subscription, a Stripe subscription changed within its period) or a new one (Apple's renewal transaction, Google's
+/// renewal order, Stripe's invoice).
 enum SubscriptionChange {
     static func events(before: TransactionInfo?, previous: TransactionInfo?, after: TransactionInfo)
         -> [WebhookEventType]
