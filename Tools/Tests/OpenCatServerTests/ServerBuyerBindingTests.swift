@@ -11,7 +11,6 @@ import OpenCatServer
 import OpenCatTesting
 import StoreAdapters
 import Testing
-import _CryptoExtras
 
 /// Receipts belong to their buyer and only real money counts (issue 23), end to end on both backends: a Steam order
 /// is claimed only by the player a session ticket proves, a Google license tester's purchase credits nothing on a
@@ -198,15 +197,7 @@ struct ServerBuyerBindingTests {
     @Test(arguments: Backend.allCases)
     func aGoogleLicenseTesterPurchaseCreditsNothingOnAProductionOnlyServer(_ backend: Backend) async throws {
         let clock = TestClock(ServerFixture.signedDate)
-        let play = ScriptedTransport()
-        play.on(
-            .post,
-            "/token",
-            reply: .response(
-                status: 200,
-                body: Data(#"{"access_token":"ya29.test","expires_in":3600,"token_type":"Bearer"}"#.utf8)
-            )
-        )
+        let play = ServerFixture.play()
         let purchaseMillis = Int64(ServerFixture.signedDate.timeIntervalSince1970 * 1000) - 60_000
         // A license tester's purchase: Google marks it purchaseType 0 (test), no money changed hands.
         play.on(
@@ -219,22 +210,7 @@ struct ServerBuyerBindingTests {
                 "obfuscatedExternalAccountId":"user-1"}
                 """
         )
-        let rsa = try _RSA.Signing.PrivateKey(keySize: .bits2048)
-        let google = GooglePlayAdapter(
-            configuration: try .init(
-                packageName: "dev.opencat.server.tests",
-                serviceAccount: GoogleServiceAccount(
-                    privateKeyId: "test",
-                    privateKey: Secret(rsa.pemRepresentation),
-                    clientEmail: "server-tests@example.iam.gserviceaccount.com",
-                    tokenURI: URL(string: "https://play.test/token")!
-                ),
-                baseURL: URL(string: "https://play.test")!,
-                tokenURL: URL(string: "https://play.test/token")!,
-                httpClient: HTTPClient(transport: play, clock: clock.manual),
-                acknowledge: false
-            )
-        )
+        let google = try ServerFixture.google(play, clock: clock)
         let proof = PurchaseProof(
             store: .google,
             kind: .googleProductPurchaseToken,

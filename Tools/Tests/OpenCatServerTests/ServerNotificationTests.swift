@@ -8,7 +8,6 @@ import OpenCatServer
 import OpenCatTesting
 import StoreAdapters
 import Testing
-import _CryptoExtras
 
 /// Stripe and Google notifications end to end: a key pack bought through KeyServerClient, then the store's signed
 /// (Stripe) or pushed (Google RTDN) notice of its refund, verified, re-read from the store, applied once.
@@ -177,15 +176,7 @@ struct ServerNotificationTests {
     @Test(arguments: Backend.allCases)
     func aGoogleVoidedPurchasePushIsConfirmedWithGoogleThenApplied(_ backend: Backend) async throws {
         let clock = TestClock(ServerFixture.signedDate)
-        let play = ScriptedTransport()
-        play.on(
-            .post,
-            "/token",
-            reply: .response(
-                status: 200,
-                body: Data(#"{"access_token":"ya29.test","expires_in":3600,"token_type":"Bearer"}"#.utf8)
-            )
-        )
+        let play = ServerFixture.play()
         let purchaseMillis = Int64(ServerFixture.signedDate.timeIntervalSince1970 * 1000) - 60_000
         play.on(
             .get,
@@ -215,22 +206,7 @@ struct ServerNotificationTests {
                 )
             )
         )
-        let rsa = try _RSA.Signing.PrivateKey(keySize: .bits2048)
-        let google = GooglePlayAdapter(
-            configuration: try .init(
-                packageName: "dev.opencat.server.tests",
-                serviceAccount: GoogleServiceAccount(
-                    privateKeyId: "test",
-                    privateKey: Secret(rsa.pemRepresentation),
-                    clientEmail: "server-tests@example.iam.gserviceaccount.com",
-                    tokenURI: URL(string: "https://play.test/token")!
-                ),
-                baseURL: URL(string: "https://play.test")!,
-                tokenURL: URL(string: "https://play.test/token")!,
-                httpClient: HTTPClient(transport: play, clock: clock.manual),
-                acknowledge: false
-            )
-        )
+        let google = try ServerFixture.google(play, clock: clock)
         try await keys.withServer(
             backend,
             clock: clock,

@@ -1,11 +1,13 @@
 import Crypto
 import Foundation
+import HTTPTypes
 import KeyServerClient
 import Logging
 import OpenCatCore
 import OpenCatServer
 import OpenCatTesting
 import StoreAdapters
+import _CryptoExtras
 
 /// A ledger backend the shared server tests run on.
 enum Backend: String, CaseIterable, Sendable, CustomStringConvertible {
@@ -173,6 +175,35 @@ struct ServerFixture {
             price: 4990
         )
         return try! (signer ?? ca).signJWS(payload)
+    }
+
+    /// Google Play's API as a script that already answers `POST /token` (the service account's access token, which
+    /// ``google(_:clock:)`` asks for first); a test adds the answers it needs.
+    static func play() -> ScriptedTransport {
+        let play = ScriptedTransport()
+        play.on(.post, "/token", json: #"{"access_token":"ya29.test","expires_in":3600,"token_type":"Bearer"}"#)
+        return play
+    }
+
+    /// A Google Play adapter for package `dev.opencat.server.tests` on `https://play.test`, answered by `play` (which
+    /// must answer `POST /token`), with a service account key made for the test; it acknowledges nothing.
+    static func google(_ play: ScriptedTransport, clock: TestClock) throws -> GooglePlayAdapter {
+        let rsa = try _RSA.Signing.PrivateKey(keySize: .bits2048)
+        return GooglePlayAdapter(
+            configuration: try .init(
+                packageName: bundleId,
+                serviceAccount: GoogleServiceAccount(
+                    privateKeyId: "test",
+                    privateKey: Secret(rsa.pemRepresentation),
+                    clientEmail: "server-tests@example.iam.gserviceaccount.com",
+                    tokenURI: URL(string: "https://play.test/token")!
+                ),
+                baseURL: URL(string: "https://play.test")!,
+                tokenURL: URL(string: "https://play.test/token")!,
+                httpClient: HTTPClient(transport: play, clock: clock.manual),
+                acknowledge: false
+            )
+        )
     }
 
     /// A signed App Store Server Notification V2 body reporting a transaction.

@@ -9,7 +9,6 @@ import OpenCatServer
 import OpenCatTesting
 import StoreAdapters
 import Testing
-import _CryptoExtras
 
 /// Store notifications replayed out of order on every store that sends them: an older notice delivered after a newer
 /// one never brings back the state the newer one ended. Apple with `stores.apple.rereadNotifications` (the state is
@@ -148,29 +147,12 @@ struct StoreOrderReplayTests {
             """
     }
 
-    static func google(_ play: ScriptedTransport, clock: TestClock) throws -> GooglePlayAdapter {
-        let rsa = try _RSA.Signing.PrivateKey(keySize: .bits2048)
-        return GooglePlayAdapter(
-            configuration: try .init(
-                packageName: playPackage,
-                serviceAccount: GoogleServiceAccount(
-                    privateKeyId: "test",
-                    privateKey: Secret(rsa.pemRepresentation),
-                    clientEmail: "server-tests@example.iam.gserviceaccount.com",
-                    tokenURI: URL(string: "https://play.test/token")!
-                ),
-                baseURL: URL(string: "https://play.test")!,
-                tokenURL: URL(string: "https://play.test/token")!,
-                httpClient: HTTPClient(transport: play, clock: clock.manual),
-                acknowledge: false
-            )
-        )
-    }
-
-    /// A Pub/Sub push of a subscription notification (`SUBSCRIPTION_RENEWED` is 2, `SUBSCRIPTION_EXPIRED` 13).
-    static func push(_ messageId: String, type: Int) throws -> Data {
+    /// A Pub/Sub push of a subscription notification (`SUBSCRIPTION_RENEWED` is 2, `SUBSCRIPTION_EXPIRED` 13) Google
+    /// sent at `date`.
+    static func push(_ messageId: String, type: Int, at date: Date = ServerFixture.signedDate) throws -> Data {
         let notification = try json([
-            "version": "1.0", "packageName": playPackage, "eventTimeMillis": "1790000000000",
+            "version": "1.0", "packageName": playPackage,
+            "eventTimeMillis": "\(Int64(date.timeIntervalSince1970 * 1000))",
             "subscriptionNotification": [
                 "version": "1.0", "notificationType": type, "purchaseToken": "play-sub-token-1",
             ],
@@ -183,8 +165,7 @@ struct StoreOrderReplayTests {
     @Test(arguments: Backend.allCases)
     func aGoogleRenewalPushDeliveredAfterTheExpiryLeavesItExpired(_ backend: Backend) async throws {
         let clock = TestClock(ServerFixture.signedDate)
-        let play = ScriptedTransport()
-        play.on(.post, "/token", json: #"{"access_token":"ya29.test","expires_in":3600,"token_type":"Bearer"}"#)
+        let play = ServerFixture.play()
         let path = "/androidpublisher/v3/applications/\(Self.playPackage)/purchases/subscriptionsv2/tokens/"
         play.on(
             .get,
@@ -193,7 +174,7 @@ struct StoreOrderReplayTests {
             json: Self.playSubscription(state: "SUBSCRIPTION_STATE_ACTIVE", expiry: Self.month)
         )
         play.on(.get, path, json: Self.playSubscription(state: "SUBSCRIPTION_STATE_EXPIRED", expiry: Self.month))
-        let google = try Self.google(play, clock: clock)
+        let google = try ServerFixture.google(play, clock: clock)
         let token = "push-token-0123456789abcdef"
         try await backend.withStores(now: { clock.now }) { stores in
             let fixture = try ServerFixture(ledger: stores[0], clock: clock, stores: [google], googlePushToken: token)

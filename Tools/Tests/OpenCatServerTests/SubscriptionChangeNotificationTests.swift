@@ -8,7 +8,6 @@ import OpenCatCore
 import OpenCatTesting
 import StoreAdapters
 import Testing
-import _CryptoExtras
 
 @testable import OpenCatServer
 
@@ -211,27 +210,11 @@ struct SubscriptionChangeNotificationTests {
     @Test(arguments: Backend.allCases)
     func aGoogleRenewalWhoseSubscriptionNoLongerRenewsEmitsRenewalAndCancellation(_ backend: Backend) async throws {
         let clock = TestClock(ServerFixture.signedDate)
-        let play = ScriptedTransport()
-        play.on(.post, "/token", json: #"{"access_token":"ya29.test","expires_in":3600,"token_type":"Bearer"}"#)
+        let play = ServerFixture.play()
         let path = "/androidpublisher/v3/applications/dev.opencat.server.tests/purchases/subscriptionsv2/tokens/"
         play.on(.get, path, times: 1, json: Self.googleSubscription(period: 0, autoRenew: true))
         play.on(.get, path, json: Self.googleSubscription(period: 1, autoRenew: false))
-        let rsa = try _RSA.Signing.PrivateKey(keySize: .bits2048)
-        let google = GooglePlayAdapter(
-            configuration: try .init(
-                packageName: "dev.opencat.server.tests",
-                serviceAccount: GoogleServiceAccount(
-                    privateKeyId: "test",
-                    privateKey: Secret(rsa.pemRepresentation),
-                    clientEmail: "server-tests@example.iam.gserviceaccount.com",
-                    tokenURI: URL(string: "https://play.test/token")!
-                ),
-                baseURL: URL(string: "https://play.test")!,
-                tokenURL: URL(string: "https://play.test/token")!,
-                httpClient: HTTPClient(transport: play, clock: clock.manual),
-                acknowledge: false
-            )
-        )
+        let google = try ServerFixture.google(play, clock: clock)
         let pushToken = "push-token-subscriptionchange"
         try await backend.withStores(now: { clock.now }) { stores in
             let fixture = try ServerFixture(
@@ -250,18 +233,7 @@ struct SubscriptionChangeNotificationTests {
                 #expect(try await ServerOpenCatAPITests().post(client, "/v1/receipts", receipt).0 == .ok)
                 // A month later Google renews it; the subscriber has turned auto-renew off meanwhile.
                 clock.advance(30 * 86_400)
-                let millis = Int64(clock.now.timeIntervalSince1970 * 1000)
-                let notification = Data(
-                    """
-                    {"version":"1.0","packageName":"dev.opencat.server.tests","eventTimeMillis":"\(millis)",
-                    "subscriptionNotification":{"version":"1.0","notificationType":2,"purchaseToken":"play-sub-token-1",
-                    "subscriptionId":"\(ServerFixture.proProduct)"}}
-                    """.utf8
-                )
-                let push = try JSONSerialization.data(withJSONObject: [
-                    "message": ["data": notification.base64EncodedString(), "messageId": "136969346946"],
-                    "subscription": "projects/opencat/subscriptions/rtdn",
-                ])
+                let push = try StoreOrderReplayTests.push("136969346946", type: 2, at: clock.now)
                 #expect(try await Self.notify(client, "/v1/notifications/google?token=\(pushToken)", push) == .ok)
             }
             #expect(try await Self.events(stores[0]) == ["initial_purchase", "renewal", "cancellation"])
