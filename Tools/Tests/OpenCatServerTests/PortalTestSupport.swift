@@ -316,7 +316,8 @@ struct PortalHarness {
     var clock: TestClock { fixture.clock }
 
     /// Runs `body` with a server whose portal sells `keys_10` (10 keys, one L2 licence, 4.99 USD) and has one
-    /// operator, on `backend`.
+    /// operator, on `backend`; Stripe and PayPal purchases are accepted from their sandbox (the mock's test mode)
+    /// unless `acceptedEnvironments` says otherwise.
     static func run(
         _ backend: Backend,
         clock: TestClock = TestClock(ServerFixture.signedDate),
@@ -328,6 +329,7 @@ struct PortalHarness {
         pack: KeyPack = KeyPack(keys: 10, plan: "L2", licenses: 1),
         metrics: PrometheusCollectorRegistry? = nil,
         webhooks: WebhookSettings = WebhookSettings(),
+        acceptedEnvironments: [Store: Set<VerifiedPurchase.Environment>] = [.stripe: [.sandbox], .paypal: [.sandbox]],
         _ body: (PortalHarness) async throws -> Void
     ) async throws {
         try await backend.withStores(now: { clock.now }) { ledgers in
@@ -335,7 +337,7 @@ struct PortalHarness {
                 ledger: ledgers[0],
                 clock: clock,
                 stores: stores,
-                acceptedEnvironments: [.stripe: [.sandbox], .paypal: [.sandbox]]
+                acceptedEnvironments: acceptedEnvironments
             )
             let mailbox = PortalMailbox()
             var settings = fixture.server.settings

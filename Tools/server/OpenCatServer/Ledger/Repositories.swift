@@ -118,8 +118,6 @@ public protocol SubscriberRepository: Sendable {
         async throws(LedgerError) -> Bool
     /// An app user's promotional entitlements.
     func promotionalEntitlements(of appUserId: String) async throws(LedgerError) -> [PromotionalEntitlement]
-    /// How many subscriptions are active now.
-    func activeSubscriptionCount(now: Date) async throws(LedgerError) -> Int
 }
 
 extension SubscriberRepository {

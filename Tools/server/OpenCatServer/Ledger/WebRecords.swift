@@ -392,16 +392,4 @@ extension LedgerStore {
     static func day(_ date: Date) -> String {
         String(date.formatted(.iso8601.year().month().day()).prefix(10))
     }
-
-    /// How many subscriptions are in force now (active or in a grace period, not expired).
-    public func activeSubscriptionCount(now: Date) async throws(LedgerError) -> Int {
-        try await transaction(locking: []) { connection in
-            try await connection.rows("SELECT info FROM subscriber_transactions").filter { row in
-                guard let text = row["info"]?.text, let info = try? Self.decodeInfo(text),
-                    let expiry = info.expirationDate
-                else { return false }
-                return [.active, .gracePeriod].contains(info.status) && expiry > now
-            }.count
-        }
-    }
 }

@@ -214,7 +214,8 @@ enum WebTemplates {
     static let consoleOverview = """
         {{<layout}}{{$body}}
         <ul class="stats">
-        <li>Active subscriptions <strong id="active-subscriptions">{{activeSubscriptions}}</strong></li>
+        <li>Active subscriptions (paid) <strong id="active-subscriptions">{{activeSubscriptions}}</strong></li>
+        <li>Free trials <strong id="active-trials">{{activeTrials}}</strong></li>
         <li>Keys minted <strong id="keys-minted">{{keysMinted}}</strong></li>
         <li>Keys spent <strong id="keys-spent">{{keysSpent}}</strong></li>
         <li>Refunds <strong id="refund-count">{{refunds}}</strong></li>

@@ -5,9 +5,18 @@ import Logging
 import NIOCore
 import OpenCatCore
 
-/// The console's overview (revenue per store per day in exact money per currency, active subscriptions, keys minted
-/// and spent, refunds; charts drawn here as SVG) and the ledger export (CSV).
+/// The console's overview (revenue per store per day in exact money per currency, paid active subscriptions and
+/// trials, keys minted and spent, refunds; charts drawn here as SVG) and the ledger export (CSV).
 extension ConsoleController {
+    /// The paid active subscriptions and the free trials in production now, by the analytics' own definitions
+    /// (``SubscriptionAnalytics``): the overview and `/console/analytics` count the same subscriptions.
+    func activeNow() async throws -> (paid: Int, trials: Int) {
+        let now = clock()
+        let facts = try await ledger.analyticsFacts()
+        let groups = SubscriptionAnalytics.report(facts, .day, from: now, to: now, now: now).first?.groups ?? []
+        return (groups.reduce(0) { $0 + $1.activeSubscriptions }, groups.reduce(0) { $0 + $1.activeTrials })
+    }
+
     func overviewPage(_ request: Request, _ session: ServerRequestContext) async throws -> Response {
         let signedIn = try requireOperator(session)
         let since = clock().addingTimeInterval(-30 * 86_400)
@@ -66,8 +75,9 @@ extension ConsoleController {
             default: break
             }
         }
-        let activeSubscriptions = try await ledger.activeSubscriptionCount(now: clock())
-        context["activeSubscriptions"] = String(activeSubscriptions)
+        let active = try await activeNow()
+        context["activeSubscriptions"] = String(active.paid)
+        context["activeTrials"] = String(active.trials)
         context["keysMinted"] = String(mintedTotal)
         context["keysSpent"] = String(spentTotal)
         context["refunds"] = String(refunded.count)
