@@ -262,13 +262,15 @@ def buy_stripe(world: World) -> None:
     _after_purchase(world, page, "Stripe", before, "/v1/notifications/stripe", deliveries)
 
 
+def stripe_session(world: World, session_id: str | None):
+    """A Checkout Session as the mock's Stripe API reports it: (status, the session)."""
+    headers = {"Authorization": f"Bearer {world.stack.stripe_key}"}
+    return http("GET", f"{world.stack.mock_base}/v1/checkout/sessions/{session_id}", headers)
+
+
 def _payment_intent(world: World) -> None:
     """The PaymentIntent of the session just paid, as the mock's Stripe API reports it."""
-    status, session = http(
-        "GET",
-        f"{world.stack.mock_base}/v1/checkout/sessions/{world.stripe_session}",
-        {"Authorization": f"Bearer {world.stack.stripe_key}"},
-    )
+    status, session = stripe_session(world, world.stripe_session)
     expect(status == 200 and isinstance(session, dict), f"the mock's session answered {status}")
     expect(session.get("payment_status") == "paid", f"the session is {session.get('payment_status')}, not paid")
     world.payment_intent = session.get("payment_intent")
@@ -356,10 +358,8 @@ def portal_pages(world: World) -> None:
 def app_sync(world: World) -> None:
     """An app's KeyServerClient reads the same wallet with alice's bearer token."""
     shown = wallet_balance(world, world.alice_page)
-    alice = world.stack.alice
-    status, body = http("GET", world.url(f"/api/v1/wallet/{alice.user_id}"), {"Authorization": f"Bearer {alice.token}"})
-    expect(status == 200 and isinstance(body, dict), f"GET /api/v1/wallet/{alice.user_id} answered {status}")
-    expect(body.get("balance") == shown, f"the API's balance is {body.get('balance')}, the portal shows {shown}")
+    balance = api_balance(world)
+    expect(balance == shown, f"the API's balance is {balance}, the portal shows {shown}")
     expect(shown > 0, "alice's wallet is empty: the web purchases are not there to sync")
 
 
@@ -558,8 +558,7 @@ def _store_says_paid(world: World, store: str, reference: str) -> bool:
     """Whether the mock's own API reports the Checkout Session paid or the PayPal order approved."""
     stack = world.stack
     if store == "stripe":
-        headers = {"Authorization": f"Bearer {stack.stripe_key}"}
-        status, session = http("GET", f"{stack.mock_base}/v1/checkout/sessions/{reference}", headers)
+        status, session = stripe_session(world, reference)
         return status == 200 and isinstance(session, dict) and session.get("payment_status") == "paid"
     basic = base64.b64encode(f"{stack.paypal_client_id}:{stack.paypal_client_secret}".encode()).decode()
     status, token = http(
